@@ -1,0 +1,71 @@
+"""The two in-memory inputs of an evaluation: a run and a set of relevance judgements.
+
+Both wrap a pandas DataFrame with fixed column names and dtypes so that every later stage
+(tie-group table, kernels, pages) can rely on them without re-validating:
+
+========  ===================  =====================================================
+class     columns              dtypes
+========  ===================  =====================================================
+Run       query, doc, score    str, str, float64 (finite; one row per (query, doc))
+Qrels     query, doc, relevance  str, str, int64 (negative grades allowed)
+========  ===================  =====================================================
+
+Rows keep the order of the file (the ``input`` tie policy depends on it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .errors import Finding
+
+RUN_COLUMNS = ("query", "doc", "score")
+QRELS_COLUMNS = ("query", "doc", "relevance")
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """A scored ranking for a set of queries.
+
+    Attributes
+    ----------
+    name : str
+        Display name (the TREC tag, or the file stem).
+    frame : pandas.DataFrame
+        Columns ``query`` (str), ``doc`` (str), ``score`` (float64), in file order.
+    source : str
+        Where it was read from (file name, ``"<bytes>"`` or ``"<DataFrame>"``).
+    findings : tuple of Finding
+        Non-fatal observations made while reading (e.g. duplicates resolved by max).
+    """
+
+    name: str
+    frame: pd.DataFrame
+    source: str = "<DataFrame>"
+    findings: tuple[Finding, ...] = field(default_factory=tuple)
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+
+@dataclass(frozen=True, eq=False)
+class Qrels:
+    """Graded relevance judgements.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        Columns ``query`` (str), ``doc`` (str), ``relevance`` (int64), in file order.
+    source : str
+        Where it was read from.
+    findings : tuple of Finding
+        Non-fatal observations made while reading.
+    """
+
+    frame: pd.DataFrame
+    source: str = "<DataFrame>"
+    findings: tuple[Finding, ...] = field(default_factory=tuple)
+
+    def __len__(self) -> int:
+        return len(self.frame)
