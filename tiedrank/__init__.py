@@ -1,0 +1,21 @@
+"""tiedrank: exact evaluation of rankings whose scores tie.
+
+>>> from tiedrank import read_run, read_qrels, evaluate          # doctest: +SKIP
+>>> ev = evaluate(read_run("run.txt"), read_qrels("qrels.txt"),  # doctest: +SKIP
+...               ["RR", "nDCG@10"], ties="all", rel_level=2)
+>>> ev.report()                                                   # doctest: +SKIP
+"""
+from .data import Qrels, Run
+from .errors import Finding, InputError
+from .evaluate import Evaluation, evaluate, parse_policies, tsrr_sweep
+#TMP from .io import read_qrels, read_run, write_qrels, write_run
+from .metrics import METRIC_NAMES, Metric, metric_values, parse_metric
+from .ties import POLICIES, TieTable, build_tie_table
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Evaluation", "Finding", "InputError", "METRIC_NAMES", "Metric", "POLICIES", "Qrels", "Run",
+    "TieTable", "build_tie_table", "evaluate", "metric_values", "parse_metric", "parse_policies",
+    "read_qrels", "read_run", "tsrr_sweep", "write_qrels", "write_run",
+]

@@ -1,0 +1,25 @@
+"""Colours and labels shared by every figure, so a grade or a policy looks the same everywhere."""
+from __future__ import annotations
+
+GRADE_COLORS = {  # colour-blind safe, light to dark with the grade
+    -1: "#bdbdbd", 0: "#d9d9d9", 1: "#9ecae1", 2: "#3182bd", 3: "#08519c", 4: "#08306b",
+}
+UNJUDGED_COLOR = "#f0f0f0"
+POLICY_COLORS = {
+    "expected": "#222222", "optimistic": "#1a9850", "pessimistic": "#d73027",
+    "trec_eval": "#7b3294", "input": "#fdae61", "random": "#999999",
+}
+POLICY_LABELS = {
+    "expected": "expected (exact)", "optimistic": "best case", "pessimistic": "worst case",
+    "trec_eval": "trec_eval order", "input": "file order", "random": "random tie-break",
+}
+POLICY_SYMBOLS = {"expected": "circle", "optimistic": "triangle-up", "pessimistic": "triangle-down",
+                  "trec_eval": "x", "input": "square", "random": "diamond"}
+TEMPLATE = "plotly_white"
+
+
+def grade_color(grade: int | None) -> str:
+    """Colour of a grade (``None`` for an unjudged document)."""
+    if grade is None:
+        return UNJUDGED_COLOR
+    return GRADE_COLORS.get(int(grade), GRADE_COLORS[4] if grade > 4 else GRADE_COLORS[-1])

@@ -1,0 +1,57 @@
+"""Render result tables as text, CSV, JSON, LaTeX or Markdown (CLI and dashboard share it)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+FORMATS = ("table", "csv", "json", "latex", "markdown")
+
+
+def _rounded(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
+    out = frame.copy()
+    for column in out.columns:
+        if pd.api.types.is_float_dtype(out[column]):
+            out[column] = out[column].map(lambda v: "" if pd.isna(v) else f"{v:.{digits}f}")
+    return out.astype(str)
+
+
+def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
+    """Render ``frame`` in ``fmt``: one of ``table``, ``csv``, ``json``, ``latex``, ``markdown``.
+
+    ``table`` is a fixed-width text table in the spirit of trec_eval's output; ``json`` is
+    one record per row with full precision; the others round floats to ``digits``.
+
+    Examples
+    --------
+    >>> print(render(pd.DataFrame({"metric": ["RR"], "value": [0.5]}), "markdown"))
+    | metric | value |
+    | --- | --- |
+    | RR | 0.5000 |
+    """
+    if fmt == "csv":
+        return frame.to_csv(index=False, float_format=f"%.{digits}f")
+    if fmt == "json":
+        return frame.to_json(orient="records", indent=1, double_precision=15)
+    text = _rounded(frame, digits)
+    if fmt == "latex":
+        escape = lambda s: (s.replace("\\", r"\textbackslash{}").replace("_", r"\_")
+                            .replace("&", r"\&").replace("%", r"\%").replace("#", r"\#"))
+        align = "".join("r" if pd.api.types.is_numeric_dtype(frame[c]) else "l" for c in frame)
+        lines = [rf"\begin{{tabular}}{{{align}}}", r"\toprule",
+                 " & ".join(escape(str(c)) for c in frame.columns) + r" \\", r"\midrule"]
+        lines += [" & ".join(escape(v) for v in row) + r" \\" for row in text.itertuples(index=False)]
+        return "\n".join(lines + [r"\bottomrule", r"\end{tabular}"])
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(map(str, frame.columns)) + " |",
+                 "| " + " | ".join("---" for _ in frame.columns) + " |"]
+        lines += ["| " + " | ".join(v.replace("|", r"\|") for v in row) + " |"
+                  for row in text.itertuples(index=False)]
+        return "\n".join(lines)
+    if fmt == "table":
+        widths = [max([len(str(c))] + [len(v) for v in text[c]]) for c in text.columns]
+        numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
+        def line(values):
+            return "  ".join(v.rjust(w) if num else v.ljust(w)
+                             for v, w, num in zip(values, widths, numeric)).rstrip()
+        return "\n".join([line(map(str, text.columns))] + [line(row) for row in text.itertuples(index=False)])
+    raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
