@@ -8,7 +8,7 @@
 from .data import Qrels, Run
 from .errors import Finding, InputError
 from .evaluate import Evaluation, evaluate, parse_policies, tsrr_sweep
-#TMP from .io import read_qrels, read_run, write_qrels, write_run
+from .io import read_qrels, read_run, write_qrels, write_run
 from .metrics import METRIC_NAMES, Metric, metric_values, parse_metric
 from .ties import POLICIES, TieTable, build_tie_table
 
