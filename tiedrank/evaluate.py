@@ -200,18 +200,14 @@ def evaluate(runs, qrels, metrics: "str | Metric | Iterable[str | Metric]", *,
         if missing == "skip":
             included &= table.n_retrieved > 0
         query_ids = table.queries[included]
+        scoring = table.scoring()  # policies only reorder inside groups: resolve the compact view
         for policy in policies:
-            resolved = table.resolve(policy.name, policy.seed)
+            resolved = scoring.resolve(policy.name, policy.seed)
             for metric in metric_list:
                 source = table if metric.tie_aware_by_definition else resolved
                 values = metric_values(source, metric, gain=gain)[included]
-                blocks.append(pd.DataFrame({
-                    "run": name, "query": query_ids, "metric": metric.name,
-                    "policy": policy.label, "value": values}))
-    per_query = pd.concat(blocks, ignore_index=True)
-    for column in ("run", "metric", "policy"):
-        per_query[column] = pd.Categorical(per_query[column],
-                                           categories=list(dict.fromkeys(per_query[column])))
+                blocks.append((name, query_ids, metric.name, policy.label, values))
+    per_query = _tidy(blocks)
     summary = (per_query.groupby(["run", "metric", "policy"], observed=True, sort=False)["value"]
                .agg(value="mean", n_queries="size").reset_index())
     summary["n_queries"] = summary["n_queries"].astype(np.int64)
@@ -219,6 +215,24 @@ def evaluate(runs, qrels, metrics: "str | Metric | Iterable[str | Metric]", *,
             f"{rel_level}); queries the run misses "
             + ("score 0" if missing == "zero" else "are skipped"))
     return Evaluation(per_query, summary, tables, findings, rule)
+
+
+def _tidy(blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]]) -> pd.DataFrame:
+    """Stack per-(run, metric, policy) value blocks into the tidy per-query frame.
+
+    run, metric and policy become categoricals in the order evaluated (built from codes,
+    so no per-row string work on large query sets).
+    """
+    lengths = np.array([len(b[4]) for b in blocks])
+    columns = {}
+    for position, column in ((0, "run"), (2, "metric"), (3, "policy")):
+        labels = list(dict.fromkeys(b[position] for b in blocks))
+        codes = np.repeat([labels.index(b[position]) for b in blocks], lengths)
+        columns[column] = pd.Categorical.from_codes(codes, categories=labels)
+    query = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, dtype=object)
+    return pd.DataFrame({"run": columns["run"], "query": pd.array(query, dtype="str"),
+                         "metric": columns["metric"], "policy": columns["policy"],
+                         "value": np.concatenate([b[4] for b in blocks])})
 
 
 def tsrr_sweep(tables: Mapping[str, TieTable], alphas: Sequence[float] | np.ndarray) -> pd.DataFrame:

@@ -182,6 +182,7 @@ class FirstRelevantPmf:
 
 def first_relevant_pmf(table: TieTable) -> FirstRelevantPmf:
     """The exact pmf of the first relevant rank (see :class:`FirstRelevantPmf`)."""
+    table = table.scoring()
     cached = table.__dict__.get("_first_relevant_pmf")
     if cached is not None:
         return cached
@@ -380,6 +381,7 @@ def metric_values(table: TieTable, metric: "str | Metric", *, gain: str = "linea
     """
     m = parse_metric(metric)
     f = m.family
+    table = table.scoring()
     if f == "RR":
         return reciprocal_rank(table, m.k)
     if f == "Success":

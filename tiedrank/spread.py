@@ -62,6 +62,7 @@ def precision_variance(table: TieTable, k: int) -> pd.Series:
     (s_g of its n_g slots drawn, k_g relevant), independently across groups:
     Var[#rel@k] = sum_g s_g (k_g/n_g)(1 - k_g/n_g)(n_g - s_g)/(n_g - 1), and Var[P@k] = that / k^2.
     """
+    table = table.scoring()
     slots = np.clip(k - table.group_above, 0, table.group_size).astype(np.float64)
     n = table.group_size.astype(np.float64)
     share = table.group_relevant / n
@@ -116,6 +117,7 @@ def _tile(table: TieTable, groups: np.ndarray, copies: int, depth: int | None) -
         ideal_start=ideal_start, ideal_grade=np.tile(ideal_grade, copies),
         group_query=np.tile(table.group_query[groups], copies) + shift,
         group_start=group_start.astype(np.int64), group_size=group_size.astype(np.int64),
+        group_above=np.tile(table.group_above[groups], copies),
         doc_score=np.tile(table.doc_score[docs], copies),
         doc_grade=np.tile(table.doc_grade[docs], copies),
         doc_judged=np.tile(table.doc_judged[docs], copies),
@@ -150,6 +152,7 @@ def sample_run_means(table: TieTable, metric: "str | Metric", *, n_draws: int = 
         return np.full(n_draws, np.nan)
     if m.tie_aware_by_definition:
         return np.full(n_draws, metric_values(table, m, gain=gain)[included].mean())
+    table = table.scoring()
     groups = _active_groups(table, m)
     active_docs = max(int(table.group_size[groups].sum()), 1)
     batch = int(max(1, min(n_draws, max_batch // active_docs)))
@@ -236,6 +239,7 @@ def _orderings_table(orderings: np.ndarray, grades: np.ndarray, rel_level: int,
         ideal_start=np.arange(m + 1, dtype=np.int64) * n, ideal_grade=np.tile(ideal, m),
         group_query=np.repeat(np.arange(m, dtype=np.int64), n),
         group_start=np.arange(m * n, dtype=np.int64), group_size=np.ones(m * n, dtype=np.int64),
+        group_above=np.tile(np.arange(n, dtype=np.int64), m),
         doc_score=np.zeros(m * n), doc_grade=grades[flat], doc_judged=np.ones(m * n, dtype=bool),
         doc_row=flat, run_docs=pa.array([f"d{i}" for i in range(n)]))
 
