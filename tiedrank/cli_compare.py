@@ -1,0 +1,199 @@
+"""``tiedrank compare``: significance tests against a baseline, and how stable the verdict is.
+
+::
+
+    tiedrank compare QRELS BASELINE RUN [RUN ...] -m RR -m nDCG@10 --rel-level 2
+        [--ties POLICY] [--test t|wilcoxon|randomization] [--correction holm|bonferroni|bh|none]
+        [--alpha A] [--all-pairs] [--seed S] [--draws N] [--groups CSV]
+        [--format table|csv|json|latex|markdown]
+
+Prints three sections: the report table (mean, difference to the baseline, p-value,
+corrected p-value, significance, effect size, ranx-style markers), the verdict stability
+(P(run beats baseline) under independent random tie-breaking of both runs, with its
+standard error, and the verdict under each fixed tie policy), and with ``--groups`` the
+per-group means. With ``--format json`` the sections are the keys of one JSON object.
+
+:func:`register` adds the subcommand to the ``tiedrank`` parser (``tiedrank.cli`` calls it);
+:func:`main` runs it standalone: ``main(["qrels.txt", "base.txt", "run.txt", "-m", "RR"])``.
+Bad input ends with one line on stderr and exit status 2, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from collections.abc import Sequence
+
+from .errors import InputError
+from .report import FORMATS, render
+
+DEFAULT_METRICS = ("RR", "P@10", "AP", "nDCG@10")  # as ``tiedrank evaluate``
+_COMMENT = {"table": "#", "csv": "#", "latex": "%", "markdown": "###"}
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return value
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from .compare import compare_runs, group_breakdown, read_groups, verdict_stability
+    from .evaluate import ALL_POLICIES, evaluate, parse_policies
+    from .io import read_qrels, read_run
+
+    policy = parse_policies(args.ties, args.seed)
+    if len(policy) != 1:
+        raise ValueError(f"--ties takes one policy for the tests, got {args.ties!r}")
+    groups = read_groups(args.groups) if args.groups else None  # fail fast, before the work
+    qrels = read_qrels(args.qrels)
+    runs = {}
+    for path in [args.baseline, *args.runs]:
+        run = read_run(path, duplicates=args.duplicates)
+        runs[run.name if run.name not in runs else f"{run.name} ({path})"] = run
+    names = list(runs)
+    # the chosen policy for the tests, plus the four fixed policies for the verdicts
+    evaluation = evaluate(runs, qrels, args.metrics or list(DEFAULT_METRICS),
+                          ties=[policy[0].label, *ALL_POLICIES], rel_level=args.rel_level,
+                          gain=args.gain, seed=args.seed)
+    with warnings.catch_warnings():
+        # scipy warns on e.g. tied |differences| (normal approximation); the p-value it
+        # returns is the documented one, and the warning would only clutter the output
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        comparison = compare_runs(
+            evaluation, baseline=names[0], policy=policy[0].label, test=args.test,
+            correction=args.correction, alpha=args.alpha,
+            pairs="all" if args.all_pairs else "baseline", seed=args.seed,
+            n_resamples=args.resamples)
+        stability = verdict_stability(
+            evaluation, names[0], test=args.test, alpha=args.alpha, n_draws=args.draws,
+            seed=args.seed, gain=args.gain, n_resamples=args.resamples)
+    breakdown = None
+    if groups is not None:
+        breakdown = group_breakdown(evaluation, groups)
+        table = breakdown.table
+        breakdown_table = table[table["policy"] == policy[0].label].drop(columns="policy")
+
+    report = comparison.table
+    stability_table = stability.drop(columns="baseline")
+    sections = [
+        ("report", report,
+         f"{args.test} test on per-query {policy[0].label} values vs baseline {names[0]!r}, "
+         f"{args.correction} correction per metric, significant if corrected p <= {args.alpha}; "
+         "marker = keys of the runs a run significantly beats"),
+        ("stability", stability_table,
+         f"verdict stability vs baseline {names[0]!r}: p_win = P(run beats baseline) under "
+         f"independent random tie-breaking of both runs ({args.draws} draws, seed {args.seed}; "
+         "ties count 1/2), se = binomial standard error; per policy the run's verdict, "
+         f"* = {args.test} test p <= {args.alpha} (uncorrected)"),
+    ]
+    if breakdown is not None:
+        sections.append(("groups", breakdown_table,
+                         f"mean per query group under the {policy[0].label} policy"))
+
+    if args.format == "json":
+        payload = {key: json.loads(render(frame, "json")) for key, frame, _ in sections}
+        payload["baseline"] = names[0]
+        payload["keys"] = comparison.keys
+        payload["notes"] = [evaluation.rule] + [f.message for f in _findings(evaluation, comparison, breakdown)]
+        print(json.dumps(payload, indent=1))
+        return 0
+    comment = _COMMENT[args.format]
+    blocks = [f"{comment} {title}\n{render(frame, args.format, digits=args.digits)}"
+              for _, frame, title in sections]
+    print("\n\n".join(blocks))
+    notes = [evaluation.rule] + [f.message for f in _findings(evaluation, comparison, breakdown)]
+    if args.format == "table":  # keep machine-readable formats clean: notes go to stderr
+        print("", file=sys.stderr)
+    for note in notes:
+        print(f"# note: {note}", file=sys.stderr)
+    return 0
+
+
+def _findings(evaluation, comparison, breakdown) -> list:
+    out = []
+    for finding in [*evaluation.findings, *comparison.findings,
+                    *(breakdown.findings if breakdown is not None else [])]:
+        if finding not in out:
+            out.append(finding)
+    return out
+
+
+def register(subparsers: "argparse._SubParsersAction") -> None:
+    """Add the ``compare`` subcommand to ``subparsers`` (sets ``handler``, as tiedrank.cli)."""
+    parser = subparsers.add_parser(
+        "compare", help="significance tests against a baseline, and verdict stability under ties",
+        description="Compare runs with a baseline: paired significance test with multiple-"
+        "comparison correction, ranx-style markers, and whether the verdict survives the "
+        "tie-break (probability under random tie-breaking, verdict per tie policy).")
+    _add_arguments(parser)
+    parser.set_defaults(handler=_compare)
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("qrels", help="qrels file")
+    parser.add_argument("baseline", help="baseline run file")
+    parser.add_argument("runs", nargs="+", metavar="run", help="run file(s) to compare")
+    parser.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC",
+                        help="metric, repeatable (default: " + ", ".join(DEFAULT_METRICS) + ")")
+    parser.add_argument("--rel-level", type=int, default=1, metavar="N",
+                        help="minimum grade of a relevant document (default 1)")
+    parser.add_argument("--ties", default="expected", metavar="POLICY",
+                        help="tie policy of the per-query values tested: expected (default), "
+                             "optimistic, pessimistic, trec_eval, input or random(seed=N)")
+    parser.add_argument("--test", choices=("t", "wilcoxon", "randomization"), default="t",
+                        help="paired test (default t)")
+    parser.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"),
+                        default="holm", help="multiple-comparison correction (default holm)")
+    parser.add_argument("--alpha", type=_probability, default=0.05,
+                        help="significance level (default 0.05)")
+    parser.add_argument("--all-pairs", action="store_true",
+                        help="test every pair of runs, not only against the baseline")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the randomization test, bootstrap and tie sampling")
+    parser.add_argument("--draws", type=_positive_int, default=1000, metavar="N",
+                        help="random tie-breaks sampled per run for the stability (default 1000)")
+    parser.add_argument("--resamples", type=_positive_int, default=9999, metavar="N",
+                        help="randomization / bootstrap resamples (default 9999)")
+    parser.add_argument("--gain", choices=("linear", "exp"), default="linear",
+                        help="DCG gain: grade or 2^grade-1 (default linear)")
+    parser.add_argument("--duplicates", choices=("error", "max"), default="error",
+                        help="a document twice in a query: error (default) or keep the max score")
+    parser.add_argument("--groups", metavar="CSV",
+                        help="CSV with columns query,group: adds per-group means")
+    parser.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    parser.add_argument("--digits", type=int, default=4, help="decimals shown (default 4)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``tiedrank compare`` standalone; ``argv`` holds the arguments after ``compare``."""
+    parser = argparse.ArgumentParser(prog="tiedrank compare", description=__doc__.split("\n")[0])
+    _add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return _compare(args)
+    except (InputError, ValueError, OSError) as error:
+        print(f"tiedrank compare: error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. piped into head
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
