@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from .errors import InputError
+from .evaluate import REPORT_COLUMNS
 from .report import FORMATS, render
 
 # Subcommands living in their own modules; each exposes register(subparsers).
@@ -57,7 +58,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.per_query:
         frame = evaluation.per_query.pivot_table(
             index=["run", "query", "metric"], columns="policy", values="value",
-            observed=True, sort=False).reset_index()
+            observed=True, sort=False).rename(columns=REPORT_COLUMNS).reset_index()
         frame.columns.name = None
     else:
         frame = evaluation.report()
