@@ -122,3 +122,26 @@ def test_large_tied_group_is_numerically_stable():
     exact_success = 1 - math.prod((t - r - i) / (t - i) for i in range(500))
     assert metric_values(table, f"Success@{a + 500}")[0] == pytest.approx(exact_success, rel=1e-10)
     assert np.isfinite(metric_values(table, "nDCG@10")[0])
+
+
+@settings(max_examples=200, deadline=None)
+@given(query=small_query(), rel_level=st.integers(1, 2))
+def test_teaching_enumerator_matches_oracle(query, rel_level):
+    """tiedrank.spread.enumerate_orderings lists exactly the oracle's orderings and values."""
+    from tiedrank.spread import count_orderings, enumerate_orderings
+
+    scores, grades, extra = query
+    names = ["RR", "AP", "nDCG@3", "P@2"]
+    table = enumerate_orderings(scores, grades, names, rel_level=rel_level,
+                                unretrieved_grades=extra)
+    assert len(table) == count_orderings(scores)
+    for name, (family, k) in zip(names, [("RR", None), ("AP", None), ("nDCG", 3), ("P", 2)]):
+        oracle = enumerate_metric(family, k, scores, grades, extra, rel_level)
+        assert np.allclose(np.sort(table[name].to_numpy()), np.sort(oracle), atol=1e-12)
+
+
+def test_enumerator_refuses_large_inputs():
+    from tiedrank.spread import enumerate_orderings
+
+    with pytest.raises(ValueError, match="3,628,800 orderings exceed the limit of 40,320"):
+        enumerate_orderings([1.0] * 10, [1] + [0] * 9, ["RR"])

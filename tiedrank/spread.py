@@ -177,7 +177,7 @@ def count_orderings(scores) -> int:
 
 
 def enumerate_orderings(scores, grades, metrics, *, docs=None, rel_level: int = 1,
-                        gain: str = "linear", n_relevant: int | None = None,
+                        gain: str = "linear", unretrieved_grades=(),
                         max_orderings: int = MAX_ORDERINGS) -> pd.DataFrame:
     """Every ordering of one query's documents consistent with its scores, with metrics.
 
@@ -188,8 +188,8 @@ def enumerate_orderings(scores, grades, metrics, *, docs=None, rel_level: int = 
     metrics : str or list of str
     docs : list of str, optional
         Document labels (default ``d1``, ``d2``, ...).
-    n_relevant : int, optional
-        R, if relevant documents exist beyond these (default: those in the list).
+    unretrieved_grades : array-like, optional
+        Grades of judged documents the list does not contain; they count in R and IDCG.
     max_orderings : int
         Refuse (ValueError) when the count exceeds this: 10 tied documents are already
         3,628,800 orderings.
@@ -217,26 +217,28 @@ def enumerate_orderings(scores, grades, metrics, *, docs=None, rel_level: int = 
     per_group = [itertools.permutations(base[s:e]) for s, e in zip(bounds[:-1], bounds[1:])]
     orderings = np.array([np.concatenate(parts) for parts in itertools.product(*per_group)],
                          dtype=np.int64).reshape(total, len(scores))
-    table = _orderings_table(orderings, grades, rel_level, n_relevant)
+    table = _orderings_table(orderings, grades, np.asarray(unretrieved_grades, dtype=np.int64),
+                             rel_level)
     out = pd.DataFrame({"ordering": [" ".join(labels[o]) for o in orderings]})
     for m in metric_list:
         out[m.name] = metric_values(table, m, gain=gain)
     return out
 
 
-def _orderings_table(orderings: np.ndarray, grades: np.ndarray, rel_level: int,
-                     n_relevant: int | None) -> TieTable:
+def _orderings_table(orderings: np.ndarray, grades: np.ndarray, unretrieved: np.ndarray,
+                     rel_level: int) -> TieTable:
     """A resolved table with one query per ordering (the kernels then score each one)."""
     m, n = orderings.shape
-    r = int((grades >= rel_level).sum()) if n_relevant is None else int(n_relevant)
-    ideal = np.sort(np.maximum(grades, 0))[::-1]
+    judged = np.concatenate([grades, unretrieved])
+    r = int((judged >= rel_level).sum())
+    ideal = np.sort(np.maximum(judged, 0))[::-1]
     flat = orderings.ravel()
     return TieTable(
         run_name="enumeration", rel_level=rel_level, policy="input",
         queries=np.arange(m), n_relevant=np.full(m, r, dtype=np.int64),
         n_retrieved=np.full(m, n, dtype=np.int64),
         query_start=np.arange(m + 1, dtype=np.int64) * n,
-        ideal_start=np.arange(m + 1, dtype=np.int64) * n, ideal_grade=np.tile(ideal, m),
+        ideal_start=np.arange(m + 1, dtype=np.int64) * len(ideal), ideal_grade=np.tile(ideal, m),
         group_query=np.repeat(np.arange(m, dtype=np.int64), n),
         group_start=np.arange(m * n, dtype=np.int64), group_size=np.ones(m * n, dtype=np.int64),
         group_above=np.tile(np.arange(n, dtype=np.int64), m),
