@@ -1,0 +1,113 @@
+"""evaluate(): options, query-set rules and result shapes, each against a direct construction."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tiedrank import Qrels, Run, evaluate, parse_metric, tsrr_sweep
+from tiedrank.spread import sample_run_means
+
+QRELS = pd.DataFrame({"query": ["a", "a", "a", "b", "b", "c"],
+                      "doc": ["a1", "a2", "a3", "b1", "b2", "c1"],
+                      "relevance": [1, 0, 2, 1, 0, 0]})
+RUN = pd.DataFrame({"query": ["a", "a", "a", "a", "b", "b", "x"],
+                    "doc": ["a1", "a2", "aU", "a3", "b2", "b1", "x1"],
+                    "score": [1.0, 1.0, 0.9, 0.5, 0.30001, 0.3, 1.0]})
+
+
+def values(ev, metric="RR", policy="expected"):
+    frame = ev.per_query[(ev.per_query.metric == metric) & (ev.per_query.policy == policy)]
+    return dict(zip(frame["query"], frame["value"]))
+
+
+def test_query_set_rules_and_findings():
+    qrels = pd.concat([QRELS, pd.DataFrame({"query": ["d"], "doc": ["d1"], "relevance": [1]})])
+    ev = evaluate({"r": RUN}, qrels, ["RR"])
+    # c has no relevant document: excluded; d is missed by the run: scores 0; x not in qrels
+    assert set(values(ev)) == {"a", "b", "d"} and values(ev)["d"] == 0
+    kinds = {f.kind: f for f in ev.findings}
+    assert kinds["queries_without_relevant"].queries == ("c",)
+    assert kinds["queries_missing_from_run"].queries == ("c", "d")
+    assert kinds["queries_not_in_qrels"].queries == ("x",)
+    assert kinds["unjudged_documents"].count == 1
+    skipped = evaluate({"r": RUN}, qrels, ["RR"], missing="skip")
+    assert set(values(skipped)) == {"a", "b"}
+    assert "skipped" in skipped.rule and "score 0" in ev.rule
+
+
+def test_judged_only_equals_dropping_unjudged_rows():
+    judged = RUN[RUN.doc != "aU"]
+    a = evaluate({"r": RUN}, QRELS, ["AP", "nDCG@3", "P@2"], judged_only=True, ties="all")
+    b = evaluate({"r": judged}, QRELS, ["AP", "nDCG@3", "P@2"], ties="all")
+    pd.testing.assert_frame_equal(a.summary, b.summary)
+
+
+def test_round_merges_near_ties_like_prerounded_scores():
+    rounded = RUN.assign(score=RUN.score.round(3))
+    a = evaluate({"r": RUN}, QRELS, ["RR", "AP"], round=3, ties="all")
+    b = evaluate({"r": rounded}, QRELS, ["RR", "AP"], ties="all")
+    pd.testing.assert_frame_equal(a.summary, b.summary)
+    # without rounding b1/b2 are not tied: b's RR is exactly 1/2 under every policy
+    exact = evaluate({"r": RUN}, QRELS, ["RR"], ties="all")
+    assert {values(exact, policy=p)["b"] for p in ("expected", "optimistic", "pessimistic")} == {0.5}
+    assert values(a, policy="expected")["b"] == pytest.approx(0.75)
+
+
+def test_several_runs_report_and_bias():
+    other = RUN.assign(score=np.arange(len(RUN), 0, -1, dtype=float))
+    ev = evaluate({"tied": RUN, "strict": other}, QRELS, ["RR", "nDCG@2"], ties="all")
+    report = ev.report()
+    assert list(report.columns) == ["run", "metric", "expected", "best", "worst", "trec_eval", "bias"]
+    assert len(report) == 4
+    assert np.allclose(report.bias, report.trec_eval - report.expected)
+    assert (report.worst <= report.expected + 1e-12).all() and (report.expected <= report.best + 1e-12).all()
+    strict = report[report.run == "strict"]
+    assert np.allclose(strict.best, strict.worst)  # no ties: one ordering
+
+
+def test_random_policy_is_seeded():
+    a = evaluate({"r": RUN}, QRELS, ["RR"], ties="random(seed=5)")
+    b = evaluate({"r": RUN}, QRELS, ["RR"], ties="random", seed=5)
+    assert a.summary["value"].tolist() == b.summary["value"].tolist()
+    assert a.summary["policy"].tolist() == ["random(seed=5)"]
+
+
+def test_tsrr_sweep_matches_per_alpha_evaluation():
+    alphas = [0.1, 1.0, 7.5]
+    ev = evaluate({"r": RUN}, QRELS, [f"TsRR(alpha={a})" for a in alphas])
+    sweep = tsrr_sweep(ev.tables, alphas)
+    assert np.allclose(sweep["value"], ev.summary["value"])
+
+
+def test_sampler_mean_converges_to_expectation():
+    ev = evaluate({"r": RUN}, QRELS, ["RR", "nDCG@2"])
+    table = ev.tables["r"]
+    for metric in ("RR", "nDCG@2"):
+        draws = sample_run_means(table, metric, n_draws=4000, seed=1)
+        expected = ev.summary.set_index("metric").loc[metric, "value"]
+        assert abs(draws.mean() - expected) < 4 * draws.std() / np.sqrt(len(draws)) + 1e-12
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("nDGC@10", "Did you mean 'nDCG'"), ("P", "needs a cutoff"), ("Rprec@5", "takes no cutoff"),
+    ("TsRR(alpha=-1)", "alpha must be > 0"), ("RR(alpha=2)", "takes no parameters")])
+def test_metric_parse_errors(bad, message):
+    with pytest.raises(ValueError, match=message):
+        parse_metric(bad)
+
+
+def test_metric_names_parse_like_ir_measures():
+    assert parse_metric("ndcg@10").name == "nDCG@10"
+    assert parse_metric("Hits@5").name == "Success@5"
+    assert parse_metric("TsRR").name == "TsRR(alpha=1)"
+    assert parse_metric("MRR").name == "RR"
+
+
+def test_option_errors():
+    with pytest.raises(ValueError, match="unknown tie policy"):
+        evaluate({"r": RUN}, QRELS, ["RR"], ties="median")
+    with pytest.raises(ValueError, match="rel_level"):
+        evaluate({"r": RUN}, QRELS, ["RR"], rel_level=0)
+    with pytest.raises(ValueError, match="gain"):
+        evaluate({"r": RUN}, QRELS, ["RR"], gain="log")
