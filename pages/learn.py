@@ -1,0 +1,190 @@
+"""Learn: tie-aware metrics on a toy ranking you can edit.
+
+The seed scenarios S1-S4 (and a few more test vectors) preloaded; every metric under every
+tie policy, recomputed on each edit; the list of all orderings with the metric of each, so
+that the expectation is visibly their mean; and the exact MTRR = E[1/rank] against the
+G-RAG paper's MTRR (1/E[rank]). Edits go through tiedrank's readers: a bad edit shows the
+reader's message. Widgets and layout only; the logic is in :mod:`tiedrank.learn`.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from pages.common import download_row, empty_state, figure_download, persist
+from tiedrank import learn
+from tiedrank.errors import InputError
+from tiedrank.figures import learn as figures
+from tiedrank.figures.style import POLICY_LABELS
+
+
+def remember(key: str, default) -> dict:
+    """``persist(key)`` with a first-visit default kept in session state (no ``value=``)."""
+    kwargs = persist(key)
+    st.session_state.setdefault(key, default)
+    return kwargs
+
+
+def fmt(value: float) -> str:
+    """0.416667 (= 5/12) when the value is a simple fraction."""
+    fraction = learn.as_fraction(value, max_denominator=1000)
+    text = f"{value:.6f}".rstrip("0").rstrip(".") if value == value else "n/a"
+    return f"{text} (= {fraction})" if fraction and "/" in fraction else text
+
+
+st.title("Learn: tie-aware metrics on a toy ranking")
+st.caption("One query, a handful of documents. Edit the scores and grades and watch every "
+           "metric under every tie policy. This page does not use the data in the sidebar.")
+
+keys = list(learn.SCENARIOS)
+scenario_key = st.selectbox(
+    "Scenario", keys, format_func=lambda k: learn.SCENARIOS[k].label + ("  (seed)" if k in learn.SEED_SCENARIOS else ""),
+    help="S1-S4 are the seed notebook's scenarios (metrics-reference.md, section 7); V5-V10 are "
+         "further test vectors of the reference. Picking one resets the table below.",
+    **remember("learn_scenario", "S2"))
+scenario = learn.SCENARIOS[scenario_key]
+st.info(scenario.description, icon=":material/lightbulb:")
+
+c1, c2, c3, c4 = st.columns(4)
+k = c1.number_input("Cutoff k", min_value=1, max_value=50, step=1,
+                    help="The k of Success@k, P@k, nDCG@k and TMHits_GRAG@k. The reference's test "
+                         "vectors use k = 3.", **remember("learn_k", 3))
+alpha = c2.number_input("TsRR alpha", min_value=0.01, max_value=100.0, step=0.5, format="%.2f",
+                        help="TsRR's alpha (> 0); larger is harsher on ties.", **remember("learn_alpha", 1.0))
+rel_level = c3.number_input("Relevance level", min_value=1, max_value=10, step=1,
+                            help="A document is relevant for the binary metrics when its grade is "
+                                 "at least this.", **remember("learn_rel", 1))
+gain = c4.segmented_control("nDCG gain", ["linear", "exp"], required=True,
+                            help="Gain of grade g: linear = g, exp = 2^g - 1.", **remember("learn_gain", "linear"))
+
+st.subheader("The ranking", divider="gray")
+left, right = st.columns([2, 3], gap="large")
+with left:
+    edited = st.data_editor(
+        scenario.frame(), num_rows="dynamic", hide_index=True, key=f"learn_editor_{scenario_key}",
+        column_config={
+            "doc": st.column_config.TextColumn("doc", help="Document id (unique, non-empty)."),
+            "score": st.column_config.NumberColumn("score", help="The ranker's score: higher ranks "
+                                                   "higher; equal scores tie.", format="%.4g"),
+            "grade": st.column_config.NumberColumn("grade", help="Relevance grade (integer; "
+                                                   "negative allowed).", step=1)})
+    st.caption("Add or delete rows at the bottom or with the row menu. Equal scores form a tie "
+               "group; the file order (this table's order) is the 'file order' policy.")
+
+try:
+    result = learn.evaluate_toy(edited, k=int(k), alpha=float(alpha), rel_level=int(rel_level),
+                                gain=gain or "linear")
+except (InputError, ValueError) as err:
+    with right:
+        st.error(f"The table cannot be evaluated: {err}", icon=":material/error:")
+        st.caption("Line numbers count the table's rows from 1. Fix the cell (or delete the row) "
+                   "and everything below is recomputed.")
+    st.stop()
+
+with right:
+    fig = figures.ranking_figure(result.ranked("expected"), result.rel_level)
+    st.plotly_chart(fig, theme=None, key="learn_ranking_chart")
+    figure_download(fig, f"toy_{scenario_key}_ranking", key="learn_ranking_fig")
+    m = st.columns(4)
+    rr = result.value("RR")
+    m[0].metric("E[RR]", f"{rr:.4f}", help="The exact MTRR: the mean of RR over all tie orderings.")
+    m[1].metric("RR, trec_eval order", f"{result.value('RR', 'trec_eval'):.4f}")
+    m[2].metric("RR, best case", f"{result.value('RR', 'optimistic'):.4f}")
+    m[3].metric("RR, worst case", f"{result.value('RR', 'pessimistic'):.4f}")
+    st.markdown(f"E[RR] = {fmt(rr)}")
+    if not result.has_relevant:
+        st.warning(f"No document has a grade >= {int(rel_level)}: every binary metric is 0 and "
+                   "the query would be left out of a run's mean.", icon=":material/warning:")
+
+# ---- every metric x every policy ------------------------------------------------------------
+st.subheader("Every metric under every tie policy", divider="gray")
+labels = {p: POLICY_LABELS[p] for p in learn.TOY_POLICIES}
+table = result.values.rename(columns=labels)
+st.dataframe(table, hide_index=True, column_config={
+    c: st.column_config.NumberColumn(format="%.4f") for c in labels.values()})
+download_row(table, f"toy_{scenario_key}_metrics", key="learn_metrics_table", digits=6)
+st.caption("TsRR, TsRR2, MTRR_GRAG and TMHits_GRAG are defined on the tie groups, so they take "
+           "the same value under every policy. The others are exact expectations (first "
+           "column) or the value of the one ordering a policy picks:")
+t_left, t_right = st.columns([2, 3], gap="large")
+with t_left:
+    orders = learn.policy_orders(result)
+    st.dataframe(orders, hide_index=True)
+    download_row(orders, f"toy_{scenario_key}_orderings_by_policy", key="learn_orders_table")
+with t_right:
+    fig = figures.policy_figure(result.values)
+    st.plotly_chart(fig, theme=None, key="learn_policy_chart")
+    figure_download(fig, f"toy_{scenario_key}_policies", key="learn_policy_fig")
+
+# ---- enumeration ------------------------------------------------------------------------------
+st.subheader("All orderings: the expectation is their mean", divider="gray")
+count = learn.ordering_count(result)
+if count > learn.ENUMERATION_LIMIT:
+    st.warning(f"This ranking allows {count:,} orderings, more than the {learn.ENUMERATION_LIMIT} "
+               "this page lists. Make the tie groups smaller (at most 6 tied documents, e.g.) to "
+               "see them all; the closed forms above are exact at any size.", icon=":material/warning:")
+else:
+    metrics = learn.expectation_metrics(int(k))
+    orderings = learn.enumerate_toy(result, metrics)
+    summary = learn.enumeration_summary(orderings, result)
+    st.markdown(f"The ties allow **{count}** ordering{'s' if count != 1 else ''}, each equally likely. "
+                "Averaging a metric over them gives exactly the closed-form expectation:")
+    st.dataframe(summary, hide_index=True, column_config={
+        **{c: st.column_config.NumberColumn(format="%.6f") for c in summary.columns[2:]},
+        "difference": st.column_config.NumberColumn(format="%.1e", help="Mean over the orderings "
+                                                    "minus the closed form: rounding error only.")})
+    download_row(summary, f"toy_{scenario_key}_enumeration_check", key="learn_enum_summary", digits=6)
+    e_left, e_right = st.columns(2, gap="large")
+    with e_left:
+        st.dataframe(orderings, hide_index=True, height="auto" if count <= 10 else 360, column_config={
+            c: st.column_config.NumberColumn(format="%.4f") for c in metrics})
+        download_row(orderings, f"toy_{scenario_key}_orderings", key="learn_enum_table", digits=6)
+    with e_right:
+        metric_kwargs = persist("learn_enum_metric")
+        if st.session_state.get("learn_enum_metric", metrics[0]) not in metrics:
+            del st.session_state["learn_enum_metric"]  # the cutoff changed: P@3 is now P@5
+        shown = st.selectbox("Metric of the chart", metrics, help="Which metric's values over the "
+                             "orderings the chart counts.", **metric_kwargs)
+        fig = figures.orderings_figure(orderings, shown, result.value(shown))
+        st.plotly_chart(fig, theme=None, key="learn_enum_chart")
+        figure_download(fig, f"toy_{scenario_key}_orderings_{shown}", key="learn_enum_fig")
+    st.caption("TsRR, TsRR2 and the G-RAG metrics are not means over orderings, so they are not "
+               "listed here.")
+
+# ---- MTRR vs G-RAG -----------------------------------------------------------------------------
+st.subheader("MTRR = E[1/rank] is not the G-RAG paper's 1/E[rank]", divider="gray")
+f1, f2 = st.columns(2)
+f1.latex(r"\mathrm{MTRR} = \mathbb{E}\!\left[\frac{1}{\mathrm{rank}_1}\right] = "
+         r"\sum_{j=1}^{t-r+1} \frac{\binom{t-j}{r-1}}{\binom{t}{r}}\,\frac{1}{a+j}")
+f2.latex(r"\mathrm{MTRR}_{\text{G-RAG}} = \frac{1}{|P^+|}\sum_{g} k_g\,\frac{2}{2a_g + n_g + 1}")
+st.markdown("The exact MTRR averages the reciprocal rank of the **first** relevant document over "
+            "all orderings. The G-RAG paper (arXiv 2405.18414, Eq. 11) takes the reciprocal of "
+            "each positive's **middle** rank and averages over **all** positives. Since 1/x is "
+            "convex, 1/E[rank] <= E[1/rank] (Jensen), and the gap grows with the tie.")
+comparison = learn.mtrr_comparison(result)
+g_left, g_right = st.columns([2, 3], gap="large")
+with g_left:
+    if comparison.empty:
+        empty_state("No relevant document is retrieved in the toy ranking: there is no first "
+                    "relevant rank to compare.")
+    else:
+        for _, row in comparison.iterrows():
+            st.markdown(f"**{row['quantity']}**: {fmt(row['value'])}")
+            st.latex(row["formula"])
+        download_row(comparison, f"toy_{scenario_key}_mtrr", key="learn_mtrr_table", digits=6)
+with g_right:
+    s1, s2 = st.columns(2)
+    max_tied = s1.slider("Largest tie", min_value=5, max_value=300, step=5,
+                         help="The chart puts t documents in one tie (all of the list), for t up "
+                              "to this.", **remember("learn_max_tied", 50))
+    relevant = s2.slider("Relevant documents in the tie", min_value=1, max_value=5, step=1,
+                         help="How many of the tied documents are relevant. With 2 or more, "
+                              "1/E[rank1] and MTRR_GRAG differ too.", **remember("learn_curve_r", 1))
+    curve = learn.mtrr_curve(int(max_tied), int(relevant))
+    last = curve.iloc[-1]
+    st.markdown(f"At t = {int(last['tied'])} tied with {int(relevant)} relevant: exact MTRR "
+                f"{last['E[RR] (exact MTRR)']:.4f}, 1/E[rank1] {last['1/E[rank1]']:.4f}, "
+                f"MTRR_GRAG {last['MTRR_GRAG']:.4f}.")
+    fig = figures.mtrr_curve_figure(curve, title="A fully tied list of t documents")
+    st.plotly_chart(fig, theme=None, key="learn_mtrr_chart")
+    figure_download(fig, "mtrr_vs_grag", key="learn_mtrr_fig")
+    download_row(curve, "mtrr_vs_grag", key="learn_curve_table", digits=6)

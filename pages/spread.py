@@ -1,0 +1,155 @@
+"""Permutation spread: how far a metric moves when tied documents are reordered.
+
+Three views, each exact except the last (seeded sampling): one query's distribution of the
+first relevant rank, the worst-best range of every query, and the run's mean over random
+tie-breaks with trec_eval's reported value placed among them. Widgets and layout only; the
+numbers come from :mod:`tiedrank.spread` and :mod:`tiedrank.learn`.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from pages.common import download_row, empty_state, figure_download, get_context, persist, show_findings
+from tiedrank import learn
+from tiedrank.dashboard import metric_options
+from tiedrank.figures import spread as figures
+from tiedrank.figures.style import POLICY_LABELS
+from tiedrank.metrics import parse_metric
+from tiedrank.spread import first_relevant_distribution, rr_variance, sample_run_means
+
+
+def choice(key: str, options: list) -> dict:
+    """``persist(key)``, dropping a remembered value that is no longer among the options."""
+    kwargs = persist(key)
+    if key in st.session_state and st.session_state[key] not in options:
+        del st.session_state[key]
+    return kwargs
+
+
+def remember(key: str, default) -> dict:
+    """``persist(key)`` with a first-visit default kept in session state (no ``value=``)."""
+    kwargs = persist(key)
+    st.session_state.setdefault(key, default)
+    return kwargs
+
+
+st.title("Permutation spread")
+st.caption("How far a metric moves when the documents a run scores equally are put in another "
+           "order. The expectation is exact (every ordering counts equally); best and worst are the "
+           "extremes over all orderings; trec_eval breaks ties by document id, descending.")
+
+ctx = get_context()
+k = ctx.settings.k
+runs = list(ctx.runs)
+if not runs:
+    empty_state("The loaded data has no run to analyse.")
+    st.stop()
+
+run = st.selectbox("Run", runs, help="The run (ranker) whose tie-breaking spread is shown on this page.",
+                   **choice("spread_run", runs))
+table = ctx.tables()[run]
+
+# ---- 1. one query: the exact pmf of the first relevant rank ------------------------------
+st.header("One query: where does the first relevant document land?", divider="gray")
+rr_eval = ctx.evaluation(("RR",), ("all",))
+rr_ranges = learn.query_ranges(rr_eval.per_query, run, "RR", query_text=ctx.query_text)
+if rr_ranges.empty:
+    empty_state(f"Run {run} has no evaluated query: no qrels query has a document at relevance "
+                f"level {ctx.settings.rel_level} or above.")
+else:
+    width_of = dict(zip(rr_ranges["query"], rr_ranges["width"]))
+    queries = rr_ranges["query"].tolist()  # widest RR range first
+    query = st.selectbox(
+        "Query", queries, format_func=lambda q: f"{ctx.label(q)}  (RR range {width_of[q]:.3f})",
+        help="Queries sorted by the width of their RR range over tie orderings, widest first.",
+        **choice("spread_query", queries))
+    pmf = first_relevant_distribution(table, query)
+    marks = learn.policy_values(rr_eval.per_query, run, "RR", query)
+    if pmf.empty:
+        empty_state(f"Run {run} retrieves no relevant document for this query (relevance level "
+                    f"{ctx.settings.rel_level}): its RR is 0 under every tie-break, so there is "
+                    "no distribution to show.")
+    else:
+        cols = st.columns(5)
+        for col, policy in zip(cols, ("expected", "trec_eval", "optimistic", "pessimistic")):
+            col.metric(f"RR, {POLICY_LABELS[policy]}", f"{marks.get(policy, float('nan')):.4f}",
+                       help={"expected": "E[RR]: the exact mean of RR over all tie orderings.",
+                             "trec_eval": "RR when ties are broken as trec_eval does (docno descending).",
+                             "optimistic": "RR when relevant documents are put first in every tie.",
+                             "pessimistic": "RR when relevant documents are put last in every tie."}[policy])
+        sd = float(rr_variance(table).get(query, 0.0)) ** 0.5
+        cols[4].metric("Standard deviation of RR", f"{sd:.4f}",
+                       help="Exact standard deviation of RR over tie orderings (tiedrank.spread.rr_variance).")
+        fig = figures.pmf_figure(pmf, marks, title=f"{run}, query {ctx.label(query)}")
+        st.plotly_chart(fig, theme=None, key="spread_pmf_chart")
+        figure_download(fig, f"pmf_{run}_{query}", key="spread_pmf_fig")
+        with st.expander("The distribution as a table", icon=":material/table_rows:"):
+            shown = pmf.assign(cumulative=pmf["probability"].cumsum())
+            st.dataframe(shown, hide_index=True, column_config={
+                "probability": st.column_config.NumberColumn(format="%.6f"),
+                "rr": st.column_config.NumberColumn("RR = 1/rank", format="%.6f"),
+                "cumulative": st.column_config.NumberColumn(format="%.6f")})
+            download_row(shown, f"pmf_{run}_{query}", key="spread_pmf_table")
+
+# ---- 2. across queries: the range of every query ----------------------------------------
+st.header("Across queries: the range of each query", divider="gray")
+options = [m for m in metric_options(k) if not parse_metric(m).tie_aware_by_definition]
+metric = st.selectbox(
+    "Metric", options, help="The metric of the range plot and of the histogram below. Metrics "
+    "defined on tie groups (TsRR, MTRR_GRAG, ...) are left out: they do not depend on the order.",
+    **choice("spread_metric", options))
+metric_eval = ctx.evaluation((metric,), ("all",))
+ranges = learn.query_ranges(metric_eval.per_query, run, metric, query_text=ctx.query_text)
+if ranges.empty:
+    empty_state(f"No query of run {run} is evaluated for {metric}.")
+else:
+    st.markdown(learn.describe_ranges(ranges, metric))
+    fig = figures.range_figure(ranges, metric, title=f"{run}: {metric} of each query over tie orderings")
+    st.plotly_chart(fig, theme=None, key="spread_range_chart")
+    figure_download(fig, f"ranges_{run}_{metric}", key="spread_range_fig")
+    with st.expander("The ranges as a table", icon=":material/table_rows:"):
+        st.dataframe(ranges, hide_index=True)
+        download_row(ranges, f"ranges_{run}_{metric}", key="spread_range_table")
+
+# ---- 3. the whole run: mean over random tie-breaks ---------------------------------------
+st.header("The whole run: its mean over random tie-breaks", divider="gray")
+left, right = st.columns(2)
+n_draws = left.number_input(
+    "Random tie-breaks (N)", min_value=100, max_value=20_000, step=100,
+    help="How many independent random tie-breaks of the whole run to draw (each shuffles every "
+         "tie group uniformly). 1,000 takes well under a second on the sample data.",
+    **remember("spread_draws", 1000))
+seed = right.number_input(
+    "Seed", min_value=0, max_value=2**31 - 1, step=1,
+    help="Seed of the random generator: the same seed gives the same draws.", **remember("spread_seed", 0))
+
+summary = metric_eval.summary
+row = summary[(summary["run"].astype(str) == run) & (summary["metric"].astype(str) == metric)]
+run_marks = {str(p): float(v) for p, v in zip(row["policy"], row["value"])}
+if not run_marks:
+    empty_state(f"Run {run} has no evaluated query for {metric}.")
+else:
+    draws = ctx.memo("spread_draws", lambda r, m, n, s: sample_run_means(
+        ctx.tables()[r], m, n_draws=n, seed=s, gain=ctx.settings.gain), run, metric, int(n_draws), int(seed))
+    reported = run_marks.get("trec_eval", float("nan"))
+    position = learn.percentile_of(reported, draws)
+    sentence = position.sentence("trec_eval's order")
+    st.markdown(f"**{sentence}.** The exact expectation is "
+                f"{run_marks.get('expected', float('nan')):.3f}; the best and worst tie-breaks give "
+                f"{run_marks.get('optimistic', float('nan')):.3f} and "
+                f"{run_marks.get('pessimistic', float('nan')):.3f}.")
+    marks = {p: run_marks[p] for p in ("trec_eval", "expected") if p in run_marks}
+    fig = figures.sample_histogram(draws, marks, metric,
+                                   title=f"{run}: mean {metric} over {int(n_draws):,} random tie-breaks "
+                                         f"(seed {int(seed)})")
+    st.plotly_chart(fig, theme=None, key="spread_hist_chart")
+    figure_download(fig, f"random_tiebreaks_{run}_{metric}", key="spread_hist_fig")
+    with st.expander("Summary of the draws", icon=":material/table_rows:"):
+        stats = learn.draws_table(draws, {**marks, **{p: run_marks[p] for p in ("optimistic", "pessimistic")
+                                                      if p in run_marks}}, seed=int(seed))
+        st.dataframe(stats, hide_index=True,
+                     column_config={"value": st.column_config.NumberColumn(format="%.6f")})
+        download_row(stats, f"random_tiebreaks_{run}_{metric}", key="spread_hist_table", digits=6)
+
+st.caption(metric_eval.rule.capitalize() + ".")
+show_findings(table.findings)

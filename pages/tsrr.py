@@ -1,0 +1,173 @@
+"""TsRR alpha sweep: the tie-sensitive reciprocal rank of every run across alpha.
+
+The mean TsRR per run over a log-scale alpha range (``tiedrank.evaluate.tsrr_sweep``) with
+MRR in trec_eval's order, E[RR] and TsRR2 as reference lines; a per-query table at one
+alpha; the formula; and its two pathologies on live toy examples. Widgets and layout only.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from pages.common import download_row, empty_state, figure_download, get_context, persist
+from tiedrank import learn
+from tiedrank.evaluate import tsrr_sweep
+from tiedrank.figures import tsrr as figures
+
+
+def choice(key: str, options: list) -> dict:
+    """``persist(key)``, dropping a remembered value that is no longer among the options."""
+    kwargs = persist(key)
+    value = st.session_state.get(key)
+    if key in st.session_state and (
+            [v for v in value if v not in options] if isinstance(value, list) else value not in options):
+        del st.session_state[key]
+    return kwargs
+
+
+def remember(key: str, default) -> dict:
+    """``persist(key)`` with a first-visit default kept in session state (no ``value=``)."""
+    kwargs = persist(key)
+    st.session_state.setdefault(key, default)
+    return kwargs
+
+
+SWEEP_POINTS = 201
+
+st.title("TsRR alpha sweep")
+st.caption("TsRR (the tie-sensitive reciprocal rank of the TsRR repository, version 1) "
+           "penalises a relevant document for the irrelevant ones tied with it; alpha sets how "
+           "hard. Compare it with what trec_eval reports, with the exact expectation E[RR] and "
+           "with the alpha-free revision TsRR2.")
+st.latex(learn.TSRR_LATEX)
+st.markdown(r"$r_{\mathrm{pre}}$: documents ranked strictly above the first relevant one's tie "
+            r"group; $F_G$: irrelevant documents in that group; $F_{\mathrm{total}}$: irrelevant "
+            r"documents retrieved for the query. A query with no relevant document retrieved "
+            r"scores 0. Larger $\alpha$ is harsher; $\alpha \to 0$ gives $1/(r_{\mathrm{pre}}+1)$.")
+
+ctx = get_context()
+runs = list(ctx.runs)
+if not runs:
+    empty_state("The loaded data has no run to analyse.")
+    st.stop()
+tables = ctx.tables()
+
+# ---- the sweep -------------------------------------------------------------------------
+st.header("Mean TsRR per run across alpha", divider="gray")
+left, right = st.columns([3, 2])
+low, high = left.slider(
+    "alpha range (log10)", min_value=-3.0, max_value=3.0, step=0.1, format="%.1f",
+    help=f"The sweep covers alpha from 10^low to 10^high, {SWEEP_POINTS} points evenly spaced on "
+         "a log scale. The default 10^-2 to 10^2 shows both limits.",
+    **remember("tsrr_range", (-2.0, 2.0)))
+runs_kwargs = choice("tsrr_runs", runs)
+st.session_state.setdefault("tsrr_runs", runs)  # first visit: every run
+chosen = right.multiselect(
+    "Runs", runs, help="Runs drawn in the sweep (all by default). Click a legend entry to hide "
+    "a run's curve and its reference lines.", **runs_kwargs)
+show_refs = right.toggle(
+    "Reference lines (MRR in trec_eval's order, E[RR], TsRR2)",
+    help="Horizontal lines in each run's colour: dotted = MRR as trec_eval reports it, dashed = "
+         "exact E[RR], dash-dot = TsRR2 (no alpha).", **remember("tsrr_refs", True))
+if high <= low:
+    empty_state("The alpha range is empty: move the two ends of the slider apart.")
+    st.stop()
+alpha_kwargs = remember("tsrr_alpha_log", 0.0)
+st.session_state["tsrr_alpha_log"] = min(max(float(st.session_state["tsrr_alpha_log"]), low), high)
+marked = st.slider(
+    "alpha of the per-query table (log10)", min_value=float(low), max_value=float(high), step=0.05,
+    format="%.2f", help="The per-query table below (and the vertical guide in the chart) use "
+    "alpha = 10^this value. 0 means alpha = 1.",
+    **alpha_kwargs)
+alpha = 10.0 ** marked
+
+if not chosen:
+    empty_state("Pick at least one run to draw the sweep.")
+else:
+    alphas = learn.alpha_grid(low, high, SWEEP_POINTS)
+    sweep = ctx.memo("tsrr_sweep", lambda names, lo, hi: tsrr_sweep(
+        {n: tables[n] for n in names}, learn.alpha_grid(lo, hi, SWEEP_POINTS)),
+        tuple(chosen), float(low), float(high))
+    references = learn.sweep_references(ctx.evaluation(("RR", "TsRR2"), ("expected", "trec_eval")).summary)
+    references = references[references["run"].isin(chosen)]
+    fig = figures.sweep_figure(sweep, references if show_refs else None, marked_alpha=alpha,
+                               title=f"Mean TsRR over {ctx.dataset_label or 'the loaded data'}")
+    st.plotly_chart(fig, theme=None, key="tsrr_sweep_chart")
+    figure_download(fig, "tsrr_sweep", key="tsrr_sweep_fig")
+    with st.expander("The sweep and the reference values as tables", icon=":material/table_rows:"):
+        wide = learn.sweep_table(sweep)
+        st.dataframe(wide, hide_index=True, height=260)
+        download_row(wide, "tsrr_sweep", key="tsrr_sweep_table", digits=6)
+        st.dataframe(references, hide_index=True)
+        download_row(references, "tsrr_references", key="tsrr_refs_table", digits=6)
+
+# ---- per-query table at one alpha ----------------------------------------------------------
+st.header(f"Per query at alpha = {alpha:.3g}", divider="gray")
+run = st.selectbox("Run of the table", runs, help="The run whose per-query TsRR ingredients and values "
+                   "are listed.", **choice("tsrr_table_run", runs))
+per_query = learn.tsrr_query_table(tables[run], alpha, query_text=ctx.query_text)
+if per_query.empty:
+    empty_state(f"No query of run {run} has a relevant document in the qrels at relevance level "
+                f"{ctx.settings.rel_level}.")
+else:
+    st.dataframe(per_query, hide_index=True, column_config={
+        "text": st.column_config.TextColumn(width="medium"),
+        **{c: st.column_config.NumberColumn(format="%.4f") for c in per_query.columns[-4:]},
+        "a (r_pre)": st.column_config.NumberColumn(help="Documents ranked strictly above the first "
+                                                   "relevant document's tie group."),
+        "t": st.column_config.NumberColumn(help="Size of that tie group."),
+        "r": st.column_config.NumberColumn(help="Relevant documents in that tie group."),
+        "F_G": st.column_config.NumberColumn(help="Irrelevant documents tied with the first relevant one."),
+        "F_total": st.column_config.NumberColumn(help="Irrelevant documents retrieved for the query.")})
+    download_row(per_query, f"tsrr_{run}_alpha_{alpha:.3g}", key="tsrr_query_table", digits=6)
+
+# ---- pathologies ---------------------------------------------------------------------------
+st.header("Two pathologies of TsRR", divider="gray")
+st.latex(learn.TSRR2_LATEX)
+st.caption("TsRR2 (the October 2025 revision, above) has no alpha and does not collapse to 0, "
+           "but it also moves when irrelevant documents are appended.")
+one, two = st.columns(2, gap="large")
+with one:
+    st.subheader("1. A fully tied list scores 0 at every alpha")
+    n_docs = st.slider("Documents in the tied list", min_value=2, max_value=50, step=1,
+                       help="All documents get the same score; one of them is relevant.",
+                       **remember("tsrr_tied_docs", 5))
+    tied = learn.fully_tied_example(n_docs, 1, learn.alpha_grid(low, high, SWEEP_POINTS))
+    m1, m2, m3 = st.columns(3)
+    m1.metric("TsRR (every alpha)", f"{tied['TsRR'].abs().max():.4f}",
+              help="F_G = F_total when everything ties, so the ratio is 1 and TsRR = 0.")
+    m2.metric("E[RR]", f"{tied['E[RR]'].iloc[0]:.4f}",
+              help="The exact expectation: the relevant document is equally likely at every rank.")
+    m3.metric("TsRR2", f"{tied['TsRR2'].iloc[0]:.4f}")
+    st.markdown(f"With {n_docs} tied documents the relevant one is at each rank 1..{n_docs} with "
+                f"probability 1/{n_docs}, yet TsRR gives **0 for every alpha**: the list is "
+                "scored like one that retrieved nothing relevant.")
+    fig = figures.fully_tied_figure(tied, title=f"{n_docs} tied documents, one relevant")
+    st.plotly_chart(fig, theme=None, key="tsrr_tied_chart")
+    figure_download(fig, "tsrr_fully_tied", key="tsrr_tied_fig")
+    download_row(tied, "tsrr_fully_tied", key="tsrr_tied_table", digits=6)
+with two:
+    st.subheader("2. Appending irrelevant documents raises it")
+    base = learn.SCENARIOS["S2"]
+    appended = st.slider(
+        "Irrelevant documents appended at the bottom", min_value=0, max_value=200, step=1,
+        help=f"Start from scenario S2 (scores {', '.join(map(str, base.scores))}; d2 relevant, tied "
+             "with d3) and append this many irrelevant documents below everything.",
+        **remember("tsrr_appended", 10))
+    example = learn.appended_example(base.scores, base.grades, max_appended=200, alpha=alpha)
+    column = f"TsRR(alpha={alpha:g})"
+    now, start = example.iloc[appended], example.iloc[0]
+    m1, m2, m3 = st.columns(3)
+    m1.metric(f"TsRR, alpha = {alpha:.3g}", f"{now[column]:.4f}", delta=f"{now[column] - start[column]:+.4f}",
+              help="Change against the list without appended documents.")
+    m2.metric("E[RR]", f"{now['E[RR]']:.4f}", delta="unchanged", delta_color="off", delta_arrow="off",
+              help="Nothing above or around the relevant document changed, and neither does E[RR].")
+    m3.metric("TsRR2", f"{now['TsRR2']:.4f}", delta=f"{now['TsRR2'] - start['TsRR2']:+.4f}")
+    st.markdown(f"Appending {appended} irrelevant document{'s' if appended != 1 else ''} *below* "
+                f"the list moves TsRR from {start[column]:.4f} to **{now[column]:.4f}**, although "
+                "the top of the ranking is untouched: F_total grows, so the tied irrelevant "
+                "document weighs less.")
+    fig = figures.appended_figure(example, current=appended,
+                                  title=f"S2 plus irrelevant documents, alpha = {alpha:.3g}")
+    st.plotly_chart(fig, theme=None, key="tsrr_append_chart")
+    figure_download(fig, "tsrr_appended", key="tsrr_append_fig")
+    download_row(example, "tsrr_appended", key="tsrr_append_table", digits=6)
