@@ -1,0 +1,176 @@
+"""Tie structure: which documents share a score, per query and across queries."""
+import pandas as pd
+import streamlit as st
+
+from pages.common import empty_state, figure_download, get_context, persist
+from tiedrank import dashboard as db
+from tiedrank.figures.tie_structure import (group_size_figure, ranked_list_figure,
+                                            tie_ratio_scatter, top_strip_figure)
+
+STRIP_DEPTH = 20
+
+ctx = get_context()
+k = ctx.settings.k
+tables = ctx.tables()
+
+st.title("Tie structure: which documents share a score")
+st.markdown(
+    "Documents with the same score for a query form a **tie group**; the order inside a group "
+    "is arbitrary, so a metric can take any value between its worst and best case. This page "
+    f"shows the groups of **{ctx.dataset_label}** for one query, across the top "
+    f"{STRIP_DEPTH} ranks of all queries, and how much they move each query's metric.")
+
+run = st.selectbox("Run", list(tables), **persist("tie_run"),
+                   help="The run whose tie groups are shown on this page.")
+table = tables[run]
+overview = ctx.memo("query_overview", lambda r: db.query_overview(ctx.tables()[r], k), run)
+
+# ---- one query --------------------------------------------------------------------------
+st.header("One query's ranked list", divider="gray")
+queries = overview["query"].tolist()
+cols = st.columns([5, 2, 3], vertical_alignment="bottom")
+query = cols[0].selectbox(
+    "Query", queries, format_func=ctx.label, **persist("tie_query"),
+    help="A query of the qrels. Type to search ids and text.")
+info = overview.set_index("query").loc[query]
+n_retrieved = int(info["n_retrieved"])
+depth = cols[1].number_input(
+    "Ranks shown", min_value=1, max_value=max(1, n_retrieved), value=min(100, max(1, n_retrieved)),
+    step=10, key=f"tie_depth_{run}_{query}",
+    help="Draw the ranked list down to this rank.")
+mode = cols[2].segmented_control(
+    "Inside a group", ["grade counts", "each document"], **persist("tie_mode", "grade counts"), required=True,
+    help="grade counts: a group is split by grade, as wide as the number of documents of each "
+         "grade (an amount, not an order). each document: one cell per document in file order; "
+         "inside a tie group this order is arbitrary.")
+if mode is None:
+    mode = "grade counts"
+
+if n_retrieved == 0:
+    empty_state(f"Run **{run}** returns no document for query **{query}**: it scores 0 on every "
+                "metric for it (as trec_eval -c).")
+else:
+    if int(info["n_relevant"]) == 0:
+        empty_state(f"Query **{query}** has no relevant document at relevance level "
+                    f"{ctx.settings.rel_level}: every metric is undefined for it, so it is "
+                    "excluded from the means. Its tie groups are still drawn.")
+    docs = ctx.memo("query_documents", lambda r, q, d: db.query_documents(ctx.tables()[r], q, d),
+                    run, query, int(depth))
+    fig = ranked_list_figure(docs, mode="stack" if mode == "grade counts" else "documents",
+                             query_text=ctx.query_text.get(query),
+                             title=f"{run}: {ctx.label(query)}")
+    st.plotly_chart(fig, key="tie_ranked_list")
+    st.caption(
+        f"{n_retrieved} documents in {int(info['groups'])} groups; largest group "
+        f"{int(info['largest_group'])} documents; {info['tie_ratio']:.0%} of the documents share "
+        f"their score with another; {int(info['n_relevant'])} relevant in the qrels "
+        f"(grade ≥ {ctx.settings.rel_level}). Outlined blocks are tie groups.")
+    evaluation = ctx.evaluation(tuple(db.default_metrics(k)), ("all",))
+    values = db.query_values(evaluation, run, query)
+    left, right = st.columns([3, 2])
+    with left:
+        if len(values):
+            st.markdown("**This query's metrics under each tie policy**")
+            st.dataframe(values, hide_index=True, column_config={
+                c: st.column_config.NumberColumn(format="%.3f") for c in values.columns if c != "metric"})
+    with right:
+        with st.expander("Documents in this view", icon=":material/list:"):
+            st.dataframe(docs, hide_index=True, height=300)
+        figure_download(fig, f"tiedrank-ties-{run}-{query}", key="tie_ranked")
+
+# ---- across queries ------------------------------------------------------------------------
+st.header(f"Tie groups of the top {STRIP_DEPTH}, all queries", divider="gray")
+if not (table.n_retrieved > 0).any():
+    empty_state(f"Run **{run}** has no results for any query of the qrels.")
+else:
+    cols = st.columns(2)
+    colour = cols[0].segmented_control(
+        "Colour", ["groups", "group size"], **persist("tie_strip_colour", "groups"), required=True,
+        help="groups: a document alone on its score is pale; tied groups alternate orange and "
+             "purple so that neighbours stand apart. group size: colour by the size of the group.")
+    order = cols[1].selectbox(
+        "Sort queries by", db.QUERY_ORDERS, **persist("tie_strip_order"),
+        help="Row order: by id, by the share of the top ranks that are tied, or by the size of "
+             "the first group.")
+    strip = ctx.memo("top_strip", lambda r: db.top_strip(ctx.tables()[r], STRIP_DEPTH), run)
+    row_order = ctx.memo("order_queries", lambda r, o: db.order_queries(ctx.tables()[r], o, STRIP_DEPTH),
+                         run, order)
+    if not strip["tied"].any():
+        empty_state(f"No ties in the top {STRIP_DEPTH} of run **{run}**: every document there has "
+                    "its own score, so every tie policy gives the same metrics.")
+    strip_fig = ctx.memo(  # cached: 1,000 queries make a large heatmap
+        "top_strip_figure",
+        lambda r, c, o: top_strip_figure(strip, color="size" if c == "group size" else "parity",
+                                         depth=STRIP_DEPTH, query_text=ctx.query_text, queries=row_order),
+        run, colour, order)
+    st.plotly_chart(strip_fig, key="tie_strip_chart")
+    figure_download(strip_fig, f"tiedrank-top{STRIP_DEPTH}-{run}", key="tie_strip")
+
+# ---- group sizes ---------------------------------------------------------------------------
+st.header("Group sizes", divider="gray")
+cols = st.columns(3)
+scope = cols[0].segmented_control(
+    "Groups", ["all ranks", f"starting in the top {k}"], **persist("tie_hist_scope", "all ranks"), required=True,
+    help=f"Count every tie group, or only those that start within the first {k} ranks (k from "
+         "the sidebar).")
+weight = cols[1].segmented_control(
+    "Count", ["groups", "documents"], **persist("tie_hist_weight", "groups"), required=True,
+    help="Bar height: the number of groups of each size, or the number of documents in them.")
+all_runs = cols[2].toggle("All runs", **persist("tie_hist_all"),
+                          help="Compare the group sizes of every run (one colour per run).")
+top = None if scope in (None, "all ranks") else k
+if all_runs:
+    counts = pd.concat([ctx.memo("group_size_counts", lambda r, t: db.group_size_counts(ctx.tables()[r], t),
+                                 name, top).assign(run=name) for name in tables], ignore_index=True)
+else:
+    counts = ctx.memo("group_size_counts", lambda r, t: db.group_size_counts(ctx.tables()[r], t), run, top)
+if counts.empty:
+    empty_state("No tie groups to count: the run returns no documents for the qrels' queries.")
+else:
+    if not all_runs and (counts["size"] > 1).sum() == 0:
+        empty_state(f"Run **{run}** has no ties{'' if top is None else f' in the top {k}'}: every group "
+                    "holds one document.")
+    hist = group_size_figure(db.group_size_bins(counts), weight=weight or "groups")
+    st.plotly_chart(hist, key="tie_hist_chart")
+    figure_download(hist, f"tiedrank-group-sizes-{run}", key="tie_hist")
+
+# ---- tie ratio vs metric range ---------------------------------------------------------------
+st.header("Tie ratio against metric range, per query", divider="gray")
+cols = st.columns(3)
+metric_options = db.default_metrics(k)
+metric = cols[0].selectbox("Metric", metric_options, **persist("tie_scatter_metric"),
+                           help="The metric whose range (best - worst over tie orderings) is plotted.")
+BASES = {"all retrieved": ("tie_ratio", "tie ratio (share of retrieved documents in tie groups)"),
+         f"top {k}": ("tie_ratio_top", f"tie ratio in the top {k} (share of those ranks held by tied documents)"),
+         "largest group": ("largest_group_share", "share of the documents in the query's largest tie group")}
+# When nearly every document ties (as in LLMJudge), the plain tie ratio is ~100% for every
+# query: start from the largest-group share, which still tells the queries apart.
+nearly_all_tied = bool((overview["tie_ratio"].dropna() > 0.98).all())
+basis = cols[1].segmented_control(
+    "Tie ratio of", list(BASES), required=True,
+    **persist("tie_scatter_basis", "largest group" if nearly_all_tied else "all retrieved"),
+    help="x axis. all retrieved: share of the query's documents that share their score with "
+         f"another; top {k}: the same within the first {k} ranks; largest group: share of the "
+         "documents in the query's biggest group (spreads the points when nearly everything ties).")
+scatter_all = cols[2].toggle("All runs", **persist("tie_scatter_all"),
+                             help="One colour per run instead of the selected run only.")
+evaluation = ctx.evaluation(tuple(metric_options), ("all",))
+names = list(tables) if scatter_all else [run]
+frame = pd.concat([
+    ctx.memo("tie_ratio_vs_range",
+             lambda r, m, _evaluated: db.tie_ratio_vs_range(evaluation, ctx.tables()[r], m, k,
+                                                            ctx.query_text),
+             name, metric, tuple(metric_options)).assign(run=name) for name in names], ignore_index=True)
+if frame.empty:
+    empty_state("No query has a relevant document at this relevance level, so no metric is defined.")
+else:
+    x, label = BASES.get(basis, BASES["all retrieved"])
+    scatter = tie_ratio_scatter(frame if scatter_all else frame.drop(columns="run"), metric,
+                                x=x, x_label=label)
+    st.plotly_chart(scatter, key="tie_scatter_chart")
+    st.caption(f"One point per query with a relevant document ({frame['query'].nunique()} queries). "
+               "A point high up is a query whose metric the tie-break alone can move a lot.")
+    if x != "largest_group_share" and frame[x].min() > 0.98:
+        st.caption("Nearly every document is tied in every query here, so the points sit on the "
+                   "right edge: choose **largest group** to spread them.")
+    figure_download(scatter, f"tiedrank-tie-ratio-{run}-{metric}", key="tie_scatter")
