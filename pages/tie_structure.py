@@ -59,7 +59,7 @@ else:
     fig = ranked_list_figure(docs, mode="stack" if mode == "grade counts" else "documents",
                              query_text=ctx.query_text.get(query),
                              title=f"{run}: {ctx.label(query)}")
-    st.plotly_chart(fig, key="tie_ranked_list")
+    st.plotly_chart(fig, theme=None, key="tie_ranked_list")
     st.caption(
         f"{n_retrieved} documents in {int(info['groups'])} groups; largest group "
         f"{int(info['largest_group'])} documents; {info['tie_ratio']:.0%} of the documents share "
@@ -103,7 +103,7 @@ else:
         lambda r, c, o: top_strip_figure(strip, color="size" if c == "group size" else "parity",
                                          depth=STRIP_DEPTH, query_text=ctx.query_text, queries=row_order),
         run, colour, order)
-    st.plotly_chart(strip_fig, key="tie_strip_chart")
+    st.plotly_chart(strip_fig, theme=None, key="tie_strip_chart")
     figure_download(strip_fig, f"tiedrank-top{STRIP_DEPTH}-{run}", key="tie_strip")
 
 # ---- group sizes ---------------------------------------------------------------------------
@@ -131,7 +131,7 @@ else:
         empty_state(f"Run **{run}** has no ties{'' if top is None else f' in the top {k}'}: every group "
                     "holds one document.")
     hist = group_size_figure(db.group_size_bins(counts), weight=weight or "groups")
-    st.plotly_chart(hist, key="tie_hist_chart")
+    st.plotly_chart(hist, theme=None, key="tie_hist_chart")
     figure_download(hist, f"tiedrank-group-sizes-{run}", key="tie_hist")
 
 # ---- tie ratio vs metric range ---------------------------------------------------------------
@@ -167,7 +167,7 @@ else:
     x, label = BASES.get(basis, BASES["all retrieved"])
     scatter = tie_ratio_scatter(frame if scatter_all else frame.drop(columns="run"), metric,
                                 x=x, x_label=label)
-    st.plotly_chart(scatter, key="tie_scatter_chart")
+    st.plotly_chart(scatter, theme=None, key="tie_scatter_chart")
     st.caption(f"One point per query with a relevant document ({frame['query'].nunique()} queries). "
                "A point high up is a query whose metric the tie-break alone can move a lot.")
     if x != "largest_group_share" and frame[x].min() > 0.98:

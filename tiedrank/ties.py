@@ -356,13 +356,14 @@ def build_tie_table(run: Run, qrels: Qrels, *, rel_level: int = 1, judged_only: 
     group_size = np.diff(np.append(group_start, len(rows))).astype(np.int64)
 
     for kind, mask, text in (
-            ("queries_missing_from_run", n_retrieved == 0, "have no results in run {run}; they score 0"),
+            ("queries_missing_from_run", n_retrieved == 0, "no results in run {run}"),
             ("queries_without_relevant", n_relevant == 0,
-             "have no relevant document at relevance level {level}; excluded from every mean")):
+             "no relevant document at relevance level {level}; excluded from every mean")):
         missing = queries[mask]
         if len(missing):
+            one = len(missing) == 1
             findings.append(Finding(
-                kind, f"{len(missing)} qrels quer{'y' if len(missing) == 1 else 'ies'} "
+                kind, f"{len(missing)} qrels quer{'y has' if one else 'ies have'} "
                 + text.format(run=repr(run.name), level=rel_level),
                 run.source, len(missing), tuple(map(str, missing[:_MAX_LISTED]))))
 
