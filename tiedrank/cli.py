@@ -17,6 +17,34 @@ from .report import FORMATS, render
 _SUBCOMMAND_MODULES = ("tiedrank.cli_compare", "tiedrank.cli_simulate")
 
 
+def integer_at_least(minimum: int):
+    """An argparse ``type`` accepting integers >= ``minimum`` (a clear usage error otherwise)."""
+    wanted = {0: "a non-negative integer", 1: "a positive integer"}.get(
+        minimum, f"an integer >= {minimum}")
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}")
+        return value
+
+    return parse
+
+
+def run_handler(args: argparse.Namespace, prog: str = "tiedrank") -> int:
+    """Run ``args.handler``; bad input becomes one line on stderr and exit status 2."""
+    try:
+        return args.handler(args)
+    except (InputError, ValueError, OSError) as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. piped into head
+        return 0
+
+
 def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC",
                         help="metric, repeatable (RR, RR@k, Success@k, P@k, R@k, AP, AP@k, nDCG, "
@@ -99,15 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tiedrank`` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        return args.handler(args)
-    except (InputError, ValueError, OSError) as error:
-        print(f"tiedrank: error: {error}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # e.g. piped into head
-        return 0
+    return run_handler(build_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

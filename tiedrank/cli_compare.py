@@ -25,21 +25,14 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from .errors import InputError
+from .cli import integer_at_least, run_handler
 from .report import FORMATS, render
 
 DEFAULT_METRICS = ("RR", "P@10", "AP", "nDCG@10")  # as ``tiedrank evaluate``
 _COMMENT = {"table": "#", "csv": "#", "latex": "%", "markdown": "###"}
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+_positive_int = integer_at_least(1)
 
 
 def _probability(text: str) -> float:
@@ -185,14 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``tiedrank compare`` standalone; ``argv`` holds the arguments after ``compare``."""
     parser = argparse.ArgumentParser(prog="tiedrank compare", description=__doc__.split("\n")[0])
     _add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return _compare(args)
-    except (InputError, ValueError, OSError) as error:
-        print(f"tiedrank compare: error: {error}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # e.g. piped into head
-        return 0
+    parser.set_defaults(handler=_compare)
+    return run_handler(parser.parse_args(argv), "tiedrank compare")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from .errors import InputError
+from .cli import integer_at_least, run_handler
 from .simulate import PRECISION_ALIASES, PRESETS, QUANTIZE_METHODS
 
 _PRECISION_CHOICES = sorted(PRECISION_ALIASES)
@@ -24,24 +24,8 @@ _PRECISION_HELP = ("cast the scores: bf16, fp16 or fp32 (also bfloat16, float16,
                    "bf16 rounds to nearest even")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
+_positive_int = integer_at_least(1)
+_non_negative_int = integer_at_least(0)
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -131,12 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tiedrank")
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
-    try:
-        return args.handler(args)
-    except (InputError, ValueError, OSError) as error:
-        # one line, no traceback; status 2 as tiedrank evaluate and argparse usage errors
-        print(f"tiedrank {args.command}: error: {error}", file=sys.stderr)
-        raise SystemExit(2) from None
+    return run_handler(args, f"tiedrank {args.command}")
 
 
 if __name__ == "__main__":
