@@ -1,0 +1,361 @@
+"""Compare: is a run better than the baseline, and would the answer survive another tie order?
+
+A corrected paired test of every chosen run against a baseline (ranx-style report), the
+per-query differences of one run, how stable its verdict is under random and fixed
+tie-breaks, the system ranking under each tie policy, and an optional per-group
+breakdown. Widgets and layout only: the numbers come from :mod:`tiedrank.compare` and
+:mod:`tiedrank.compare_view`.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from pages.common import (download_row, empty_state, figure_download, get_context, persist,
+                          show_findings)
+from tiedrank import compare_view as view
+from tiedrank import dashboard as db
+from tiedrank.compare import CORRECTIONS, TESTS, group_breakdown, read_groups
+from tiedrank.errors import InputError
+from tiedrank.evaluate import ALL_POLICIES
+from tiedrank.figures import compare as figures
+from tiedrank.figures.style import POLICY_LABELS
+from tiedrank.report import render
+
+
+def choice(key: str, options: list, default=None) -> dict:
+    """``persist(key)``, dropping a remembered value that is no longer among the options."""
+    kwargs = persist(key)
+    if key in st.session_state and st.session_state[key] not in options:
+        del st.session_state[key]
+    if key not in st.session_state and default is not None:
+        st.session_state[key] = default
+    return kwargs
+
+
+def remember(key: str, default) -> dict:
+    """``persist(key)`` with a first-visit default kept in session state (no ``value=``)."""
+    kwargs = persist(key)
+    st.session_state.setdefault(key, default)
+    return kwargs
+
+
+def marker_downloads(comparison, basename: str, *, key: str) -> None:
+    """CSV / LaTeX / Markdown of the ranx-style table, each with its own superscript syntax
+    (``^ab``, ``$^{ab}$``, ``<sup>ab</sup>``); otherwise as :func:`download_row`."""
+    row = st.container(horizontal=True, gap="small")
+    for fmt, style, ext, mime, label in (("csv", "text", "csv", "text/csv", "CSV"),
+                                         ("latex", "latex", "tex", "application/x-tex", "LaTeX"),
+                                         ("markdown", "markdown", "md", "text/markdown", "Markdown")):
+        row.download_button(
+            label, data=lambda fmt=fmt, style=style: render(view.report_wide(comparison, style), fmt, 4),
+            file_name=f"{basename}.{ext}", mime=mime, key=f"{key}_{fmt}", on_click="ignore",
+            icon=":material/download:",
+            help=f"Download this table as {label}; the significance markers are written as "
+                 + {"csv": "^ab", "latex": "LaTeX superscripts $^{ab}$",
+                    "markdown": "<sup>ab</sup>"}[fmt] + " (rendered by tiedrank.report).")
+
+
+st.title("Compare runs: is a run better than the baseline, and does the verdict survive another tie order?")
+
+ctx = get_context()
+k = ctx.settings.k
+runs = list(ctx.runs)
+st.markdown(
+    f"**{ctx.dataset_label}.** A paired significance test of each run against a baseline "
+    "on the per-query values, corrected for multiple comparisons; then, for one run, the "
+    "per-query differences and whether its verdict holds under **every tie-break**: the "
+    "exact expectation, trec_eval's order, the best and worst cases, and random tie-breaks.")
+if len(runs) < 2:
+    empty_state(f"Comparing needs at least two runs; the loaded data has {len(runs)}. Upload "
+                "more runs in the sidebar (**Data → Upload your own**) or pick a bundled dataset "
+                "with several runs (LLMJudge).")
+    st.stop()
+
+# ---- controls ---------------------------------------------------------------------------
+with st.container(border=True):
+    top = st.columns([2, 4, 4])
+    baseline = top[0].selectbox(
+        "Baseline run", runs, **choice("compare_baseline", runs, runs[0]),
+        help="The run every other run is compared with (differences are run − baseline). Its "
+             "key in the report is 'a'.")
+    others = [r for r in runs if r != baseline]
+
+    RUNS_KEY = "compare_runs"
+    runs_args = persist(RUNS_KEY)
+    # a new baseline or new data: "all others" stays all others, any other choice is kept
+    previous_others = st.session_state.get("_compare_runs_others")
+    if previous_others != others or RUNS_KEY not in st.session_state:
+        st.session_state[RUNS_KEY] = view.retarget_runs(st.session_state.get(RUNS_KEY), previous_others, others)
+        st.session_state[f"_keep_{RUNS_KEY}"] = st.session_state[RUNS_KEY]
+    if any(r not in others for r in st.session_state[RUNS_KEY]):
+        st.session_state[RUNS_KEY] = [r for r in st.session_state[RUNS_KEY] if r in others]
+    st.session_state["_compare_runs_others"] = others
+    compared = top[1].multiselect(
+        "Runs to compare", others, **runs_args,
+        help="The runs tested against the baseline (default: all others). With 'all pairs' "
+             "every two of them are tested too.")
+
+    METRICS_KEY = "compare_metrics"
+    metrics_args = persist(METRICS_KEY)
+    previous_k = st.session_state.get("_compare_metrics_k")
+    if METRICS_KEY not in st.session_state:
+        st.session_state[METRICS_KEY] = db.default_metrics(k)
+    elif previous_k is not None and previous_k != k:
+        st.session_state[METRICS_KEY] = db.retarget_metrics(st.session_state[METRICS_KEY], previous_k, k)
+        st.session_state[f"_keep_{METRICS_KEY}"] = st.session_state[METRICS_KEY]
+    st.session_state["_compare_metrics_k"] = k
+    metric_options = db.metric_options(k)
+    metric_options += [m for m in st.session_state[METRICS_KEY] if m not in metric_options]
+    chosen_metrics = top[2].multiselect(
+        "Metrics", metric_options, accept_new_options=True, **metrics_args,
+        help=f"Metrics of the report and of the group breakdown (k = {k} from the sidebar). "
+             "Type another one, e.g. P@5, and press Enter.")
+
+    row = st.columns([2, 2, 2, 1, 1.4, 1], vertical_alignment="bottom")
+    policy = row[0].selectbox(
+        "Tie policy of the test", list(view.TEST_POLICIES), **choice("compare_policy", list(view.TEST_POLICIES)),
+        format_func=lambda p: POLICY_LABELS.get(p, p) + (" (seeded)" if p == "random" else ""),
+        help="Whose per-query values the test compares: the exact expectation over tie orderings "
+             "(default), trec_eval's tie order (docno descending), the best or worst case, the "
+             "file order, or one random tie-break drawn with the seed.")
+    test = row[1].selectbox(
+        "Test", list(TESTS), **choice("compare_test", list(TESTS)), format_func=view.TEST_LABELS.get,
+        help="Paired test on the per-query values: Student's t-test, Wilcoxon signed-rank (zero "
+             "differences dropped), or Fisher's randomization test (sign flips; seeded).")
+    correction = row[2].selectbox(
+        "Correction", list(CORRECTIONS), **choice("compare_correction", list(CORRECTIONS)),
+        format_func=view.CORRECTION_LABELS.get,
+        help="Multiple-comparison correction over the tests of each metric: Holm (family-wise "
+             "error, default), Bonferroni, Benjamini-Hochberg (false discovery rate) or none.")
+    alpha = row[3].selectbox(
+        "α", [0.01, 0.05, 0.1], **choice("compare_alpha", [0.01, 0.05, 0.1], 0.05),
+        help="Significance level: a difference is significant when its (corrected) p ≤ α.")
+    all_pairs = row[4].toggle(
+        "All pairs", **remember("compare_all_pairs", False),
+        help="Test every pair of runs (ranx's default) instead of each run against the "
+             "baseline only; the correction then covers all pairs and the superscripts list "
+             "every run a run significantly beats.")
+    seed = int(row[5].number_input(
+        "Seed", min_value=0, max_value=2**31 - 1, step=1, **remember("compare_seed", 0),
+        help="Seeds the randomization test, the bootstrap intervals, the random tie-breaks "
+             "of the stability analysis and the 'random' policy: same seed, same numbers."))
+
+metrics, problems = db.validate_metrics(chosen_metrics)
+for problem in problems:
+    st.warning(problem, icon=":material/warning:")
+if not compared:
+    empty_state("Choose at least one run to compare with the baseline (**Runs to compare** above).")
+    st.stop()
+if not metrics:
+    empty_state("Choose at least one metric above (**Metrics**).")
+    st.stop()
+
+ties = view.evaluation_ties(policy, seed)
+policy_name = view.policy_label(policy, seed)
+evaluation = ctx.evaluation(tuple(metrics), ties)
+
+
+def _comparison(metrics, ties, baseline, compared, policy, test, correction, alpha, all_pairs, seed):
+    return view.run_comparison(ctx.evaluation(metrics, ties), baseline=baseline, runs=compared,
+                               metrics=metrics, policy=policy, test=test, correction=correction,
+                               alpha=alpha, all_pairs=all_pairs, seed=seed)
+
+
+def _stability(run, baseline, metric, test, alpha, n_draws, seed):
+    # the fixed policies' values and the tie tables: any evaluation with the metric will do
+    return view.stability(ctx.evaluation((metric,), ("all",)), run, baseline, metric, test=test,
+                          alpha=alpha, n_draws=n_draws, seed=seed, gain=ctx.settings.gain)
+
+
+try:
+    comparison = ctx.memo("compare_runs", _comparison, tuple(metrics), ties, baseline, tuple(compared),
+                          policy, test, correction, alpha, all_pairs, seed)
+except ValueError as err:
+    st.error(f"The comparison failed: {err}", icon=":material/error:")
+    st.stop()
+
+# ---- 1. the report ------------------------------------------------------------------------
+st.header("Report: every run against the baseline", divider="gray")
+better, worse = view.significance_summary(comparison)
+st.markdown(f":green-badge[:material/arrow_upward:] {better}  \n"
+            f":red-badge[:material/arrow_downward:] {worse}")
+wide_tab, numbers_tab = st.tabs(["Report (ranx style)", "All numbers"])
+with wide_tab:
+    wide = view.report_wide(comparison, effects_as_text=True)  # the baseline has no d: "–"
+    st.dataframe(wide, hide_index=True, key="compare_report_table", column_config={
+        "key": st.column_config.TextColumn("key", width="small", help="The run's letter in the superscripts."),
+        "run": st.column_config.TextColumn("run", pinned=True),
+        **{m: st.column_config.TextColumn(m, help=f"Mean {m}; superscript: the keys of the runs it "
+                                                  "significantly beats.") for m in metrics},
+        **{f"{m} d": st.column_config.TextColumn(f"{m} d", alignment="right",
+                                                 help=f"Cohen's d of {m}, run − baseline.")
+           for m in metrics}})
+    marker_downloads(comparison, "tiedrank-compare-report", key="compare_report_download")
+with numbers_tab:
+    numbers = view.report_numbers(comparison)
+    st.dataframe(numbers, hide_index=True, key="compare_numbers_table", column_config={
+        **{c: st.column_config.NumberColumn(c, format="%.4f")
+           for c in ("mean", "diff vs baseline", "Cohen's d")},
+        "p": st.column_config.NumberColumn("p", format="%.4f"),
+        "p corrected": st.column_config.NumberColumn("p corrected", format="%.4f")})
+    download_row(numbers, "tiedrank-compare-numbers", key="compare_numbers_download")
+st.caption(view.report_caption(comparison))
+
+chart_metric = st.columns([1, 2])[0].selectbox(
+    "Metric of the charts below", metrics,
+    **choice("compare_chart_metric", metrics),
+    help="The one metric drawn below: differences with their bootstrap intervals, the per-query "
+         "differences, the verdict under each tie-break, the system rankings and the group heatmap.")
+intervals = view.baseline_intervals(comparison, chart_metric)
+default_run = view.fragile_run(evaluation, baseline, compared, chart_metric)
+run = st.session_state.get("compare_run")
+highlight = run if run in compared else default_run
+fig = figures.interval_figure(intervals, chart_metric, baseline, highlight=highlight)
+st.plotly_chart(fig, theme=None, key="compare_interval_chart")
+figure_download(fig, f"tiedrank-compare-intervals-{chart_metric}", key="compare_interval_fig")
+
+# ---- 2. one run, query by query -------------------------------------------------------------
+st.header("One run against the baseline, query by query", divider="gray")
+run = st.columns([1, 2])[0].selectbox(
+    "Run", compared, **choice("compare_run", compared, default_run),
+    help="The run examined in this section and the next. The first choice is a run whose "
+         "verdict against the baseline changes with the tie-break, when there is one.")
+differences = view.query_differences(evaluation, run, baseline, chart_metric, policy_name,
+                                     query_text=ctx.query_text)
+if differences.empty:
+    empty_state(f"{run} and {baseline} have no evaluated query in common for {chart_metric}.")
+else:
+    counts = view.outcome_counts(differences)
+    cards = st.columns(4)
+    cards[0].metric(f"{run} better", counts["win"], help="Queries where the run's value is higher.")
+    cards[1].metric("Equal", counts["tie"], help="Queries where both values are equal (within 1e-12).")
+    cards[2].metric(f"{baseline} better", counts["loss"], help="Queries where the baseline's value is higher.")
+    cards[3].metric("Mean difference", f"{view.mean_difference(differences):+.4f}",
+                    help=f"Mean of run − baseline over the {len(differences)} paired queries.")
+    st.markdown(view.difference_sentence(differences, run, baseline, chart_metric, policy_name))
+    fig = figures.difference_figure(differences, run, baseline, chart_metric, policy_name)
+    st.plotly_chart(fig, theme=None, key="compare_difference_chart")
+    figure_download(fig, f"tiedrank-compare-per-query-{run}-{chart_metric}", key="compare_difference_fig")
+    with st.expander("The per-query differences as a table", icon=":material/table_rows:"):
+        st.dataframe(differences, hide_index=True, column_config={
+            c: st.column_config.NumberColumn(c, format="%.4f") for c in ("run", "baseline", "diff")})
+        download_row(differences, f"tiedrank-compare-per-query-{run}-{chart_metric}",
+                     key="compare_difference_download")
+
+# ---- 3. verdict stability ---------------------------------------------------------------------
+st.header("Would the verdict survive another tie order?", divider="gray")
+n_draws = int(st.columns([1, 3])[0].number_input(
+    "Random tie-breaks", min_value=100, max_value=20_000, step=100, **remember("compare_draws", 1000),
+    help="How many independent random tie-breaks of both runs to draw. P(run beats baseline) "
+         "is estimated from them, with a binomial standard error sqrt(p(1 − p)/N). 1,000 take "
+         "well under a second for RR, a few seconds for AP."))
+with st.spinner("Sampling random tie-breaks…"):
+    stability = ctx.memo("compare_stability", _stability, run, baseline, chart_metric, test, alpha,
+                         n_draws, seed)
+headline = view.stability_headline(stability)
+if stability.same_verdict:
+    st.success(headline, icon=":material/check_circle:")
+else:
+    st.warning(headline, icon=":material/swap_vert:")
+st.markdown(view.stability_sentence(stability, bold=True))
+cards = st.columns(4)
+cards[0].metric("P(run beats baseline)", f"{stability.p_win:.1%} ± {stability.se:.1%}",
+                help="Share of random tie-breaks (both runs shuffled independently) in which the "
+                     "run's mean is higher; equal means count half. ± one standard error.")
+cards[1].metric("Exact expectation", stability.verdict("expected") or "–",
+                help="The run's verdict on the exact expected values (every tie order equally likely).")
+cards[2].metric("trec_eval order", stability.verdict("trec_eval") or "–",
+                help="The run's verdict when both runs' ties are broken as trec_eval does "
+                     "(docno descending): the number most papers report.")
+cards[3].metric("Significance survives", "yes" if stability.significance_survives else "no",
+                help=f"Yes when the {view.TEST_LABELS[test]} is significant (p ≤ {alpha:g}, "
+                     "uncorrected) under the exact expectation and, with the same winner, under "
+                     "every other fixed policy.")
+verdicts = view.verdict_table(stability)
+st.dataframe(verdicts, hide_index=True, key="compare_verdict_table", column_config={
+    **{c: st.column_config.NumberColumn(c, format="%.4f") for c in verdicts.columns[1:4]},
+    "p": st.column_config.NumberColumn("p", format="%.4f", help="Uncorrected p of the test under this policy.")})
+download_row(verdicts, f"tiedrank-compare-verdicts-{run}-{chart_metric}", key="compare_verdict_download")
+fig = figures.stability_figure(stability.draws, stability.verdicts, run, baseline, chart_metric)
+st.plotly_chart(fig, theme=None, key="compare_stability_chart")
+figure_download(fig, f"tiedrank-compare-stability-{run}-{chart_metric}", key="compare_stability_fig")
+
+# ---- 4. system rankings per policy -------------------------------------------------------------
+st.header("System ranking under each tie policy", divider="gray")
+ranked_runs = [baseline, *compared]
+ranking = view.ranking_table(evaluation, chart_metric, ranked_runs)
+agreement = view.agreement_table(evaluation, chart_metric, ranked_runs)
+st.markdown(view.agreement_sentence(agreement))
+st.caption(f"Rank of each run on {chart_metric} under each tie policy (1 = best; equal means share "
+           "the average rank). The means are in the Overview page.")
+st.dataframe(ranking, hide_index=True, key="compare_ranking_table", column_config={
+    "run": st.column_config.TextColumn("run", pinned=True),
+    **{f"rank {p}": st.column_config.NumberColumn(f"rank: {POLICY_LABELS[p]}", format="%g",
+                                                  help=f"Rank under the {p} policy (1 = best; equal "
+                                                       "means share the average rank).")
+       for p in ALL_POLICIES},
+    "rank spread": st.column_config.NumberColumn(
+        "rank spread", format="%g", help="Highest minus lowest rank over the policies.")})
+download_row(ranking, f"tiedrank-compare-rankings-{chart_metric}", key="compare_ranking_download")
+left, right = st.columns([2, 3])
+with left:
+    st.markdown(f"**Kendall's tau between the policies' rankings** ({chart_metric})")
+    shown = agreement.assign(policy_a=agreement["policy_a"].map(lambda p: POLICY_LABELS.get(p, p)),
+                             policy_b=agreement["policy_b"].map(lambda p: POLICY_LABELS.get(p, p)))
+    st.dataframe(shown, hide_index=True, key="compare_agreement_table", column_config={
+        "policy_a": st.column_config.TextColumn("policy"),
+        "policy_b": st.column_config.TextColumn("other policy"),
+        "kendall_tau": st.column_config.NumberColumn("Kendall's tau", format="%.3f",
+                                                     help="Tie-aware tau-b between the two rankings."),
+        "p_value": st.column_config.NumberColumn("p", format="%.3f",
+                                                 help="p of H0: the two rankings are unrelated.")})
+    download_row(agreement, f"tiedrank-compare-kendall-{chart_metric}", key="compare_agreement_download")
+with right:
+    fig = figures.ranking_figure(ranking, ALL_POLICIES, chart_metric, baseline=baseline, highlight=run)
+    st.plotly_chart(fig, theme=None, key="compare_ranking_chart")
+    figure_download(fig, f"tiedrank-compare-rankings-{chart_metric}", key="compare_ranking_fig")
+
+# ---- 5. groups ------------------------------------------------------------------------------------
+st.header("By query group", divider="gray")
+upload_col, template_col = st.columns([3, 1], vertical_alignment="bottom")
+groups_file = upload_col.file_uploader(
+    "Query groups (CSV with columns query, group)", type=["csv", "txt"], key="compare_groups",
+    help="A CSV file with a header line 'query,group' and one line per query, e.g. "
+         "'q37,navigational'. Queries without a group are left out of the breakdown.")
+template = view.groups_template(evaluation)
+template_col.download_button(
+    "Example groups CSV", data=lambda: render(template, "csv"), file_name="tiedrank-groups-example.csv",
+    mime="text/csv", key="compare_groups_template", on_click="ignore", icon=":material/download:",
+    help="The evaluated queries split at the median number of relevant documents: a ready-made "
+         "file to upload, or a template to edit.")
+if groups_file is None:
+    empty_state("Upload a query → group CSV to see every chosen metric per group of queries "
+                f"(under the {policy_name} policy), e.g. by query type or length. The example file "
+                "on the right splits the queries by how many relevant documents they have.")
+else:
+    try:
+        groups = read_groups(groups_file.getvalue(), source_name=groups_file.name)
+    except InputError as err:
+        groups = None
+        st.error(f"Cannot use the groups file. {err}", icon=":material/error:")
+    if groups is not None:
+        breakdown = group_breakdown(evaluation, groups)
+        show_findings(breakdown.findings, title="Findings about the groups file")
+        table = view.group_table(breakdown, policy_name, ranked_runs, metrics)
+        if table.empty:
+            empty_state("No query of the groups file is among the evaluated queries: check that "
+                        "the query ids match those of the qrels.")
+        else:
+            st.dataframe(table, hide_index=True, key="compare_group_table", column_config={
+                m: st.column_config.NumberColumn(m, format="%.4f") for m in metrics})
+            download_row(table, "tiedrank-compare-groups", key="compare_group_download")
+            diffs = view.group_differences(breakdown, policy_name, baseline, compared, chart_metric)
+            if not diffs.empty:
+                fig = figures.group_figure(diffs, chart_metric, baseline)
+                st.plotly_chart(fig, theme=None, key="compare_group_chart")
+                figure_download(fig, f"tiedrank-compare-groups-{chart_metric}", key="compare_group_fig")
+
+# ---- rule and findings ----------------------------------------------------------------------------
+st.header("Query set and findings", divider="gray")
+st.info(f"**Query set**: {evaluation.rule}.", icon=":material/rule:")
+show_findings(list(ctx.findings) + list(evaluation.findings) + list(comparison.findings))
