@@ -209,25 +209,31 @@ class TieTable:
         order = np.arange(len(self.doc_score))
         if len(positions):
             key = self._tie_break_key(policy, positions, seed)
-            # lexsort is stable: documents with equal keys keep file order.
-            order[positions] = positions[np.lexsort((key, self.doc_group[positions]))]
+            # Groups are contiguous, so one stable sort of group * span + key orders by
+            # group, then key, then file order: what a two-key lexsort gives, several
+            # times faster. Keys are small non-negative integers, so this cannot overflow.
+            composite = self.doc_group[positions] * (int(key.max()) + 1) + key
+            order[positions] = positions[np.argsort(composite, kind="stable")]
         return order
 
     def _tie_break_key(self, policy: str, positions: np.ndarray, seed: int | None) -> np.ndarray:
+        """Non-negative integer sort key of each tied document under ``policy``."""
+        grade = self.doc_grade[positions]
         if policy == "optimistic":
-            return -self.doc_grade[positions]
+            return grade.max() - grade
         if policy == "pessimistic":
-            return self.doc_grade[positions]
+            return grade - grade.min()
         if policy == "input":
-            return self.doc_row[positions]
+            return self.doc_row[positions] - self.doc_row[positions].min()
         if policy == "random":
-            return np.random.default_rng(seed).random(len(positions))
+            # distinct keys: the order inside every group is an exactly uniform permutation
+            return np.random.default_rng(seed).permutation(len(positions))
         if policy == "trec_eval":
             ids = self.run_docs.take(pa.array(self.doc_row[positions]))
             ascending = pc.sort_indices(ids).to_numpy()  # byte order, as strcmp
             rank = np.empty(len(positions), dtype=np.int64)
             rank[ascending] = np.arange(len(positions))
-            return -rank
+            return len(positions) - 1 - rank  # docno descending
         raise ValueError(f"unknown tie policy {policy!r}; expected one of {', '.join(POLICIES)}")
 
 
