@@ -23,6 +23,7 @@ PAGES = [
     st.Page("pages/tsrr.py", title="TsRR", icon=":material/show_chart:"),
     st.Page("pages/learn.py", title="Learn", icon=":material/school:"),
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+    st.Page("pages/simulator.py", title="Simulator", icon=":material/science:"),
 ]
 pg = st.navigation(PAGES)
 _return_to = st.session_state.pop(common.RETURN_KEY, None)
@@ -37,10 +38,19 @@ for _key, _value in _DEFAULTS.items():
 
 
 def _source_changed() -> None:
-    """A bundled dataset brings its own relevance level (LLMJudge: 2, trec_eval: 1)."""
+    """A bundled dataset brings its own relevance level (LLMJudge: 2, trec_eval: 1), and
+    so do the runs made in this session (Simulator page)."""
     source = st.session_state["data_source"]
     if source in db.BUNDLED:
         st.session_state["rel_level"] = db.BUNDLED[source].rel_level
+    elif source == db.SESSION and common.my_runs() is not None:
+        st.session_state["rel_level"] = common.my_runs().rel_level
+
+
+def _source_label(key: str) -> str:
+    if key in db.BUNDLED:
+        return db.BUNDLED[key].label
+    return db.SESSION_LABEL if key == db.SESSION else "Upload your own"
 
 
 @st.cache_resource(max_entries=64)
@@ -100,13 +110,24 @@ def data_panel() -> None:
     with st.sidebar:
         st.header("Data", divider="gray")
         st.radio(
-            "Dataset", [*db.BUNDLED, db.UPLOAD], key="data_source", on_change=_source_changed,
-            format_func=lambda k: db.BUNDLED[k].label if k in db.BUNDLED else "Upload your own",
-            help="A bundled real dataset, or your own qrels and runs. Your choice and settings "
-                 "are kept when you switch pages.")
+            "Dataset", [*db.BUNDLED, db.SESSION, db.UPLOAD], key="data_source",
+            on_change=_source_changed, format_func=_source_label,
+            help="A bundled dataset (two real, one synthetic), the runs you generated or "
+                 "quantised on the Simulator page in this session, or your own qrels and runs. "
+                 "Your choice and settings are kept when you switch pages.")
         source = st.session_state["data_source"]
+        kept = common.my_runs()
         if source in db.BUNDLED:
             st.caption(db.BUNDLED[source].description)
+        elif source == db.SESSION:
+            if kept is None:
+                st.caption("Nothing yet: generate runs on the Simulator page (or quantise a "
+                           "loaded run there) and click **Add to my runs**.")
+                st.page_link("pages/simulator.py", label="Open the Simulator", icon=":material/science:")
+            else:
+                st.caption(f"Runs you made on the Simulator page, kept for this browser session "
+                           f"only. Query set: {kept.origin}; relevance level {kept.rel_level}. "
+                           "Adding runs on another query set replaces them.")
         else:
             st.file_uploader(
                 "Qrels (relevance judgements)", key="upload_qrels",
@@ -152,8 +173,12 @@ def data_panel() -> None:
                                gain=st.session_state["gain"] or "linear", k=int(st.session_state["k"]),
                                round=db.round_setting(st.session_state["round"]))
 
+        st.session_state[common.SETTINGS_KEY] = settings
+
         if source in db.BUNDLED:
             context, errors = common.bundled_context(db.BUNDLED[source], settings)
+        elif source == db.SESSION:
+            context = common.session_context(kept, settings) if kept is not None else None
         elif pending:
             notes.append("Choose the columns of " + ", ".join(dict.fromkeys(pending))
                          + " in the sidebar (**Columns of …**).")

@@ -17,7 +17,9 @@ Helpers: :func:`empty_state` (explain why there is nothing to show),
 :func:`figure_download` (lazy PNG of a plotly figure), :func:`persist` (keep a page
 widget's value when the user visits another page and comes back), :meth:`Context.memo`
 (cache any derived frame or figure per data and settings), :func:`ensure_app_ran` (for a
-page that shows no data and so never calls ``get_context``).
+page that shows no data and so never calls ``get_context``), :func:`current_context` and
+:func:`current_settings` (for a page that also works without data), :func:`add_to_my_runs`
+(keep runs made in the dashboard as the sidebar's "Simulated in this session" dataset).
 
 Pages hold widgets, layout and figures only: computations live in :mod:`tiedrank`.
 """
@@ -43,6 +45,11 @@ from tiedrank.ties import TieTable, build_tie_table
 
 CONTEXT_KEY = "tiedrank_context"
 """session_state key under which app.py stores the current :class:`Context`."""
+SETTINGS_KEY = "tiedrank_settings"
+"""session_state key under which app.py stores the current :class:`Settings`."""
+MY_RUNS_KEY = "tiedrank_my_runs"
+"""session_state key of "my runs": the :class:`tiedrank.dashboard.RunSet` the user made on
+the Simulator page (the sidebar's "Simulated in this session" dataset)."""
 Settings = db.Settings
 
 
@@ -171,7 +178,11 @@ def get_context() -> Context:
         _enter_through_app(sys._getframe(1).f_globals.get("__file__"))
     ctx = st.session_state.get(CONTEXT_KEY)
     if ctx is None:
-        if st.session_state.get("data_source") == db.UPLOAD:
+        if st.session_state.get("data_source") == db.SESSION:
+            empty_state(f"**{db.SESSION_LABEL}** is empty: generate runs on the **Simulator** "
+                        "page (or quantise a loaded run there) and click **Add to my runs**; "
+                        "or pick another dataset in the sidebar (**Data**).")
+        elif st.session_state.get("data_source") == db.UPLOAD:
             if st.session_state.get("upload_qrels") and st.session_state.get("upload_runs"):
                 empty_state("Nothing to show until the uploads can be read: see the messages "
                             "above and the sidebar (**Data**).")
@@ -190,6 +201,46 @@ def ensure_app_ran() -> None:
     sure app.py (sidebar, settings) has run in this session; see :func:`_enter_through_app`."""
     if CONTEXT_KEY not in st.session_state:
         _enter_through_app(sys._getframe(1).f_globals.get("__file__"))
+
+
+def current_context() -> Context | None:
+    """The sidebar's data, or ``None`` when none is loaded, without stopping the page (for
+    a page that also works without data, like the Simulator)."""
+    if CONTEXT_KEY not in st.session_state:
+        _enter_through_app(sys._getframe(1).f_globals.get("__file__"))
+    return st.session_state.get(CONTEXT_KEY)
+
+
+def current_settings() -> Settings:
+    """The sidebar's shared settings, whether or not data is loaded."""
+    return st.session_state.get(SETTINGS_KEY) or Settings()
+
+
+def my_runs() -> "db.RunSet | None":
+    """The runs the user added in this session (see :data:`MY_RUNS_KEY`), or ``None``."""
+    return st.session_state.get(MY_RUNS_KEY)
+
+
+def add_to_my_runs(new: "db.RunSet") -> None:
+    """Add ``new`` to "my runs" (beside the kept runs on the same query set; replacing them
+    on another) and switch the sidebar to them. Use as a button's ``on_click`` callback, so
+    the sidebar, which runs before the page, already shows the new data."""
+    current = my_runs()
+    merged, outcome = db.add_runs(current, new)
+    st.session_state[MY_RUNS_KEY] = merged
+    if st.session_state.get("data_source") != db.SESSION or outcome != "added":
+        st.session_state["rel_level"] = merged.rel_level  # the set's own level
+    st.session_state["data_source"] = db.SESSION
+    n = len(new.runs)
+    st.session_state["_my_runs_message"] = (
+        {"new": "Added", "added": "Added beside your earlier runs:", "replaced":
+         "Replaced your earlier runs (another query set) with"}[outcome]
+        + f" {n} run{'s' if n != 1 else ''}. Every page now analyses **{db.SESSION_LABEL}**.")
+
+
+def clear_my_runs() -> None:
+    """Forget "my runs" (button callback); the sidebar stays on the session dataset."""
+    st.session_state.pop(MY_RUNS_KEY, None)
 
 
 def _enter_through_app(page_file: str | None) -> None:
@@ -245,6 +296,12 @@ def bundled_context(dataset: db.BundledDataset, settings: db.Settings) -> tuple[
     if errors or isinstance(qrels, InputError):
         return None, errors
     return _make_context(qrels, runs, settings, query_text, dataset.label, parts), errors
+
+
+def session_context(run_set: "db.RunSet", settings: db.Settings) -> Context:
+    """The context of "my runs" (:data:`MY_RUNS_KEY`); cached by the set's content key."""
+    return _make_context(run_set.qrels, dict(run_set.runs), settings, dict(run_set.query_text),
+                         run_set.label, ["session", run_set.key])
 
 
 def _named(run: Run, name: str) -> Run:
