@@ -34,3 +34,9 @@ def upload(at: AppTest, qrels, runs) -> AppTest:
     at.file_uploader(key="upload_qrels").set_value(qrels)
     at.file_uploader(key="upload_runs").set_value(runs)
     return at.run()
+
+
+def assert_no_trouble(at: AppTest) -> None:
+    """No exception box and no st.error on the page."""
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]

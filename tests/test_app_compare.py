@@ -8,6 +8,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from apptest_support import assert_no_trouble
+
 from tiedrank import compare as cmp
 from tiedrank import compare_view as view
 from tiedrank import dashboard as db
@@ -20,23 +22,7 @@ APP = str(ROOT / "app.py")
 PAGE = "pages/compare.py"
 
 
-@pytest.fixture(autouse=True)
-def _entrypoint_always_runs(monkeypatch):
-    """Make AppTest run app.py on every rerun, as the real server does (see
-    tests/test_app_overview.py: without it AppTest runs the page file alone from the
-    second run on, because of the ``pages/`` folder)."""
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.runtime.scriptrunner import script_runner
-
-    class _NavigationPagesManager(PagesManager):
-        uses_pages_directory = False
-
-    monkeypatch.setattr(script_runner, "PagesManager", _NavigationPagesManager)
-
-
-def _no_trouble(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+pytestmark = pytest.mark.usefixtures("navigation_pages")
 
 
 def _text(at: AppTest) -> str:
@@ -72,7 +58,7 @@ def at() -> AppTest:
 
 # ---- the page --------------------------------------------------------------------------------
 def test_compare_page_renders_report_and_stability(at):
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.title[0].value.startswith("Compare runs")
     runs = list(db._LLMJUDGE_RUNS)
     assert at.selectbox(key="compare_baseline").value == runs[0]
@@ -99,30 +85,30 @@ def test_compare_page_renders_report_and_stability(at):
 
 def test_change_baseline_run_and_test(at):
     at.selectbox(key="compare_baseline").set_value("willia-umbrela1").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert "willia-umbrela1" not in at.multiselect(key="compare_runs").value
     assert len(at.multiselect(key="compare_runs").value) == 7  # still "all others"
     assert _table(at, "report")["run"].iloc[0] == "willia-umbrela1"
     at.selectbox(key="compare_run").set_value("h2oloo-fewself").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     text = _text(at)
     assert ("Under trec_eval's order **h2oloo-fewself** wins against **willia-umbrela1** on RR; "
-            "under the exact expectation it loses; it beats the baseline in 30.4% ± 1.5% of "
+            "under the exact expectation it loses; it beats the baseline in 32.4% ± 1.5% of "
             "1,000 random tie-breaks") in text
     assert "The verdict depends on the tie-break" in text
     assert "in the worst case (p = 0.018" in text
 
     at.selectbox(key="compare_test").set_value("wilcoxon").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert "Wilcoxon signed-rank test on the per-query values" in _text(at)
     at.selectbox(key="compare_correction").set_value("none")
     at.toggle(key="compare_all_pairs").set_value(True).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert "testing every pair of runs" in _text(at)
     # the page's choices survive a visit to another page
     at.switch_page("pages/overview.py").run()
     at.switch_page(PAGE).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.selectbox(key="compare_baseline").value == "willia-umbrela1"
     assert at.selectbox(key="compare_run").value == "h2oloo-fewself"
     assert at.selectbox(key="compare_test").value == "wilcoxon"
@@ -130,28 +116,28 @@ def test_change_baseline_run_and_test(at):
 
 def test_policy_metric_and_random_policy(at):
     at.multiselect(key="compare_metrics").set_value(["AP", "P@5"]).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert {"AP", "P@5"} <= set(_table(at, "report").columns)
     assert at.selectbox(key="compare_chart_metric").value == "AP"
     at.selectbox(key="compare_policy").set_value("random")
     at.number_input(key="compare_seed").set_value(3).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert "random(seed=3)" in _text(at)
     at.selectbox(key="compare_policy").set_value("trec_eval").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert "under the **trec_eval** policy" in _text(at)
 
 
 def test_empty_states(at):
     at.multiselect(key="compare_runs").set_value([]).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert "Choose at least one run" in _text(at)
     at.multiselect(key="compare_runs").set_value(["TREMA-all"])
     at.multiselect(key="compare_metrics").set_value([]).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert "Choose at least one metric" in _text(at)
     at.radio(key="data_source").set_value("trec_eval").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert "Comparing needs at least two runs" in _text(at)
 
 
@@ -170,7 +156,7 @@ def test_groups_csv_breakdown(at):
     template = view.groups_template(ev)
     data = template.to_csv(index=False).encode()
     at.file_uploader(key="compare_groups").set_value(("groups.csv", data, "text/csv")).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     groups = _table(at, "groups")
     assert set(groups["group"]) == set(template["group"])
     assert {"RR", "nDCG@10", "AP", "P@10", "R@10"} <= set(groups.columns)
@@ -193,13 +179,13 @@ def test_tiny_upload_two_runs(at):
                                                    ("beta.txt", RUN_B, "text/plain")])
     at.run()
     at.number_input(key="rel_level").set_value(1).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert _table(at, "report")["run"].tolist() == ["alpha", "beta"]
     assert "beats the baseline in" in _text(at)
     at.selectbox(key="compare_test").set_value("randomization").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     at.number_input(key="rel_level").set_value(2).run()  # only q1 has a relevant document
-    _no_trouble(at)
+    assert_no_trouble(at)
     numbers = _table(at, "numbers")
     assert numbers["p"].isna().all()
     assert "beats the baseline in" in _text(at)

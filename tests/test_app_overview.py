@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from apptest_support import assert_no_trouble
+
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 LLM_RUN = ROOT / "sample_data" / "llmjudge" / "runs" / "Olz-gpt4o.txt"
@@ -16,32 +18,11 @@ RUN = (b"q1 Q0 d1 1 0.5 mine\nq1 Q0 d2 2 0.5 mine\nq1 Q0 d3 3 0.2 mine\n"
        b"q2 Q0 e1 1 0.9 mine\nq2 Q0 e2 2 0.9 mine\n")
 
 
-@pytest.fixture(autouse=True)
-def _entrypoint_always_runs(monkeypatch):
-    """Make AppTest run app.py on every rerun, as the real server does.
-
-    Streamlit emulates the old multipage mode when a ``pages/`` folder sits next to the
-    entry point, until the first ``st.navigation`` call switches the emulation off for the
-    process. AppTest resets that switch before every run, so from the second run on it
-    would execute the page file alone (no sidebar, no data panel). The server never goes
-    back; neither should the tests.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.runtime.scriptrunner import script_runner
-
-    class _NavigationPagesManager(PagesManager):
-        uses_pages_directory = False
-
-    monkeypatch.setattr(script_runner, "PagesManager", _NavigationPagesManager)
+pytestmark = pytest.mark.usefixtures("navigation_pages")
 
 
 def _app() -> AppTest:
     return AppTest.from_file(APP, default_timeout=30)
-
-
-def _no_trouble(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def _text(at: AppTest) -> str:
@@ -66,7 +47,7 @@ def at() -> AppTest:
 
 
 def test_default_sample_renders_overview(at):
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.title[0].value.startswith("Overview")
     assert at.radio(key="data_source").value == "llmjudge"
     assert at.number_input(key="rel_level").value == 2
@@ -82,10 +63,10 @@ def test_default_sample_renders_overview(at):
 
 def test_metric_choice_and_numbers_view(at):
     at.multiselect(key="overview_metrics").set_value(["AP", "P@5"]).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert _metrics(at) == ["AP", "P@5"]
     at.segmented_control(key="overview_view").set_value("Numbers").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     numbers = at.dataframe[0].value
     assert {"expected", "worst", "best", "trec_eval", "bias", "range"} <= set(numbers.columns)
     assert len(numbers) == 8 * 2
@@ -93,7 +74,7 @@ def test_metric_choice_and_numbers_view(at):
 
 def test_switching_bundled_dataset(at):
     at.radio(key="data_source").set_value("trec_eval").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.number_input(key="rel_level").value == 1
     table = at.dataframe[0].value
     assert table["run"].tolist() == ["STANDARD"]  # the run's TREC tag
@@ -105,11 +86,11 @@ def test_settings_survive_page_changes(at):
     at.selectbox(key="round").set_value(2).run()
     assert "P@5" in _metrics(at)
     at.switch_page("pages/tie_structure.py").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.number_input(key="k").value == 5
     assert at.selectbox(key="round").value == 2
     at.switch_page("pages/overview.py").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.number_input(key="k").value == 5
     assert at.radio(key="data_source").value == "llmjudge"
     assert "P@5" in _metrics(at)
@@ -117,18 +98,18 @@ def test_settings_survive_page_changes(at):
 
 def test_tie_structure_page(at):
     at.switch_page("pages/tie_structure.py").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.title[0].value.startswith("Tie structure")
     assert len(at.get("plotly_chart")) == 4
     assert " — " in at.selectbox(key="tie_query").options[0]  # id and query text
     at.selectbox(key="tie_query").select_index(3).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.selectbox(key="tie_query").index == 3
     at.selectbox(key="tie_run").set_value("TREMA-all").run()
     at.toggle(key="tie_hist_all").set_value(True).run()
     at.toggle(key="tie_scatter_all").set_value(True).run()
     at.segmented_control(key="tie_strip_colour").set_value("group size").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     # the page's own choices survive a visit to another page
     at.switch_page("pages/overview.py").run()
     at.switch_page("pages/tie_structure.py").run()
@@ -138,7 +119,7 @@ def test_tie_structure_page(at):
 def test_query_without_relevant_document_is_explained(at):
     at.number_input(key="rel_level").set_value(3).run()
     at.switch_page("pages/tie_structure.py").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     # find a query with no grade-3 document: the page says so instead of failing
     box = at.selectbox(key="tie_query")
     for index in range(len(box.options)):
@@ -147,21 +128,21 @@ def test_query_without_relevant_document_is_explained(at):
             break
     else:
         pytest.skip("every query has a grade-3 document")
-    _no_trouble(at)
+    assert_no_trouble(at)
 
 
 def test_upload_qrels_and_run(at):
     _upload(at, ("qrels.txt", QRELS, "text/plain"), [("mine.txt", RUN, "text/plain")])
-    _no_trouble(at)
+    assert_no_trouble(at)
     table = at.dataframe[0].value
     assert table["run"].tolist() == ["mine"]
     assert "Uploaded" in _text(at)
     assert any("not in the qrels" in w.value for w in at.warning)  # e2 is unjudged: a finding
     at.switch_page("pages/tie_structure.py").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.selectbox(key="tie_run").options == ["mine"]
     at.switch_page("pages/overview.py").run()  # the uploads survive page changes
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.dataframe[0].value["run"].tolist() == ["mine"]
     assert at.radio(key="data_source").value == "upload"
 
@@ -170,7 +151,7 @@ def test_upload_two_runs_with_real_data(at):
     run = LLM_RUN.read_bytes()
     _upload(at, ("qrels.test.txt", LLM_QRELS.read_bytes(), "text/plain"),
             [("a.txt", run, "text/plain"), ("b.txt", run, "text/plain")])
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.dataframe[0].value["run"].tolist() == ["a", "b"]
 
 
@@ -178,7 +159,7 @@ def test_csv_upload_with_column_mapping(at):
     csv = b"topic_no,passage,relevance_score\nq1,d1,0.5\nq1,d2,0.5\nq1,d3,0.2\nq2,e1,0.9\n"
     _upload(at, ("qrels.txt", QRELS, "text/plain"), [("scores.csv", csv, "text/csv")])
     # the reader cannot guess the columns: a mapping form appears, the run is not read yet
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert any("Choose the columns of scores.csv" in i.value for i in at.info)
     boxes = [s for s in at.selectbox if s.key and s.key.startswith("colmap_")]
     assert [s.label for s in boxes] == ["query", "doc", "score"]
@@ -188,7 +169,7 @@ def test_csv_upload_with_column_mapping(at):
     boxes[1].set_value("passage")
     boxes[2].set_value("relevance_score")
     at.run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.dataframe[0].value["run"].tolist() == ["scores"]
 
 
@@ -203,7 +184,7 @@ def test_same_csv_uploaded_twice_with_partial_guess(at):
         if box.value is None:
             box.set_value("passage" if box.label == "doc" else "bm25")
     at.run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.dataframe[0].value["run"].tolist() == ["s", "s (2)"]
 
 

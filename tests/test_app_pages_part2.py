@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from apptest_support import assert_no_trouble
+
 from tiedrank import learn
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,27 +26,7 @@ RUN_B = (b"q1 Q0 d3 1 0.7 beta\nq1 Q0 d1 2 0.7 beta\nq1 Q0 d2 3 0.7 beta\n"
          b"q2 Q0 e1 1 0.4 beta\n")
 
 
-@pytest.fixture(autouse=True)
-def _entrypoint_always_runs(monkeypatch):
-    """Run app.py (not the page file alone) on every AppTest rerun, as the server does.
-
-    Streamlit emulates the old multipage mode when a ``pages/`` folder sits next to the
-    entry point until the first ``st.navigation`` call; AppTest resets that switch before
-    every run, so reruns would execute the page alone, without the sidebar. Same fix as in
-    tests/test_app_overview.py.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.runtime.scriptrunner import script_runner
-
-    class _NavigationPagesManager(PagesManager):
-        uses_pages_directory = False
-
-    monkeypatch.setattr(script_runner, "PagesManager", _NavigationPagesManager)
-
-
-def _no_trouble(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+pytestmark = pytest.mark.usefixtures("navigation_pages")
 
 
 def _text(at: AppTest) -> str:
@@ -79,7 +61,7 @@ def _charts(at: AppTest) -> int:
 # ---- Spread ----------------------------------------------------------------------------------
 def test_spread_page_on_sample_data():
     at = _open("pages/spread.py")
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.title[0].value == "Permutation spread"
     assert _charts(at) == 3  # pmf, ranges, histogram
     assert at.selectbox(key="spread_run").value == "NISTRetrieval-instruct0"
@@ -95,19 +77,19 @@ def test_spread_page_on_sample_data():
 def test_spread_controls():
     at = _open("pages/spread.py")
     at.selectbox(key="spread_run").select("Olz-gpt4o").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     queries = at.selectbox(key="spread_query").options
     assert len(queries) == 25
     at.selectbox(key="spread_query").select_index(1).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.selectbox(key="spread_query").index == 1
     at.selectbox(key="spread_metric").select("nDCG@10").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert "queries change nDCG@10" in _text(at)
     before = [m for m in at.markdown if "random tie-breaks" in m.value][0].value
     at.number_input(key="spread_seed").set_value(5).run()
     at.number_input(key="spread_draws").set_value(300).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     after = [m for m in at.markdown if "random tie-breaks" in m.value][0].value
     assert "of 300 random tie-breaks" in after and after != before
 
@@ -115,7 +97,7 @@ def test_spread_controls():
 # ---- TsRR ------------------------------------------------------------------------------------
 def test_tsrr_page_on_sample_data():
     at = _open("pages/tsrr.py")
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.title[0].value == "TsRR alpha sweep"
     assert _charts(at) == 3  # sweep and the two pathologies
     assert len(at.get("latex")) >= 2
@@ -130,20 +112,20 @@ def test_tsrr_controls():
     start = float(_metric(at, "TsRR, alpha = 1"))
     assert start == pytest.approx(learn.appended_example(max_appended=10)["TsRR(alpha=1)"].iloc[10], abs=1e-4)
     at.slider(key="tsrr_appended").set_value(100).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert float(_metric(at, "TsRR, alpha = 1")) > start  # the value rises
     at.slider(key="tsrr_range").set_value((-1.0, 1.5)).run()
     at.slider(key="tsrr_alpha_log").set_value(1.0).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert any(h.value.startswith("Per query at alpha = 10") for h in at.header)
     at.selectbox(key="tsrr_table_run").select("TREMA-all").run()
     at.multiselect(key="tsrr_runs").set_value(["TREMA-all", "Olz-gpt4o"]).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     at.multiselect(key="tsrr_runs").set_value([]).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert "Pick at least one run" in _text(at)
     at.slider(key="tsrr_tied_docs").set_value(20).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert _metric(at, "TsRR (every alpha)") == "0.0000"
 
 
@@ -153,7 +135,7 @@ def test_tsrr_controls():
 def test_learn_seed_scenarios(key, fraction):
     at = _open("pages/learn.py")
     at.selectbox(key="learn_scenario").select(key).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert f"E[RR] = {fraction}" in _text(at)
     expected = learn.evaluate_toy(learn.SCENARIOS[key].frame()).value("RR")
     assert _metric(at, "E[RR]") == f"{expected:.4f}"
@@ -166,15 +148,15 @@ def test_learn_every_scenario_and_controls():
     at = _open("pages/learn.py")
     for key in learn.SCENARIOS:
         at.selectbox(key="learn_scenario").select(key).run()
-        _no_trouble(at)
+        assert_no_trouble(at)
     at.number_input(key="learn_k").set_value(5).run()
     at.number_input(key="learn_alpha").set_value(2.0).run()
     at.segmented_control(key="learn_gain").set_value("exp").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     metrics = next(d.value for d in at.dataframe if "metric" in d.value.columns and "file order" in d.value.columns)
     assert "P@5" in metrics["metric"].tolist() and "TsRR(alpha=2)" in metrics["metric"].tolist()
     at.slider(key="learn_curve_r").set_value(3).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
 
 
 def test_learn_invalid_edits_show_errors():
@@ -193,7 +175,7 @@ def test_learn_invalid_edits_show_errors():
     at.session_state["learn_editor_S2"] = {"edited_rows": {"2": {"score": 0.9}}, "added_rows": [],
                                            "deleted_rows": []}
     at.run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert _metric(at, "E[RR]") == "0.3333"
 
 
@@ -203,7 +185,7 @@ def test_learn_too_many_orderings():
     rows = [{"doc": f"x{i}", "score": 0.5, "grade": 0} for i in range(2)]  # 7 tied: 5,040 orderings
     at.session_state["learn_editor_V6"] = {"edited_rows": {}, "added_rows": rows, "deleted_rows": []}
     at.run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert any("5,040 orderings" in w.value for w in at.warning)
 
 
@@ -211,17 +193,17 @@ def test_learn_too_many_orderings():
 @pytest.mark.parametrize("page", ["pages/spread.py", "pages/tsrr.py", "pages/learn.py"])
 def test_pages_after_upload(page):
     at = _upload(_open(page))
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert any(c.value.startswith("2 runs") for c in at.sidebar.caption)
     if page == "pages/spread.py":
         assert at.selectbox(key="spread_run").options == ["alpha", "beta"]
         assert at.selectbox(key="spread_query").value == "q1"  # the widest range first
         assert _metric(at, "RR, expected (exact)") == "0.7500"
         at.selectbox(key="spread_query").set_value("q2").run()
-        _no_trouble(at)
+        assert_no_trouble(at)
         assert "no relevant document" in _text(at)
         at.selectbox(key="spread_run").select("beta").run()
-        _no_trouble(at)
+        assert_no_trouble(at)
     elif page == "pages/tsrr.py":
         assert at.multiselect(key="tsrr_runs").value == ["alpha", "beta"]
         table = next(d.value for d in at.dataframe if "F_total" in d.value.columns)
@@ -236,19 +218,19 @@ def test_pages_after_upload(page):
 def test_pages_on_trec_eval_data_and_other_settings(page):
     at = AppTest.from_file(APP, default_timeout=30).run()
     at.radio(key="data_source").set_value("trec_eval").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     at.switch_page(page)
     at.run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert _charts(at) == 3
     at.number_input(key="k").set_value(5).run()
     at.selectbox(key="round").set_value(1).run()
     at.segmented_control(key="gain").set_value("exp").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     if page == "pages/spread.py":
         assert len(at.selectbox(key="spread_run").options) == 1  # one run
         at.selectbox(key="spread_metric").select("P@5").run()
-        _no_trouble(at)
+        assert_no_trouble(at)
         assert "P@5" in _text(at)
 
 
@@ -257,7 +239,7 @@ def test_spread_page_with_a_strict_relevance_level():
     at.number_input(key="rel_level").set_value(3).run()
     at.switch_page("pages/spread.py")
     at.run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     at.selectbox(key="spread_metric").select("AP").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert _charts(at) == 3

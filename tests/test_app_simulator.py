@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from apptest_support import assert_no_trouble
+
 from tiedrank import dashboard as db
 from tiedrank.io import read_qrels, read_run
 from tiedrank.simulate import PRESETS, make_queries, simulate_run
@@ -20,25 +22,7 @@ PAGE = "pages/simulator.py"
 PRESET_NAMES = list(PRESETS)
 
 
-@pytest.fixture(autouse=True)
-def _entrypoint_always_runs(monkeypatch):
-    """Run app.py (not the page file alone) on every AppTest rerun, as the server does.
-
-    Same fix as in tests/test_app_overview.py: AppTest resets Streamlit's multipage
-    emulation switch before every run, so reruns would execute the page without app.py.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.runtime.scriptrunner import script_runner
-
-    class _NavigationPagesManager(PagesManager):
-        uses_pages_directory = False
-
-    monkeypatch.setattr(script_runner, "PagesManager", _NavigationPagesManager)
-
-
-def _no_trouble(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+pytestmark = pytest.mark.usefixtures("navigation_pages")
 
 
 def _text(at: AppTest) -> str:
@@ -91,7 +75,7 @@ def at() -> AppTest:
 # ---- the page --------------------------------------------------------------------------------
 
 def test_page_renders_on_default_data(at):
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.title[0].value.startswith("Simulator")
     presets = _table(at, "preset")
     assert presets["preset"].tolist() == PRESET_NAMES
@@ -112,7 +96,7 @@ def test_page_renders_on_default_data(at):
 
 def test_generating_the_presets(at):
     _generate(at, queries=20)
-    _no_trouble(at)
+    assert_no_trouble(at)
     table = _table(at, "run", contains="RR")
     assert table["run"].tolist() == PRESET_NAMES
     assert [c.removesuffix(" ⚠") for c in table.columns] == ["run", "RR", "nDCG@10"]
@@ -137,20 +121,20 @@ def test_generating_the_presets(at):
 def test_generating_one_custom_reranker(at):
     _generate(at, presets=["custom"], queries=10, sim_levels=5, sim_precision="bfloat16",
               sim_quality=0.5)
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert _table(at, "run", contains="RR")["run"].tolist() == ["custom-L5-bfloat16_q0.5"]
 
 
 def test_generating_nothing_is_explained(at):
     _generate(at, presets=[])
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert any("at least one reranker" in w.value for w in at.warning)
 
 
 def test_no_relevant_document_is_explained(at):
     at.slider(key="sim_relevant").set_value((0, 0))
     _generate(at, queries=10)
-    _no_trouble(at)
+    assert_no_trouble(at)
     infos = " ".join(i.value for i in at.info)
     assert "No query has a relevant document" in infos  # the generated runs
     assert "no document of grade 1 or more" in infos  # the sweep
@@ -158,16 +142,16 @@ def test_no_relevant_document_is_explained(at):
 
 
 def test_sweep_parameters_and_metric(at):
-    _no_trouble(at)
+    assert_no_trouble(at)
     at.segmented_control(key="sim_sweep_parameter").set_value("precision").run()
     at.selectbox(key="sim_sweep_metric").set_value("nDCG@k").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     sweep = next(s for s in _charts(at) if "along score precision" in
                  (s["layout"].get("title") or {}).get("text", ""))
     assert sweep["layout"]["title"]["text"].startswith("nDCG@10 along score precision")
     assert list(sweep["data"][0]["x"]) == ["float64 (no cast)", "float32", "float16", "bfloat16"]
     at.segmented_control(key="sim_sweep_parameter").set_value("tie_prob").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     sweep = next(s for s in _charts(at) if "along extra tie" in
                  (s["layout"].get("title") or {}).get("text", ""))
     assert sweep["layout"]["title"]["text"].startswith("nDCG@10 along extra tie probability")
@@ -176,7 +160,7 @@ def test_sweep_parameters_and_metric(at):
 def test_add_to_my_runs_feeds_every_page(at):
     _generate(at, presets=["0-10", "3-point"], queries=20)
     at.button(key="sim_add").click().run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.radio(key="data_source").value == db.SESSION
     assert at.number_input(key="rel_level").value == 1
     assert any("Added 2 runs" in s.value for s in at.success)
@@ -185,7 +169,7 @@ def test_add_to_my_runs_feeds_every_page(at):
     assert at.selectbox(key="sim_q_run").options == ["0-10", "3-point"]  # now from my runs
     assert at.selectbox(key="sim_q_run").value == "0-10"
     at.switch_page("pages/overview.py").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.dataframe[0].value["run"].tolist() == ["0-10", "3-point"]
     assert db.SESSION_LABEL in _text(at)
     # generating again on the same query set adds beside
@@ -194,7 +178,7 @@ def test_add_to_my_runs_feeds_every_page(at):
     _generate(at, presets=["fine-grained"], queries=20)
     assert "1 new run is added beside them" in _text(at)
     at.button(key="sim_add").click().run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     at.switch_page("pages/overview.py").run()
     assert at.dataframe[0].value["run"].tolist() == ["0-10", "3-point", "fine-grained"]
     # a new query set replaces them, and the page says so before the click
@@ -204,45 +188,45 @@ def test_add_to_my_runs_feeds_every_page(at):
     at.button(key="sim_add").click().run()
     assert any("Replaced your earlier runs" in s.value for s in at.success)
     at.switch_page("pages/tie_structure.py").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.selectbox(key="tie_run").options == ["5-point"]
 
 
 def test_quantise_a_loaded_run_and_keep_it(at):
     at.radio(key="data_source").set_value("trec_eval").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.selectbox(key="sim_q_run").options == ["STANDARD"]
     at.select_slider(key="sim_q_levels").set_value(5).run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     before_after = _table(at, "run", contains="RR")  # the generated section is empty
     assert before_after["run"].tolist() == ["STANDARD", "STANDARD-L5"]
     stats = _table(at, "run", contains="share of docs in ties").set_index("run")
     assert stats.loc["STANDARD-L5", "share of docs in ties"] > stats.loc["STANDARD", "share of docs in ties"]
     at.select_slider(key="sim_q_levels").set_value("off")
     at.selectbox(key="sim_q_precision").set_value("bfloat16").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert _table(at, "run", contains="RR")["run"].tolist() == ["STANDARD", "STANDARD-bfloat16"]
     at.button(key="sim_q_add").click().run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.radio(key="data_source").value == db.SESSION
     at.switch_page("pages/overview.py").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.dataframe[0].value["run"].tolist() == ["STANDARD", "STANDARD-bfloat16"]
     assert at.number_input(key="rel_level").value == 1
 
 
 def test_quantise_needs_levels_or_precision(at):
     at.select_slider(key="sim_q_levels").set_value("off").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert any("Choose a number of levels or a precision" in i.value for i in at.info)
 
 
 def test_simulated_bundled_dataset_loads_in_the_sidebar(at):
     at.radio(key="data_source").set_value("simulated").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert at.number_input(key="rel_level").value == 1
     at.switch_page("pages/overview.py").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     table = at.dataframe[0].value
     assert table["run"].tolist() == ["fine-grained", "0-10", "5-point", "3-point", "bf16"]
     rr = [c for c in table.columns if c.startswith("RR")][0]
@@ -254,11 +238,11 @@ def test_simulated_bundled_dataset_loads_in_the_sidebar(at):
 
 def test_empty_session_dataset_is_explained(at):
     at.radio(key="data_source").set_value(db.SESSION).run()
-    _no_trouble(at)  # the Simulator still works without data
+    assert_no_trouble(at)  # the Simulator still works without data
     assert any("no run to quantise" in i.value for i in at.info)
     assert "Nothing yet" in _text(at)
     at.switch_page("pages/overview.py").run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert any(f"{db.SESSION_LABEL}** is empty" in i.value for i in at.info)
 
 
@@ -267,7 +251,7 @@ def test_clear_my_runs(at):
     at.button(key="sim_add").click().run()
     assert "3-point" in _text(at)
     at.button(key="sim_clear").click().run()
-    _no_trouble(at)
+    assert_no_trouble(at)
     assert any("No runs kept yet" in i.value for i in at.info)
     at.switch_page("pages/overview.py").run()
     assert any("is empty" in i.value for i in at.info)

@@ -478,3 +478,9 @@ def test_main_cli_exposes_the_subcommands(tmp_path):
     out = tmp_path / "run.txt"
     assert cli_main(["simulate", "--preset", "bf16", "--queries", "2", "--out", str(out)]) == 0
     assert read_run(out).name == "bf16"
+
+
+def test_sweep_without_relevant_documents_gives_undefined_means():
+    qrels = make_queries(5, 20, (0, 0), seed=1)  # nothing relevant anywhere
+    table = sweep("levels", [2, 5], qrels=qrels, rel_level=1)
+    assert len(table) == 2 and table[["expected", "best", "worst", "trec_eval"]].isna().all().all()

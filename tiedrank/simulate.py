@@ -594,6 +594,7 @@ def sweep(parameter: str, values: Sequence[Any], *, base_spec: "RerankerSpec | s
     [[3, 1.0], [11, 0.99], [None, 0.0]]
     """
     from .evaluate import evaluate  # local: evaluate pulls in the io readers
+    from .metrics import parse_metric
     from .ties import tie_statistics
 
     if parameter not in SWEEP_PARAMETERS:
@@ -608,11 +609,14 @@ def sweep(parameter: str, values: Sequence[Any], *, base_spec: "RerankerSpec | s
         spec = replace(base, **{parameter: value})
         run = simulate_run(qrels, spec, seed)
         ev = evaluate({spec.name: run}, qrels, [metric], ties="all", rel_level=rel_level)
-        report = ev.report().iloc[0]
+        report = ev.report()
+        # no query with a document at rel_level: every mean is undefined, not an error
+        values_at = (report.iloc[0] if len(report) else
+                     pd.Series({c: np.nan for c in ("expected", "best", "worst", "trec_eval")}))
         stats = tie_statistics(ev.tables[spec.name])
-        rows.append({"parameter": parameter, "value": value, "metric": report["metric"],
-                     "expected": report["expected"], "best": report["best"],
-                     "worst": report["worst"], "trec_eval": report["trec_eval"],
+        rows.append({"parameter": parameter, "value": value, "metric": parse_metric(metric).name,
+                     "expected": values_at["expected"], "best": values_at["best"],
+                     "worst": values_at["worst"], "trec_eval": values_at["trec_eval"],
                      "docs_in_ties": stats["docs_in_ties"]})
     table = pd.DataFrame(rows, columns=list(SWEEP_COLUMNS))
     if any(row["value"] is None for row in rows):
