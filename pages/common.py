@@ -461,5 +461,40 @@ def persist(key: str, default: Any = None) -> dict:
     return {"key": key, "on_change": _store, "args": (key,)}
 
 
+def persist_choice(key: str, options: Sequence, default: Any = None) -> dict:
+    """:func:`persist` for a choice among ``options``: a remembered value (or, for a
+    multiselect, any remembered item) that is no longer an option is dropped, so a data or
+    settings change never leaves the widget pointing at something that does not exist."""
+    kwargs = persist(key)
+    value = st.session_state.get(key)
+    stale = ([v for v in value if v not in options] if isinstance(value, list)
+             else value not in options)
+    if key in st.session_state and stale:
+        del st.session_state[key]
+    if key not in st.session_state and default is not None:
+        st.session_state[key] = default
+    return kwargs
+
+
+def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "Metrics") -> list[str]:
+    """A metrics multiselect whose defaults follow the sidebar's cutoff k.
+
+    When k changes, chosen metrics with the old cutoff move to the new one (nDCG@10 becomes
+    nDCG@20); metrics typed by the user are kept as options.
+    """
+    k_key = f"_{key}_k"
+    kwargs = persist(key)
+    previous_k = st.session_state.get(k_key)
+    if key not in st.session_state:
+        st.session_state[key] = db.default_metrics(k)
+    elif previous_k is not None and previous_k != k:
+        st.session_state[key] = db.retarget_metrics(st.session_state[key], previous_k, k)
+        st.session_state[f"_keep_{key}"] = st.session_state[key]
+    st.session_state[k_key] = k
+    options = db.metric_options(k)
+    options += [m for m in st.session_state[key] if m not in options]
+    return container.multiselect(label, options, accept_new_options=True, help=help, **kwargs)
+
+
 def _store(key: str) -> None:
     st.session_state[f"_keep_{key}"] = st.session_state.get(key)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.common import (download_row, empty_state, figure_download, get_context, persist,
-                          show_findings)
+from pages.common import (download_row, empty_state, figure_download, get_context,
+                          metric_multiselect, persist, persist_choice, show_findings)
 from tiedrank import compare_view as view
 from tiedrank import dashboard as db
 from tiedrank.compare import CORRECTIONS, TESTS, group_breakdown, read_groups
@@ -22,21 +22,6 @@ from tiedrank.figures.style import POLICY_LABELS
 from tiedrank.report import render
 
 
-def choice(key: str, options: list, default=None) -> dict:
-    """``persist(key)``, dropping a remembered value that is no longer among the options."""
-    kwargs = persist(key)
-    if key in st.session_state and st.session_state[key] not in options:
-        del st.session_state[key]
-    if key not in st.session_state and default is not None:
-        st.session_state[key] = default
-    return kwargs
-
-
-def remember(key: str, default) -> dict:
-    """``persist(key)`` with a first-visit default kept in session state (no ``value=``)."""
-    kwargs = persist(key)
-    st.session_state.setdefault(key, default)
-    return kwargs
 
 
 def marker_downloads(comparison, basename: str, *, key: str) -> None:
@@ -75,7 +60,7 @@ if len(runs) < 2:
 with st.container(border=True):
     top = st.columns([2, 4, 4])
     baseline = top[0].selectbox(
-        "Baseline run", runs, **choice("compare_baseline", runs, runs[0]),
+        "Baseline run", runs, **persist_choice("compare_baseline", runs, runs[0]),
         help="The run every other run is compared with (differences are run − baseline). Its "
              "key in the report is 'a'.")
     others = [r for r in runs if r != baseline]
@@ -95,48 +80,37 @@ with st.container(border=True):
         help="The runs tested against the baseline (default: all others). With 'all pairs' "
              "every two of them are tested too.")
 
-    METRICS_KEY = "compare_metrics"
-    metrics_args = persist(METRICS_KEY)
-    previous_k = st.session_state.get("_compare_metrics_k")
-    if METRICS_KEY not in st.session_state:
-        st.session_state[METRICS_KEY] = db.default_metrics(k)
-    elif previous_k is not None and previous_k != k:
-        st.session_state[METRICS_KEY] = db.retarget_metrics(st.session_state[METRICS_KEY], previous_k, k)
-        st.session_state[f"_keep_{METRICS_KEY}"] = st.session_state[METRICS_KEY]
-    st.session_state["_compare_metrics_k"] = k
-    metric_options = db.metric_options(k)
-    metric_options += [m for m in st.session_state[METRICS_KEY] if m not in metric_options]
-    chosen_metrics = top[2].multiselect(
-        "Metrics", metric_options, accept_new_options=True, **metrics_args,
+    chosen_metrics = metric_multiselect(
+        top[2], "compare_metrics", k,
         help=f"Metrics of the report and of the group breakdown (k = {k} from the sidebar). "
              "Type another one, e.g. P@5, and press Enter.")
 
     row = st.columns([2, 2, 2, 1, 1.4, 1], vertical_alignment="bottom")
     policy = row[0].selectbox(
-        "Tie policy of the test", list(view.TEST_POLICIES), **choice("compare_policy", list(view.TEST_POLICIES)),
+        "Tie policy of the test", list(view.TEST_POLICIES), **persist_choice("compare_policy", list(view.TEST_POLICIES)),
         format_func=lambda p: POLICY_LABELS.get(p, p) + (" (seeded)" if p == "random" else ""),
         help="Whose per-query values the test compares: the exact expectation over tie orderings "
              "(default), trec_eval's tie order (docno descending), the best or worst case, the "
              "file order, or one random tie-break drawn with the seed.")
     test = row[1].selectbox(
-        "Test", list(TESTS), **choice("compare_test", list(TESTS)), format_func=view.TEST_LABELS.get,
+        "Test", list(TESTS), **persist_choice("compare_test", list(TESTS)), format_func=view.TEST_LABELS.get,
         help="Paired test on the per-query values: Student's t-test, Wilcoxon signed-rank (zero "
              "differences dropped), or Fisher's randomization test (sign flips; seeded).")
     correction = row[2].selectbox(
-        "Correction", list(CORRECTIONS), **choice("compare_correction", list(CORRECTIONS)),
+        "Correction", list(CORRECTIONS), **persist_choice("compare_correction", list(CORRECTIONS)),
         format_func=view.CORRECTION_LABELS.get,
         help="Multiple-comparison correction over the tests of each metric: Holm (family-wise "
              "error, default), Bonferroni, Benjamini-Hochberg (false discovery rate) or none.")
     alpha = row[3].selectbox(
-        "α", [0.01, 0.05, 0.1], **choice("compare_alpha", [0.01, 0.05, 0.1], 0.05),
+        "α", [0.01, 0.05, 0.1], **persist_choice("compare_alpha", [0.01, 0.05, 0.1], 0.05),
         help="Significance level: a difference is significant when its (corrected) p ≤ α.")
     all_pairs = row[4].toggle(
-        "All pairs", **remember("compare_all_pairs", False),
+        "All pairs", **persist("compare_all_pairs", False),
         help="Test every pair of runs (ranx's default) instead of each run against the "
              "baseline only; the correction then covers all pairs and the superscripts list "
              "every run a run significantly beats.")
     seed = int(row[5].number_input(
-        "Seed", min_value=0, max_value=2**31 - 1, step=1, **remember("compare_seed", 0),
+        "Seed", min_value=0, max_value=2**31 - 1, step=1, **persist("compare_seed", 0),
         help="Seeds the randomization test, the bootstrap intervals, the random tie-breaks "
              "of the stability analysis and the 'random' policy: same seed, same numbers."))
 
@@ -203,7 +177,7 @@ st.caption(view.report_caption(comparison))
 
 chart_metric = st.columns([1, 2])[0].selectbox(
     "Metric of the charts below", metrics,
-    **choice("compare_chart_metric", metrics),
+    **persist_choice("compare_chart_metric", metrics),
     help="The one metric drawn below: differences with their bootstrap intervals, the per-query "
          "differences, the verdict under each tie-break, the system rankings and the group heatmap.")
 intervals = view.baseline_intervals(comparison, chart_metric)
@@ -217,7 +191,7 @@ figure_download(fig, f"tiedrank-compare-intervals-{chart_metric}", key="compare_
 # ---- 2. one run, query by query -------------------------------------------------------------
 st.header("One run against the baseline, query by query", divider="gray")
 run = st.columns([1, 2])[0].selectbox(
-    "Run", compared, **choice("compare_run", compared, default_run),
+    "Run", compared, **persist_choice("compare_run", compared, default_run),
     help="The run examined in this section and the next. The first choice is a run whose "
          "verdict against the baseline changes with the tie-break, when there is one.")
 differences = view.query_differences(evaluation, run, baseline, chart_metric, policy_name,
@@ -245,7 +219,7 @@ else:
 # ---- 3. verdict stability ---------------------------------------------------------------------
 st.header("Would the verdict survive another tie order?", divider="gray")
 n_draws = int(st.columns([1, 3])[0].number_input(
-    "Random tie-breaks", min_value=100, max_value=20_000, step=100, **remember("compare_draws", 1000),
+    "Random tie-breaks", min_value=100, max_value=20_000, step=100, **persist("compare_draws", 1000),
     help="How many independent random tie-breaks of both runs to draw. P(run beats baseline) "
          "is estimated from them, with a binomial standard error sqrt(p(1 − p)/N). 1,000 take "
          "well under a second for RR, a few seconds for AP."))

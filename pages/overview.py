@@ -1,8 +1,8 @@
 """Overview: runs x metrics with the expected value, its range and the trec_eval-order value."""
 import streamlit as st
 
-from pages.common import (download_row, empty_state, figure_download, get_context, persist,
-                          show_findings)
+from pages.common import (download_row, empty_state, figure_download, get_context,
+                          metric_multiselect, persist, show_findings)
 from tiedrank import dashboard as db
 from tiedrank.figures.overview import range_figure
 
@@ -16,21 +16,9 @@ st.markdown(
     "in **trec_eval's** tie order (docno descending), the number most papers report.")
 
 # ---- metric choice (follows the shared cutoff k) -----------------------------------------
-METRICS_KEY = "overview_metrics"
-widget_args = persist(METRICS_KEY)
-previous_k = st.session_state.get("_overview_metrics_k")
-if METRICS_KEY not in st.session_state:
-    st.session_state[METRICS_KEY] = db.default_metrics(k)
-elif previous_k is not None and previous_k != k:
-    st.session_state[METRICS_KEY] = db.retarget_metrics(st.session_state[METRICS_KEY], previous_k, k)
-    st.session_state[f"_keep_{METRICS_KEY}"] = st.session_state[METRICS_KEY]
-st.session_state["_overview_metrics_k"] = k
-options = db.metric_options(k)
-options += [m for m in st.session_state[METRICS_KEY] if m not in options]
-
 controls = st.columns([4, 2], vertical_alignment="bottom")
-chosen = controls[0].multiselect(
-    "Metrics", options, accept_new_options=True, **widget_args,
+chosen = metric_multiselect(
+    controls[0], "overview_metrics", k,
     help=f"Metrics to show (k = {k} from the sidebar). Type another one, e.g. P@5 or "
          "TsRR(alpha=2), and press Enter.")
 view_args = persist("overview_view", "Summary")

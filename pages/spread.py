@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.common import download_row, empty_state, figure_download, get_context, persist, show_findings
+from pages.common import (download_row, empty_state, figure_download, get_context, persist,
+                          persist_choice, show_findings)
 from tiedrank import learn
 from tiedrank.dashboard import metric_options
 from tiedrank.figures import spread as figures
@@ -18,19 +19,6 @@ from tiedrank.metrics import parse_metric
 from tiedrank.spread import first_relevant_distribution, rr_variance, sample_run_means
 
 
-def choice(key: str, options: list) -> dict:
-    """``persist(key)``, dropping a remembered value that is no longer among the options."""
-    kwargs = persist(key)
-    if key in st.session_state and st.session_state[key] not in options:
-        del st.session_state[key]
-    return kwargs
-
-
-def remember(key: str, default) -> dict:
-    """``persist(key)`` with a first-visit default kept in session state (no ``value=``)."""
-    kwargs = persist(key)
-    st.session_state.setdefault(key, default)
-    return kwargs
 
 
 st.title("Permutation spread")
@@ -46,7 +34,7 @@ if not runs:
     st.stop()
 
 run = st.selectbox("Run", runs, help="The run (ranker) whose tie-breaking spread is shown on this page.",
-                   **choice("spread_run", runs))
+                   **persist_choice("spread_run", runs))
 table = ctx.tables()[run]
 
 # ---- 1. one query: the exact pmf of the first relevant rank ------------------------------
@@ -62,7 +50,7 @@ else:
     query = st.selectbox(
         "Query", queries, format_func=lambda q: f"{ctx.label(q)}  (RR range {width_of[q]:.3f})",
         help="Queries sorted by the width of their RR range over tie orderings, widest first.",
-        **choice("spread_query", queries))
+        **persist_choice("spread_query", queries))
     pmf = first_relevant_distribution(table, query)
     marks = learn.policy_values(rr_eval.per_query, run, "RR", query)
     if pmf.empty:
@@ -97,7 +85,7 @@ options = [m for m in metric_options(k) if not parse_metric(m).tie_aware_by_defi
 metric = st.selectbox(
     "Metric", options, help="The metric of the range plot and of the histogram below. Metrics "
     "defined on tie groups (TsRR, MTRR_GRAG, ...) are left out: they do not depend on the order.",
-    **choice("spread_metric", options))
+    **persist_choice("spread_metric", options))
 metric_eval = ctx.evaluation((metric,), ("all",))
 ranges = learn.query_ranges(metric_eval.per_query, run, metric, query_text=ctx.query_text)
 if ranges.empty:
@@ -118,10 +106,10 @@ n_draws = left.number_input(
     "Random tie-breaks (N)", min_value=100, max_value=20_000, step=100,
     help="How many independent random tie-breaks of the whole run to draw (each shuffles every "
          "tie group uniformly). 1,000 takes well under a second on the sample data.",
-    **remember("spread_draws", 1000))
+    **persist("spread_draws", 1000))
 seed = right.number_input(
     "Seed", min_value=0, max_value=2**31 - 1, step=1,
-    help="Seed of the random generator: the same seed gives the same draws.", **remember("spread_seed", 0))
+    help="Seed of the random generator: the same seed gives the same draws.", **persist("spread_seed", 0))
 
 summary = metric_eval.summary
 row = summary[(summary["run"].astype(str) == run) & (summary["metric"].astype(str) == metric)]

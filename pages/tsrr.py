@@ -8,27 +8,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.common import download_row, empty_state, figure_download, get_context, persist
+from pages.common import (download_row, empty_state, figure_download, get_context, persist,
+                          persist_choice)
 from tiedrank import learn
 from tiedrank.evaluate import tsrr_sweep
 from tiedrank.figures import tsrr as figures
 
 
-def choice(key: str, options: list) -> dict:
-    """``persist(key)``, dropping a remembered value that is no longer among the options."""
-    kwargs = persist(key)
-    value = st.session_state.get(key)
-    if key in st.session_state and (
-            [v for v in value if v not in options] if isinstance(value, list) else value not in options):
-        del st.session_state[key]
-    return kwargs
-
-
-def remember(key: str, default) -> dict:
-    """``persist(key)`` with a first-visit default kept in session state (no ``value=``)."""
-    kwargs = persist(key)
-    st.session_state.setdefault(key, default)
-    return kwargs
 
 
 SWEEP_POINTS = 201
@@ -58,8 +44,8 @@ low, high = left.slider(
     "alpha range (log10)", min_value=-3.0, max_value=3.0, step=0.1, format="%.1f",
     help=f"The sweep covers alpha from 10^low to 10^high, {SWEEP_POINTS} points evenly spaced on "
          "a log scale. The default 10^-2 to 10^2 shows both limits.",
-    **remember("tsrr_range", (-2.0, 2.0)))
-runs_kwargs = choice("tsrr_runs", runs)
+    **persist("tsrr_range", (-2.0, 2.0)))
+runs_kwargs = persist_choice("tsrr_runs", runs)
 st.session_state.setdefault("tsrr_runs", runs)  # first visit: every run
 chosen = right.multiselect(
     "Runs", runs, help="Runs drawn in the sweep (all by default). Click a legend entry to hide "
@@ -67,11 +53,11 @@ chosen = right.multiselect(
 show_refs = right.toggle(
     "Reference lines (MRR in trec_eval's order, E[RR], TsRR2)",
     help="Horizontal lines in each run's colour: dotted = MRR as trec_eval reports it, dashed = "
-         "exact E[RR], dash-dot = TsRR2 (no alpha).", **remember("tsrr_refs", True))
+         "exact E[RR], dash-dot = TsRR2 (no alpha).", **persist("tsrr_refs", True))
 if high <= low:
     empty_state("The alpha range is empty: move the two ends of the slider apart.")
     st.stop()
-alpha_kwargs = remember("tsrr_alpha_log", 0.0)
+alpha_kwargs = persist("tsrr_alpha_log", 0.0)
 st.session_state["tsrr_alpha_log"] = min(max(float(st.session_state["tsrr_alpha_log"]), low), high)
 marked = st.slider(
     "alpha of the per-query table (log10)", min_value=float(low), max_value=float(high), step=0.05,
@@ -103,7 +89,7 @@ else:
 # ---- per-query table at one alpha ----------------------------------------------------------
 st.header(f"Per query at alpha = {alpha:.3g}", divider="gray")
 run = st.selectbox("Run of the table", runs, help="The run whose per-query TsRR ingredients and values "
-                   "are listed.", **choice("tsrr_table_run", runs))
+                   "are listed.", **persist_choice("tsrr_table_run", runs))
 per_query = learn.tsrr_query_table(tables[run], alpha, query_text=ctx.query_text)
 if per_query.empty:
     empty_state(f"No query of run {run} has a relevant document in the qrels at relevance level "
@@ -130,7 +116,7 @@ with one:
     st.subheader("1. A fully tied list scores 0 at every alpha")
     n_docs = st.slider("Documents in the tied list", min_value=2, max_value=50, step=1,
                        help="All documents get the same score; one of them is relevant.",
-                       **remember("tsrr_tied_docs", 5))
+                       **persist("tsrr_tied_docs", 5))
     tied = learn.fully_tied_example(n_docs, 1, learn.alpha_grid(low, high, SWEEP_POINTS))
     m1, m2, m3 = st.columns(3)
     m1.metric("TsRR (every alpha)", f"{tied['TsRR'].abs().max():.4f}",
@@ -152,7 +138,7 @@ with two:
         "Irrelevant documents appended at the bottom", min_value=0, max_value=200, step=1,
         help=f"Start from scenario S2 (scores {', '.join(map(str, base.scores))}; d2 relevant, tied "
              "with d3) and append this many irrelevant documents below everything.",
-        **remember("tsrr_appended", 10))
+        **persist("tsrr_appended", 10))
     example = learn.appended_example(base.scores, base.grades, max_appended=200, alpha=alpha)
     column = f"TsRR(alpha={alpha:g})"
     now, start = example.iloc[appended], example.iloc[0]

@@ -17,12 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from browser_support import wait_idle
+
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 CHROMIUM = os.environ.get("TIEDRANK_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 TIMEOUT_MS = 60_000
 
 
@@ -95,12 +96,6 @@ def page(chromium, app_url):
         context.close()
 
 
-def wait_idle(page, content: str | None = None) -> None:
-    """Wait for ``content`` (a selector the interaction should produce), then for the
-    script run to finish."""
-    if content is not None:
-        page.locator(content).first.wait_for(state="visible")
-    page.locator(IDLE).wait_for(state="attached")
 
 
 def open_app(page, url: str, path: str = "") -> None:

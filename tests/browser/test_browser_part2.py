@@ -9,18 +9,11 @@ import re
 
 import pytest
 
+from browser_support import PLOT, pick
+
 pytestmark = pytest.mark.browser
 
-PLOT = ".js-plotly-plot"
 
-
-def _pick(page, label: str, option: str) -> None:
-    """Open the selectbox labelled ``label`` and click ``option``."""
-    box = page.get_by_test_id("stSelectbox").filter(
-        has=page.get_by_test_id("stWidgetLabel").get_by_text(label, exact=True)).first
-    box.click()
-    box.locator("input").fill(option)  # filter the (virtualised) list down to the option
-    page.get_by_role("option", name=option, exact=True).first.click()
 
 
 def _metric_value(page, label: str) -> str:
@@ -47,7 +40,7 @@ def test_spread_page(ui):
     _plots_visible(page, 3)
     assert "trec_eval's order gives" in page.locator('[data-testid="stMarkdown"]').all_inner_texts().__str__()
 
-    _pick(page, "Metric", "nDCG@10")
+    pick(page, "Metric", "nDCG@10")
     ui.wait('[data-testid="stMarkdown"]:has-text("queries change nDCG@10")')
     ui.wait(f'{PLOT} .gtitle:has-text("mean nDCG@10 over")')
     _plots_visible(page, 3)
@@ -85,7 +78,7 @@ def test_learn_page(ui):
     _plots_visible(page, 4)  # ranking, policies, orderings, MTRR curve
     assert "E[RR] = 0.416667 (= 5/12)" in page.locator('[data-testid="stMarkdown"]').all_inner_texts().__str__()
 
-    _pick(page, "Scenario", "S3: three tied at the top  (seed)")
+    pick(page, "Scenario", "S3: three tied at the top  (seed)")
     ui.wait('[data-testid="stMarkdown"]:has-text("E[RR] = 0.611111 (= 11/18)")')
     assert _metric_value(page, "E[RR]") == "0.6111"
     assert re.search(r"allow\s+6\s+orderings", page.locator('[data-testid="stMarkdown"]').all_inner_texts().__str__())

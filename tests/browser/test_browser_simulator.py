@@ -10,28 +10,23 @@ import zipfile
 
 import pytest
 
+from browser_support import IDLE, PLOT, wait_idle
+
 pytestmark = pytest.mark.browser
 
-PLOT = ".js-plotly-plot"
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 PRESETS = ["fine-grained", "0-10", "5-point", "3-point", "bf16"]
 
-
-def _idle(page, content: str | None = None) -> None:
-    if content is not None:
-        page.locator(content).first.wait_for(state="visible")
-    page.locator(IDLE).wait_for(state="attached")
 
 
 def test_simulator_page(page, app_url, ui, tmp_path):
     page.goto(f"{app_url}/simulator")
-    _idle(page, 'h1:has-text("Simulator")')
+    wait_idle(page, 'h1:has-text("Simulator")')
     page.locator(f'{PLOT} .gtitle:has-text("along number of label levels")').wait_for(state="visible")
     assert page.locator('[data-testid="stException"]').count() == 0
 
     # generate the five presets (the form's defaults)
     page.get_by_test_id("stFormSubmitButton").get_by_role("button", name="Generate").click()
-    _idle(page, f'{PLOT} .gtitle:has-text("The spread")')
+    wait_idle(page, f'{PLOT} .gtitle:has-text("The spread")')
     page.locator(IDLE).wait_for(state="attached")
     assert page.locator('[data-testid="stException"]').count() == 0
     spread = page.locator(PLOT).filter(has=page.locator('.gtitle:has-text("The spread")')).first
@@ -49,7 +44,7 @@ def test_simulator_page(page, app_url, ui, tmp_path):
 
     # keep them: the sidebar switches to the session's runs
     page.get_by_role("button", name="Add to my runs", exact=True).click()
-    _idle(page, '[data-testid="stAlert"]:has-text("Every page now analyses")')
+    wait_idle(page, '[data-testid="stAlert"]:has-text("Every page now analyses")')
     sidebar = page.get_by_test_id("stSidebar")
     assert sidebar.get_by_role("radio", name="Simulated in this session").is_checked()
     for plot in page.locator(PLOT).all():
@@ -61,7 +56,7 @@ def test_simulator_page(page, app_url, ui, tmp_path):
     # every other page now analyses them
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.get_by_test_id("stSidebarNav").get_by_text("Overview").click()
-    _idle(page, 'h1:has-text("Overview")')
+    wait_idle(page, 'h1:has-text("Overview")')
     page.locator(PLOT).first.wait_for(state="visible")
     assert "Simulated in this session: 5 runs" in page.locator('[data-testid="stMarkdown"]').filter(
         has_text="Simulated in this session").first.inner_text()
