@@ -29,7 +29,7 @@ PAGES = ["overview", "tie_structure", "spread", "tsrr", "learn", "compare", "sim
 def make_upload(n_queries: int = 1000, depth: int = 1000, seed: int = 0) -> tuple[bytes, bytes]:
     rng = np.random.default_rng(seed)
     queries = np.repeat(np.arange(n_queries), depth)
-    docs = rng.integers(0, 10**7, size=n_queries * depth)
+    docs = rng.permutation(n_queries * depth)  # unique ids: duplicates are an input error
     scores = rng.integers(0, 20, size=n_queries * depth)
     rank = np.tile(np.arange(1, depth + 1), n_queries)
     run = io.StringIO()
@@ -48,10 +48,11 @@ def main() -> None:
     start = time.perf_counter()
     upload(at, ("qrels.txt", qrels, "text/plain"), [("big.txt", run, "text/plain")])
     load = time.perf_counter() - start
-    assert not at.exception, [e.value for e in at.exception]
-    print(f"# {rows:,}-row run; upload + read + overview: {load:.2f} s")
+    assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
+    shown = " ".join(c.value for c in at.caption if "judged" in c.value or "ranked" in c.value)
+    print(f"# {rows:,}-row run; upload + read + overview: {load:.2f} s ({shown or 'no data caption'})")
     print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}\n")
-    print("| page | first run s | rerun s |\n|---|---:|---:|")
+    print("| page | first run s | rerun s | charts shown |\n|---|---:|---:|---:|")
     for page in PAGES:
         start = time.perf_counter()
         at.switch_page(f"pages/{page}.py").run()
@@ -60,7 +61,9 @@ def main() -> None:
         at.run()
         again = time.perf_counter() - start
         trouble = [e.value for e in at.exception]
-        print(f"| {page} | {first:.2f} | {again:.2f} |" + (f" exception: {trouble}" if trouble else ""))
+        charts = len(at.get("plotly_chart"))
+        print(f"| {page} | {first:.2f} | {again:.2f} | {charts} |"
+              + (f" exception: {trouble}" if trouble else ""))
 
 
 if __name__ == "__main__":
