@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tiedrank import Qrels, Run, evaluate, parse_metric, tsrr_sweep
+from tiedrank import evaluate, parse_metric, tsrr_sweep
 from tiedrank.spread import sample_run_means
 
 QRELS = pd.DataFrame({"query": ["a", "a", "a", "b", "b", "c"],

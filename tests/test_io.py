@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 import math
 from pathlib import Path
 

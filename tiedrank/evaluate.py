@@ -20,8 +20,6 @@ REPORT_COLUMNS = {"expected": "expected", "optimistic": "best", "pessimistic": "
                   "trec_eval": "trec_eval", "input": "input"}
 MISSING_RULES = ("zero", "skip")
 
-RunsLike = "Run | pd.DataFrame | str | os.PathLike | Sequence | Mapping"
-
 
 @dataclass(frozen=True)
 class Policy:
@@ -129,7 +127,12 @@ def _as_qrels(qrels) -> Qrels:
     return read_qrels(qrels)
 
 
-def evaluate(runs, qrels, metrics: "str | Metric | Iterable[str | Metric]", *,
+RunInput = Run | pd.DataFrame | str | os.PathLike | bytes
+
+
+def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
+             qrels: "Qrels | pd.DataFrame | str | os.PathLike | bytes",
+             metrics: "str | Metric | Iterable[str | Metric]", *,
              ties: "str | Iterable[str]" = "expected", rel_level: int = 1, gain: str = "linear",
              judged_only: bool = False, round: int | None = None, missing: str = "zero",
              seed: int = 0) -> Evaluation:

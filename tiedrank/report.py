@@ -1,7 +1,6 @@
 """Render result tables as text, CSV, JSON, LaTeX or Markdown (CLI and dashboard share it)."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 FORMATS = ("table", "csv", "json", "latex", "markdown")

@@ -255,12 +255,6 @@ def _to_numpy(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return array.to_numpy(zero_copy_only=False)
 
 
-def _qrels_index(qrels: Qrels) -> tuple[np.ndarray, pd.DataFrame]:
-    frame = qrels.frame
-    queries = np.unique(frame["query"].to_numpy(dtype=object)).astype(object)
-    return queries, frame
-
-
 def build_tie_table(run: Run, qrels: Qrels, *, rel_level: int = 1, judged_only: bool = False,
                     round: int | None = None) -> TieTable:
     """Sort ``run`` once and build its :class:`TieTable` against ``qrels``.
@@ -286,7 +280,8 @@ def build_tie_table(run: Run, qrels: Qrels, *, rel_level: int = 1, judged_only: 
     if isinstance(rel_level, bool) or not isinstance(rel_level, (int, np.integer)) or rel_level < 1:
         raise ValueError(f"rel_level must be an integer >= 1, got {rel_level!r}")
     findings: list[Finding] = []
-    queries, qframe = _qrels_index(qrels)
+    qframe = qrels.frame
+    queries = np.unique(qframe["query"].to_numpy(dtype=object)).astype(object)  # sorted ids
     n_queries = len(queries)
 
     # --- qrels side: codes, R, ideal grades ------------------------------------------
