@@ -1,0 +1,19 @@
+"""The examples in tiedrank's docstrings are documentation: they must run and be right."""
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import tiedrank
+
+MODULES = sorted(m.name for m in pkgutil.walk_packages(tiedrank.__path__, "tiedrank."))
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"
