@@ -93,7 +93,7 @@ def test_change_baseline_run_and_test(at):
     assert_no_trouble(at)
     text = _text(at)
     assert ("Under trec_eval's order **h2oloo-fewself** wins against **willia-umbrela1** on RR; "
-            "under the exact expectation it loses; it beats the baseline in 32.4% ± 1.5% of "
+            "under the exact expectation it loses; it beats the baseline in 30.6% ± 1.5% of "
             "1,000 random tie-breaks") in text
     assert "The verdict depends on the tie-break" in text
     assert "in the worst case (p = 0.018" in text

@@ -111,3 +111,22 @@ def test_option_errors():
         evaluate({"r": RUN}, QRELS, ["RR"], rel_level=0)
     with pytest.raises(ValueError, match="gain"):
         evaluate({"r": RUN}, QRELS, ["RR"], gain="log")
+
+
+@pytest.mark.parametrize("metric", ["RR", "RR@2", "Success@2", "nDCG@3", "AP"])
+def test_sampled_values_follow_the_enumerated_distribution(metric):
+    """One query: the frequency of each value over random tie-breaks matches brute force."""
+    from tiedrank.spread import enumerate_orderings
+
+    scores, grades = [0.9, 0.5, 0.5, 0.5, 0.5, 0.1], [0, 0, 2, 0, 1, 1]
+    qrels = pd.DataFrame({"query": "q", "doc": [f"d{i}" for i in range(6)], "relevance": grades})
+    run = qrels.drop(columns="relevance").assign(score=scores)
+    table = evaluate({"r": run}, qrels, [metric]).tables["r"]
+    draws = np.round(sample_run_means(table, metric, n_draws=20_000, seed=3), 9)
+    exact = np.round(enumerate_orderings(scores, grades, [metric])[parse_metric(metric).name], 9)
+    values, counts = np.unique(exact, return_counts=True)
+    assert set(np.unique(draws)) <= set(values)
+    for value, count in zip(values, counts):
+        p = count / len(exact)
+        share = np.mean(draws == value)
+        assert abs(share - p) < 4 * np.sqrt(p * (1 - p) / len(draws)) + 1e-9, (value, share, p)

@@ -372,7 +372,7 @@ def _name(text: str, bold: bool) -> str:
 
 def stability_sentence(result: Stability, *, bold: bool = False) -> str:
     """The verdict in words, e.g. "Under trec_eval's order h2oloo-fewself wins; under the
-    exact expectation it loses; it beats the baseline in 32.4% ± 1.5% of 1,000 random
+    exact expectation it loses; it beats the baseline in 30.6% ± 1.5% of 1,000 random
     tie-breaks. ..." (``bold``: Markdown bold run names)."""
     run, base = _name(result.run, bold), _name(result.baseline, bold)
     verdict = {row.policy: row.verdict for row in result.verdicts.itertuples(index=False)}
