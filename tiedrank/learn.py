@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Qrels, Run
-from .metrics import metric_values, parse_metric, tsrr
+from .metrics import first_relevant_group, metric_values, parse_metric, tsrr
 from .spread import count_orderings, enumerate_orderings, first_relevant_distribution
 from .ties import TieTable, build_tie_table
 
@@ -341,12 +341,8 @@ def tsrr_components(table: TieTable) -> pd.DataFrame:
     Columns query, relevant retrieved (bool), a (r_pre: documents above the first relevant
     group), t (its size), r (relevant in it), F_G, F_total (irrelevant documents retrieved).
     """
-    gstar = np.flatnonzero((table.group_relevant > 0) & (table.relevant_above == 0))
-    q = table.group_query[gstar]
-    found = np.zeros(table.n_queries, dtype=bool)
-    found[q] = True
-    a, t, r = (np.zeros(table.n_queries, dtype=np.int64) for _ in range(3))
-    a[q], t[q], r[q] = table.group_above[gstar], table.group_size[gstar], table.group_relevant[gstar]
+    found, a, t, r = first_relevant_group(table)
+    a, t, r = (v.astype(np.int64) for v in (a, t, r))  # counts, shown as integers
     return pd.DataFrame({"query": table.queries.astype(str), "relevant retrieved": found,
                          "a (r_pre)": a, "t": t, "r": r, "F_G": t - r,
                          "F_total": table.n_retrieved - table.relevant_retrieved})

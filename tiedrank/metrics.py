@@ -308,8 +308,10 @@ def ndcg(table: TieTable, k: int | None = None, gain_kind: str = "linear") -> np
 
 
 # ---- metrics defined on the tie groups ---------------------------------------------------
-def _first_group(table: TieTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per query: has a relevant retrieved, a, t, r of g* (zeros where none)."""
+def first_relevant_group(table: TieTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per query: (relevant retrieved?, a, t, r) of g*, the first group holding a relevant
+    document: a documents above it, t its size, r its relevant count (0 where none)."""
+    table = table.scoring()
     gstar = np.flatnonzero((table.group_relevant > 0) & (table.relevant_above == 0))
     found = np.zeros(table.n_queries, dtype=bool)
     a, t, r = (np.zeros(table.n_queries) for _ in range(3))
@@ -334,7 +336,7 @@ def tsrr(table: TieTable, alpha: float | np.ndarray) -> np.ndarray:
     alphas = np.asarray(alpha, dtype=np.float64)
     if np.any(~np.isfinite(alphas)) or np.any(alphas <= 0):
         raise ValueError("TsRR: alpha must be > 0")
-    found, a, t, r = _first_group(table)
+    found, a, t, r = first_relevant_group(table)
     f_total = (table.n_retrieved - table.relevant_retrieved).astype(np.float64)
     ratio = _safe_divide(np.log1p(t - r), np.log1p(f_total))
     shaped = ratio[:, None] if alphas.ndim else ratio
@@ -347,7 +349,7 @@ def tsrr2(table: TieTable) -> np.ndarray:
 
     tau = F_G / F_total (0 when F_total = 0); 0 when nothing relevant is retrieved.
     """
-    found, a, t, r = _first_group(table)
+    found, a, t, r = first_relevant_group(table)
     f_total = (table.n_retrieved - table.relevant_retrieved).astype(np.float64)
     tau = _safe_divide(t - r, f_total)
     denominator = a + (1 - tau) * (t + 1) / (r + 1) + tau * (t - r + 1)
