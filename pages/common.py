@@ -57,36 +57,33 @@ Settings = db.Settings
 # Cached loading (keyed by content hashes; the data itself never goes through a hash)
 # ---------------------------------------------------------------------------------------
 
-@st.cache_resource(max_entries=24, show_spinner="Reading run…")
-def load_run(content_hash: str, name: str, fmt: str | None, columns: tuple, _source) -> Run | InputError:
-    """Read one run once per content; an ``InputError`` is returned (and cached), not raised."""
+def _read(kind: str, name: str, fmt: str | None, columns: tuple, source) -> Run | Qrels | InputError:
+    """Read a run or qrels; an ``InputError`` is returned (so it is cached), never raised."""
+    from tiedrank import io
+
     mapping = dict(columns) or None
     try:
-        if isinstance(_source, (bytes, bytearray, memoryview)):
-            return db.read_run_bytes(bytes(_source), name, format=fmt, columns=mapping)
-        from tiedrank.io import read_run
-
-        return read_run(_source, format=fmt, columns=mapping, source_name=name)
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            reader = db.read_run_bytes if kind == "run" else db.read_qrels_bytes
+            return reader(bytes(source), name, format=fmt, columns=mapping)
+        reader = io.read_run if kind == "run" else io.read_qrels
+        return reader(source, format=fmt, columns=mapping, source_name=name)
     except InputError as err:
         return err
     except Exception as err:  # a reader bug must not become a traceback in the app
         return InputError(f"could not read the file ({type(err).__name__}: {err})", source=name)
+
+
+@st.cache_resource(max_entries=24, show_spinner="Reading run…")
+def load_run(content_hash: str, name: str, fmt: str | None, columns: tuple, _source) -> Run | InputError:
+    """Read one run once per content (see :func:`_read`)."""
+    return _read("run", name, fmt, columns, _source)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Reading qrels…")
 def load_qrels(content_hash: str, name: str, fmt: str | None, columns: tuple, _source) -> Qrels | InputError:
-    """Read qrels once per content; an ``InputError`` is returned (and cached), not raised."""
-    mapping = dict(columns) or None
-    try:
-        if isinstance(_source, (bytes, bytearray, memoryview)):
-            return db.read_qrels_bytes(bytes(_source), name, format=fmt, columns=mapping)
-        from tiedrank.io import read_qrels
-
-        return read_qrels(_source, format=fmt, columns=mapping, source_name=name)
-    except InputError as err:
-        return err
-    except Exception as err:  # a reader bug must not become a traceback in the app
-        return InputError(f"could not read the file ({type(err).__name__}: {err})", source=name)
+    """Read qrels once per content (see :func:`_read`)."""
+    return _read("qrels", name, fmt, columns, _source)
 
 
 @st.cache_resource(max_entries=16)
@@ -477,7 +474,8 @@ def persist_choice(key: str, options: Sequence, default: Any = None) -> dict:
 
 
 def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "Metrics") -> list[str]:
-    """A metrics multiselect whose defaults follow the sidebar's cutoff k.
+    """A metrics multiselect whose defaults follow the sidebar's cutoff k; returns the
+    valid chosen metrics and warns, beside the widget, about names that do not parse.
 
     When k changes, chosen metrics with the old cutoff move to the new one (nDCG@10 becomes
     nDCG@20); metrics typed by the user are kept as options.
@@ -493,7 +491,11 @@ def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "
     st.session_state[k_key] = k
     options = db.metric_options(k)
     options += [m for m in st.session_state[key] if m not in options]
-    return container.multiselect(label, options, accept_new_options=True, help=help, **kwargs)
+    chosen = container.multiselect(label, options, accept_new_options=True, help=help, **kwargs)
+    metrics, problems = db.validate_metrics(chosen)
+    for problem in problems:
+        container.warning(problem, icon=":material/warning:")
+    return metrics
 
 
 def _store(key: str) -> None:

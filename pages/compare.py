@@ -13,7 +13,6 @@ import streamlit as st
 from pages.common import (download_row, empty_state, figure_download, get_context,
                           metric_multiselect, persist, persist_choice, show_findings)
 from tiedrank import compare_view as view
-from tiedrank import dashboard as db
 from tiedrank.compare import CORRECTIONS, TESTS, group_breakdown, read_groups
 from tiedrank.errors import InputError
 from tiedrank.evaluate import ALL_POLICIES
@@ -80,7 +79,7 @@ with st.container(border=True):
         help="The runs tested against the baseline (default: all others). With 'all pairs' "
              "every two of them are tested too.")
 
-    chosen_metrics = metric_multiselect(
+    metrics = metric_multiselect(
         top[2], "compare_metrics", k,
         help=f"Metrics of the report and of the group breakdown (k = {k} from the sidebar). "
              "Type another one, e.g. P@5, and press Enter.")
@@ -114,9 +113,6 @@ with st.container(border=True):
         help="Seeds the randomization test, the bootstrap intervals, the random tie-breaks "
              "of the stability analysis and the 'random' policy: same seed, same numbers."))
 
-metrics, problems = db.validate_metrics(chosen_metrics)
-for problem in problems:
-    st.warning(problem, icon=":material/warning:")
 if not compared:
     empty_state("Choose at least one run to compare with the baseline (**Runs to compare** above).")
     st.stop()

@@ -17,7 +17,7 @@ st.markdown(
 
 # ---- metric choice (follows the shared cutoff k) -----------------------------------------
 controls = st.columns([4, 2], vertical_alignment="bottom")
-chosen = metric_multiselect(
+metrics = metric_multiselect(
     controls[0], "overview_metrics", k,
     help=f"Metrics to show (k = {k} from the sidebar). Type another one, e.g. P@5 or "
          "TsRR(alpha=2), and press Enter.")
@@ -27,9 +27,6 @@ view = controls[1].segmented_control(
     help="Summary: one cell per run and metric. Numbers: a long table with expected, worst, "
          "best, trec_eval, bias (= trec_eval - expected) and range (= best - worst).")
 
-metrics, problems = db.validate_metrics(chosen)
-for problem in problems:
-    st.warning(problem, icon=":material/warning:")
 if not metrics:
     empty_state("Choose at least one metric above.")
     st.stop()

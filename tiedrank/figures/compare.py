@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import GRADE_COLORS, POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE
+from .style import GRADE_COLORS, POLICY_COLORS, POLICY_LABELS, TEMPLATE, policy_mark
 
 WIN_COLOR = POLICY_COLORS["optimistic"]
 LOSS_COLOR = POLICY_COLORS["pessimistic"]
@@ -28,8 +28,6 @@ BASELINE_COLOR = POLICY_COLORS["expected"]
 CHOSEN_COLOR = GRADE_COLORS[2]
 OTHER_COLOR = GRADE_COLORS[-1]
 OUTCOME_COLORS = {"win": WIN_COLOR, "tie": TIE_COLOR, "loss": LOSS_COLOR}
-_DASH = {"expected": "solid", "optimistic": "dash", "pessimistic": "dash", "trec_eval": "dot",
-         "input": "dashdot"}
 
 
 def _legend_below(fig: go.Figure, y: float = -0.18) -> None:
@@ -159,11 +157,7 @@ def stability_figure(draws: pd.DataFrame, verdicts: pd.DataFrame, run: str, base
         if value is None or not np.isfinite(value):
             continue
         label = f"{POLICY_LABELS[policy]}: {value:+.4f}"
-        fig.add_trace(go.Scatter(
-            x=[value, value], y=[0, top], mode="lines+markers", name=label,
-            line=dict(color=POLICY_COLORS[policy], dash=_DASH[policy], width=2.5),
-            marker=dict(symbol=POLICY_SYMBOLS[policy], size=[0, 12], color=POLICY_COLORS[policy]),
-            hovertemplate=label + "<extra></extra>"))
+        fig.add_trace(policy_mark(policy, value, top, label, width=2.5))
     fig.update_layout(
         template=TEMPLATE, bargap=0, barmode="overlay", height=420,
         title=f"{metric}: mean of {run} minus mean of {baseline} under {len(diff):,} random tie-breaks",

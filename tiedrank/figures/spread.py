@@ -12,13 +12,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import GRADE_COLORS, POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE
+from .style import GRADE_COLORS, POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE, policy_mark
 
 BAR_COLOR = GRADE_COLORS[1]
 RANGE_COLOR = "#d9d9d9"
 MARKED_POLICIES = ("optimistic", "pessimistic", "trec_eval", "expected")
-_DASH = {"expected": "solid", "optimistic": "dash", "pessimistic": "dash", "trec_eval": "dot",
-         "input": "dashdot", "random": "dot"}
 
 
 def pmf_figure(pmf: pd.DataFrame, marks: Mapping[str, float] | None = None, *,
@@ -57,11 +55,7 @@ def pmf_figure(pmf: pd.DataFrame, marks: Mapping[str, float] | None = None, *,
         label = POLICY_LABELS.get(policy, policy)
         text = (f"{label}: E[RR] = {value:.4f} (≙ rank {rank:.2f})" if policy == "expected"
                 else f"{label}: RR = {value:.4f} (rank {rank:.0f})")
-        fig.add_trace(go.Scatter(
-            x=[rank, rank], y=[0, top], mode="lines+markers", name=text,
-            line=dict(color=POLICY_COLORS[policy], dash=_DASH[policy], width=2),
-            marker=dict(symbol=POLICY_SYMBOLS[policy], size=[0, 12], color=POLICY_COLORS[policy]),
-            hovertemplate=text + "<extra></extra>"))
+        fig.add_trace(policy_mark(policy, rank, top, text, width=2))
     fig.update_layout(
         template=TEMPLATE, title=title, bargap=0.15,
         xaxis=dict(title="rank of the first relevant document", tickmode="auto"),
@@ -138,11 +132,7 @@ def sample_histogram(draws: Sequence[float] | np.ndarray, marks: Mapping[str, fl
         if value is None or not np.isfinite(value):
             continue
         label = f"{POLICY_LABELS[policy]}: {value:.4f}"
-        fig.add_trace(go.Scatter(
-            x=[value, value], y=[0, top], mode="lines+markers", name=label,
-            line=dict(color=POLICY_COLORS[policy], dash=_DASH[policy], width=2.5),
-            marker=dict(symbol=POLICY_SYMBOLS[policy], size=[0, 12], color=POLICY_COLORS[policy]),
-            hovertemplate=label + "<extra></extra>"))
+        fig.add_trace(policy_mark(policy, value, top, label, width=2.5))
     full_title = title
     if caption:
         full_title = (f"{title}<br><sup>{caption}</sup>" if title else f"<sup>{caption}</sup>")

@@ -1,6 +1,8 @@
 """Colours and labels shared by every figure, so a grade or a policy looks the same everywhere."""
 from __future__ import annotations
 
+import plotly.graph_objects as go
+
 GRADE_COLORS = {  # colour-blind safe, light to dark with the grade
     -1: "#bdbdbd", 0: "#d9d9d9", 1: "#9ecae1", 2: "#3182bd", 3: "#08519c", 4: "#08306b",
 }
@@ -15,7 +17,19 @@ POLICY_LABELS = {
 }
 POLICY_SYMBOLS = {"expected": "circle", "optimistic": "triangle-up", "pessimistic": "triangle-down",
                   "trec_eval": "x", "input": "square", "random": "diamond"}
+POLICY_DASH = {"expected": "solid", "optimistic": "dash", "pessimistic": "dash", "trec_eval": "dot",
+               "input": "dashdot", "random": "dot"}
 TEMPLATE = "plotly_white"
+
+
+def policy_mark(policy: str, x: float, top: float, label: str, width: float = 2.5) -> go.Scatter:
+    """A vertical line from 0 to ``top`` at ``x``, in the policy's colour, dash and symbol
+    (the symbol sits at the top), named ``label`` in the legend and the hover."""
+    return go.Scatter(
+        x=[x, x], y=[0, top], mode="lines+markers", name=label,
+        line=dict(color=POLICY_COLORS[policy], dash=POLICY_DASH[policy], width=width),
+        marker=dict(symbol=POLICY_SYMBOLS[policy], size=[0, 12], color=POLICY_COLORS[policy]),
+        hovertemplate=label + "<extra></extra>")
 
 
 def grade_color(grade: int | None) -> str:
