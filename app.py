@@ -2,14 +2,26 @@
 
 Run with ``streamlit run app.py``. This entry point defines the pages (one list, below),
 the sidebar data panel and the shared settings; every page reads them through
-``pages.common.get_context()``.
+``tiedrank.dashboard.ui.get_context()``.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from pages import common
-from tiedrank import dashboard as db
+from tiedrank.dashboard import ui as common
+from tiedrank.dashboard.datasets import (
+    BUNDLED,
+    DEFAULT_DATASET,
+    QRELS_FIELDS,
+    RUN_FIELDS,
+    SESSION,
+    SESSION_LABEL,
+    TABULAR_FORMATS,
+    UPLOAD,
+    guess_columns,
+    inspect_upload,
+)
+from tiedrank.dashboard.settings import ROUND_OPTIONS, Settings, round_setting
 from tiedrank.errors import InputError
 
 st.set_page_config(layout="wide", page_title="tiedrank: evaluating rankers with tied scores",
@@ -25,39 +37,97 @@ PAGES = [
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
     st.Page("pages/simulator.py", title="Simulator", icon=":material/science:"),
 ]
-pg = st.navigation(PAGES)
+pg = st.navigation(PAGES, position="hidden")  # the menu is ours: see _menu() and config.toml
+
+
+def _menu() -> None:
+    """The page menu at the top of the sidebar (Streamlit's own is off in config.toml)."""
+    with st.sidebar.container(key="menu"):
+        for page in PAGES:
+            st.page_link(page)
+
+
+_menu()
 _return_to = st.session_state.pop(common.RETURN_KEY, None)
 if _return_to:  # a page was opened before app.py had run (see common._enter_through_app)
     st.switch_page(_return_to)
 
 # ---- session defaults (set once; widgets below read and write these keys) ---------------
-_DEFAULTS = {"data_source": db.DEFAULT_DATASET, "rel_level": db.BUNDLED[db.DEFAULT_DATASET].rel_level,
+_DEFAULTS = {"data_source": DEFAULT_DATASET, "rel_level": BUNDLED[DEFAULT_DATASET].rel_level,
              "gain": "linear", "k": 10, "round": "off"}
+
+def _settings_from_url() -> None:
+    """Once per session: the settings in the link (?dataset=…&rel=…&k=…&gain=…&round=…), so
+    a copied link reproduces the view. Values that are not valid are ignored."""
+    params = st.query_params
+    parsers = {
+        "data_source": ("dataset", lambda v: v if v in (*BUNDLED, SESSION, UPLOAD) else None),
+        "rel_level": ("rel", lambda v: int(v) if v.isdigit() and 1 <= int(v) <= 100 else None),
+        "k": ("k", lambda v: int(v) if v.isdigit() and 1 <= int(v) <= 10_000 else None),
+        "gain": ("gain", lambda v: v if v in ("linear", "exp") else None),
+        "round": ("round", lambda v: next((o for o in ROUND_OPTIONS if str(o) == v), None)),
+    }
+    for key, (name, parse) in parsers.items():
+        value = parse(params[name]) if name in params else None
+        if value is not None:
+            st.session_state[key] = value
+
+
+def _settings_to_url() -> None:
+    """Keep the link in the address bar in step with the settings (see _settings_from_url)."""
+    wanted = {"dataset": st.session_state["data_source"], "rel": st.session_state["rel_level"],
+              "k": st.session_state["k"], "gain": st.session_state["gain"] or "linear",
+              "round": st.session_state["round"]}
+    for name, value in wanted.items():
+        if st.query_params.get(name) != str(value):
+            st.query_params[name] = str(value)
+
+
+if not st.session_state.get("_url_read"):
+    st.session_state["_url_read"] = True
+    _settings_from_url()
 for _key, _value in _DEFAULTS.items():
     st.session_state.setdefault(_key, _value)
+if "_pending_rel_level" in st.session_state:  # set before the widget exists (see _fit_rel_level)
+    st.session_state["rel_level"] = st.session_state.pop("_pending_rel_level")
+
+
+def _fit_rel_level(context: "common.Context", rel_level: int) -> None:
+    """Once per uploaded qrels: a relevance level above every grade (2 from LLMJudge, on
+    0/1 qrels) makes nothing relevant; reset it to the highest grade (at least 1)."""
+    if st.session_state.get("_rel_level_fitted_for") == context.key:
+        return
+    st.session_state["_rel_level_fitted_for"] = context.key
+    top = context.qrels.frame["relevance"].max()
+    fitted = max(1, min(rel_level, int(top))) if top == top else 1
+    if fitted != rel_level:
+        st.session_state["_pending_rel_level"] = fitted
+        st.session_state["_rel_level_note"] = (
+            f"Relevance level set to {fitted}: the highest grade in these qrels is {top}.")
+        st.rerun()
 
 
 def _source_changed() -> None:
     """A bundled dataset brings its own relevance level (LLMJudge: 2, trec_eval: 1), and
     so do the runs made in this session (Simulator page)."""
     source = st.session_state["data_source"]
-    if source in db.BUNDLED:
-        st.session_state["rel_level"] = db.BUNDLED[source].rel_level
-    elif source == db.SESSION and common.my_runs() is not None:
+    if source in BUNDLED:
+        st.session_state["rel_level"] = BUNDLED[source].rel_level
+    elif source == SESSION and common.my_runs() is not None:
         st.session_state["rel_level"] = common.my_runs().rel_level
 
 
 def _source_label(key: str) -> str:
-    if key in db.BUNDLED:
-        return db.BUNDLED[key].label
-    return db.SESSION_LABEL if key == db.SESSION else "Upload your own"
+    if key in BUNDLED:
+        return BUNDLED[key].label
+    return SESSION_LABEL if key == SESSION else "Upload your own"
 
 
-@st.cache_resource(max_entries=64)
+@st.cache_resource(ttl="2h", max_entries=64)
 def _inspect(content_hash: str, name: str, fields: tuple[str, ...], _data: bytes):
     """(format, columns) of an upload, or the InputError explaining why it is unreadable."""
     try:
-        return db.inspect_upload(_data, name, fields)
+        return inspect_upload(_data, name, fields)
     except InputError as err:
         return err
     except Exception as err:  # never a traceback for a bad file
@@ -74,9 +144,9 @@ def _column_mapping(upload, fields: tuple[str, ...], role: str, errors: list[str
         errors.append(str(inspected))
         return {}
     fmt, columns = inspected
-    if fmt not in db.TABULAR_FORMATS or not columns:
+    if fmt not in TABULAR_FORMATS or not columns:
         return {}
-    guess = db.guess_columns(columns, fields)
+    guess = guess_columns(columns, fields)
     needed = any(v is None for v in guess.values())
     mapping: dict[str, str] = {}
     with st.expander(f"Columns of {upload.name}", expanded=needed,
@@ -110,16 +180,16 @@ def data_panel() -> None:
     with st.sidebar:
         st.header("Data", divider="gray")
         st.radio(
-            "Dataset", [*db.BUNDLED, db.SESSION, db.UPLOAD], key="data_source",
+            "Dataset", [*BUNDLED, SESSION, UPLOAD], key="data_source",
             on_change=_source_changed, format_func=_source_label,
             help="A bundled dataset (two real, one synthetic), the runs you generated or "
                  "quantised on the Simulator page in this session, or your own qrels and runs. "
                  "Your choice and settings are kept when you switch pages.")
         source = st.session_state["data_source"]
         kept = common.my_runs()
-        if source in db.BUNDLED:
-            st.caption(db.BUNDLED[source].description)
-        elif source == db.SESSION:
+        if source in BUNDLED:
+            st.caption(BUNDLED[source].description)
+        elif source == SESSION:
             if kept is None:
                 st.caption("Nothing yet: generate runs on the Simulator page (or quantise a "
                            "loaded run there) and click **Add to my runs**.")
@@ -141,6 +211,11 @@ def data_panel() -> None:
             st.file_uploader(
                 "Query texts (optional)", key="upload_queries",
                 help="A TSV file with lines 'qid<TAB>query text', shown next to query ids.")
+            st.radio(
+                "Duplicate documents", list(common.DUPLICATE_CHOICES), key="upload_duplicates",
+                format_func=common.DUPLICATE_CHOICES.get, horizontal=True,
+                help="A run that lists a document twice for one query: stop with an error "
+                     "naming the lines, or keep the row with the highest score.")
             # column mapping forms, right under the uploads
             qrels_file = st.session_state.get("upload_qrels")
             run_files = st.session_state.get("upload_runs") or []
@@ -148,10 +223,10 @@ def data_panel() -> None:
             pending: list[str] = []
             if qrels_file is not None:
                 mappings[common.upload_ident(qrels_file)] = _column_mapping(
-                    qrels_file, db.QRELS_FIELDS, "qrels", errors, pending)
+                    qrels_file, QRELS_FIELDS, "qrels", errors, pending)
             for upload in run_files:
                 mappings[common.upload_ident(upload)] = _column_mapping(
-                    upload, db.RUN_FIELDS, "run", errors, pending)
+                    upload, RUN_FIELDS, "run", errors, pending)
         summary = st.empty()
         st.header("Settings", divider="gray")
         st.number_input(
@@ -165,26 +240,30 @@ def data_panel() -> None:
             "Cutoff k", min_value=1, max_value=10_000, step=1, key="k",
             help="The k of the metrics with a cutoff (nDCG@k, P@k, R@k, ...), used by every page.")
         st.selectbox(
-            "Round scores", db.ROUND_OPTIONS, key="round",
+            "Round scores", ROUND_OPTIONS, key="round",
             format_func=lambda r: "off (exact ties only)" if r == "off" else f"{r} decimal{'s' if r != 1 else ''}",
             help="Round scores to this many decimals before ranking, so that near-equal scores "
                  "tie. Off: only exactly equal scores tie.")
-        settings = db.Settings(rel_level=int(st.session_state["rel_level"]),
+        settings = Settings(rel_level=int(st.session_state["rel_level"]),
                                gain=st.session_state["gain"] or "linear", k=int(st.session_state["k"]),
-                               round=db.round_setting(st.session_state["round"]))
+                               round=round_setting(st.session_state["round"]))
 
         st.session_state[common.SETTINGS_KEY] = settings
+        _settings_to_url()
 
-        if source in db.BUNDLED:
-            context, errors = common.bundled_context(db.BUNDLED[source], settings)
-        elif source == db.SESSION:
+        if source in BUNDLED:
+            context, errors = common.bundled_context(BUNDLED[source], settings)
+        elif source == SESSION:
             context = common.session_context(kept, settings) if kept is not None else None
         elif pending:
             notes.append("Choose the columns of " + ", ".join(dict.fromkeys(pending))
                          + " in the sidebar (**Columns of …**).")
         elif not errors:
             context, errors = common.upload_context(
-                qrels_file, run_files, st.session_state.get("upload_queries"), mappings, settings)
+                qrels_file, run_files, st.session_state.get("upload_queries"), mappings, settings,
+                duplicates=st.session_state.get("upload_duplicates", "error"))
+        if context is not None and source == UPLOAD:
+            _fit_rel_level(context, settings.rel_level)
         if context is not None:
             n_queries = context.qrels.frame["query"].nunique()
             summary.caption(f"{len(context.runs)} run{'s' if len(context.runs) != 1 else ''} · "
@@ -195,7 +274,24 @@ def data_panel() -> None:
         st.error(message, icon=":material/error:")
     for message in notes:
         st.info(message, icon=":material/view_column:")
+    if "_rel_level_note" in st.session_state:
+        st.info(st.session_state.pop("_rel_level_note"), icon=":material/tune:")
+
+
+def _run_page() -> None:
+    """Run the chosen page; an unexpected error shows one clear message, never a traceback
+    or a server path (config.toml hides Streamlit's own details too)."""
+    try:
+        pg.run()
+    except InputError as err:  # bad data that slipped past the readers: say what is wrong
+        st.error(str(err), icon=":material/error:")
+    except Exception as err:  # noqa: BLE001 - the page must never show an exception box
+        if type(err).__module__.startswith("streamlit"):  # reruns, page switches, stops
+            raise
+        st.error(f"This page could not be drawn with these data and settings "
+                 f"({type(err).__name__}). Try another relevance level, cutoff or dataset.",
+                 icon=":material/error:")
 
 
 data_panel()
-pg.run()
+_run_page()

@@ -4,23 +4,30 @@ A corrected paired test of every chosen run against a baseline (ranx-style repor
 per-query differences of one run, how stable its verdict is under random and fixed
 tie-breaks, the system ranking under each tie policy, and an optional per-group
 breakdown. Widgets and layout only: the numbers come from :mod:`tiedrank.compare` and
-:mod:`tiedrank.compare_view`.
+:mod:`tiedrank.dashboard.compare`.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from pages.common import (download_row, empty_state, figure_download, get_context,
-                          metric_multiselect, persist, persist_choice, show_findings)
-from tiedrank import compare_view as view
-from tiedrank.compare import CORRECTIONS, TESTS, group_breakdown, read_groups
+from tiedrank.dashboard import compare as view
+from tiedrank.dashboard.figures import compare as figures
+from tiedrank.dashboard.ui import (
+    download_row,
+    empty_state,
+    figure_download,
+    get_context,
+    metric_multiselect,
+    persist,
+    persist_choice,
+    show_findings,
+)
 from tiedrank.errors import InputError
 from tiedrank.evaluate import ALL_POLICIES
-from tiedrank.figures import compare as figures
-from tiedrank.figures.style import POLICY_LABELS
+from tiedrank.io import read_groups
+from tiedrank.policies import POLICY_LABELS
 from tiedrank.report import render
-
-
+from tiedrank.stats import CORRECTIONS, TESTS, group_breakdown
 
 
 def marker_downloads(comparison, basename: str, *, key: str) -> None:
@@ -70,7 +77,6 @@ with st.container(border=True):
     previous_others = st.session_state.get("_compare_runs_others")
     if previous_others != others or RUNS_KEY not in st.session_state:
         st.session_state[RUNS_KEY] = view.retarget_runs(st.session_state.get(RUNS_KEY), previous_others, others)
-        st.session_state[f"_keep_{RUNS_KEY}"] = st.session_state[RUNS_KEY]
     if any(r not in others for r in st.session_state[RUNS_KEY]):
         st.session_state[RUNS_KEY] = [r for r in st.session_state[RUNS_KEY] if r in others]
     st.session_state["_compare_runs_others"] = others
@@ -84,7 +90,7 @@ with st.container(border=True):
         help=f"Metrics of the report and of the group breakdown (k = {k} from the sidebar). "
              "Type another one, e.g. P@5, and press Enter.")
 
-    row = st.columns([2, 2, 2, 1, 1.4, 1], vertical_alignment="bottom")
+    row = st.columns([2, 2, 2, 1, 1.4, 1, 1.2], vertical_alignment="bottom")
     policy = row[0].selectbox(
         "Tie policy of the test", list(view.TEST_POLICIES), **persist_choice("compare_policy", list(view.TEST_POLICIES)),
         format_func=lambda p: POLICY_LABELS.get(p, p) + (" (seeded)" if p == "random" else ""),
@@ -112,6 +118,12 @@ with st.container(border=True):
         "Seed", min_value=0, max_value=2**31 - 1, step=1, **persist("compare_seed", 0),
         help="Seeds the randomization test, the bootstrap intervals, the random tie-breaks "
              "of the stability analysis and the 'random' policy: same seed, same numbers."))
+    n_resamples = int(row[6].number_input(
+        "Resamples", min_value=100, max_value=view.MAX_RESAMPLES, step=1000,
+        **persist("compare_resamples", 9999),
+        help="Bootstrap (and randomization test) resamples per test, at most "
+             f"{view.MAX_RESAMPLES:,} on this page (the CLI takes any number): 9,999 resample "
+             "10,000 queries in about a second per pair."))
 
 if not compared:
     empty_state("Choose at least one run to compare with the baseline (**Runs to compare** above).")
@@ -125,21 +137,39 @@ policy_name = view.policy_label(policy, seed)
 evaluation = ctx.evaluation(tuple(metrics), ties)
 
 
-def _comparison(metrics, ties, baseline, compared, policy, test, correction, alpha, all_pairs, seed):
+def _comparison(metrics, ties, baseline, compared, policy, test, correction, alpha, all_pairs, seed,
+                n_resamples, progress):
     return view.run_comparison(ctx.evaluation(metrics, ties), baseline=baseline, runs=compared,
                                metrics=metrics, policy=policy, test=test, correction=correction,
-                               alpha=alpha, all_pairs=all_pairs, seed=seed)
+                               alpha=alpha, all_pairs=all_pairs, seed=seed,
+                               n_resamples=n_resamples, progress=progress)
 
 
-def _stability(run, baseline, metric, test, alpha, n_draws, seed):
+def _stability(run, baseline, metric, test, alpha, n_draws, seed, progress):
     # the fixed policies' values and the tie tables: any evaluation with the metric will do
     return view.stability(ctx.evaluation((metric,), ("all",)), run, baseline, metric, test=test,
-                          alpha=alpha, n_draws=n_draws, seed=seed, gain=ctx.settings.gain)
+                          alpha=alpha, n_draws=n_draws, seed=seed, gain=ctx.settings.gain,
+                          progress=progress)
+
+
+def _with_progress(name: str, first_step: str, fn, *args):
+    """``fn(*args, progress)`` once per (data, settings, name, args) in this session; while
+    it runs a progress bar names the step in words (no spinner with a function name)."""
+    cache = st.session_state.setdefault("_compare_results", {})
+    key = (ctx.key, ctx.settings.key(), name, args)
+    if key not in cache:
+        bar = st.progress(0.0, text=first_step)
+        cache[key] = fn(*args, lambda share, step: bar.progress(min(max(share, 0.0), 1.0), text=step))
+        bar.empty()
+        while len(cache) > 32:  # the oldest results go first
+            cache.pop(next(iter(cache)))
+    return cache[key]
 
 
 try:
-    comparison = ctx.memo("compare_runs", _comparison, tuple(metrics), ties, baseline, tuple(compared),
-                          policy, test, correction, alpha, all_pairs, seed)
+    comparison = _with_progress("compare_runs", "Testing the runs against the baseline…",
+                                _comparison, tuple(metrics), ties, baseline, tuple(compared),
+                                policy, test, correction, alpha, all_pairs, seed, n_resamples)
 except ValueError as err:
     st.error(f"The comparison failed: {err}", icon=":material/error:")
     st.stop()
@@ -215,23 +245,28 @@ else:
 # ---- 3. verdict stability ---------------------------------------------------------------------
 st.header("Would the verdict survive another tie order?", divider="gray")
 n_draws = int(st.columns([1, 3])[0].number_input(
-    "Random tie-breaks", min_value=100, max_value=20_000, step=100, **persist("compare_draws", 1000),
-    help="How many independent random tie-breaks of both runs to draw. P(run beats baseline) "
-         "is estimated from them, with a binomial standard error sqrt(p(1 − p)/N). 1,000 take "
-         "well under a second for RR, a few seconds for AP."))
-with st.spinner("Sampling random tie-breaks…"):
-    stability = ctx.memo("compare_stability", _stability, run, baseline, chart_metric, test, alpha,
-                         n_draws, seed)
+    "Random tie-breaks", min_value=100, max_value=view.MAX_DRAWS, step=100, **persist("compare_draws", 1000),
+    help="How many independent random tie-breaks of both runs to draw (at most "
+         f"{view.MAX_DRAWS:,} here; the CLI takes any number). P(run beats baseline) is "
+         "estimated from them, with a binomial standard error sqrt(p(1 − p)/N), except on "
+         "Success@k, P@k, R@k and Rprec, where it is exact and the draws only show the spread."))
+stability = _with_progress("compare_stability", "Sampling random tie-breaks…", _stability, run,
+                           baseline, chart_metric, test, alpha, n_draws, seed)
 headline = view.stability_headline(stability)
 if stability.same_verdict:
     st.success(headline, icon=":material/check_circle:")
 else:
     st.warning(headline, icon=":material/swap_vert:")
 st.markdown(view.stability_sentence(stability, bold=True))
+st.caption(view.trec_eval_position_sentence(view.trec_eval_position(evaluation, stability),
+                                            run, baseline))
 cards = st.columns(4)
-cards[0].metric("P(run beats baseline)", f"{stability.p_win:.1%} ± {stability.se:.1%}",
+cards[0].metric("P(run beats baseline)", f"{stability.p_win:.1%}" + (
+                    " (exact)" if stability.method == "exact" else f" ± {stability.se:.1%}"),
                 help="Share of random tie-breaks (both runs shuffled independently) in which the "
-                     "run's mean is higher; equal means count half. ± one standard error.")
+                     "run's mean is higher; equal means count half. ± one standard error; exact "
+                     "(every tie order) on Success@k, P@k, R@k and Rprec. Normal approximation "
+                     f"from the exact moments: {stability.p_normal:.1%}.")
 cards[1].metric("Exact expectation", stability.verdict("expected") or "–",
                 help="The run's verdict on the exact expected values (every tie order equally likely).")
 cards[2].metric("trec_eval order", stability.verdict("trec_eval") or "–",
@@ -329,3 +364,22 @@ else:
 st.header("Query set and findings", divider="gray")
 st.info(f"**Query set**: {evaluation.rule}.", icon=":material/rule:")
 show_findings(list(ctx.findings) + list(evaluation.findings) + list(comparison.findings))
+
+# ---- verdict-flip matrix ------------------------------------------------------------------------
+from tiedrank.dashboard.figures.flips import flip_heatmap
+from tiedrank.dashboard.flips import flip_matrix
+
+st.header("Verdict-flip matrix: every pair of runs", divider="gray")
+if len(ctx.runs) < 2:
+    empty_state("Add a second run to see which pairs flip.")
+else:
+    _flips = ctx.memo("flip_matrix", lambda m: flip_matrix(ctx.evaluation(m, ("all",)), list(m),
+                                                           gain=ctx.settings.gain),
+                      tuple(metrics))
+    st.plotly_chart(flip_heatmap(_flips), theme=None, key="compare_flip_chart")
+    st.caption("Colour: probability that breaking ties at random reverses the order the "
+               "expectation gives the two runs (0.5 = a coin toss). ✕: trec_eval's order and the "
+               "expectation disagree on which run is ahead. P(win) is exact on lattice metrics "
+               "(P@k, R@k, Success@k, Rprec), else from 200 draws.")
+    with st.expander("The matrix as a table", icon=":material/table_rows:"):
+        st.dataframe(_flips, hide_index=True, key="compare_flip_table")

@@ -4,24 +4,17 @@ The seed scenarios S1-S4 (and a few more test vectors) preloaded; every metric u
 tie policy, recomputed on each edit; the list of all orderings with the metric of each, so
 that the expectation is visibly their mean; and the exact MTRR = E[1/rank] against the
 G-RAG paper's MTRR (1/E[rank]). Edits go through tiedrank's readers: a bad edit shows the
-reader's message. Widgets and layout only; the logic is in :mod:`tiedrank.learn`.
+reader's message. Widgets and layout only; the logic is in :mod:`tiedrank.dashboard.learn`.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from pages.common import download_row, empty_state, figure_download, persist
-from tiedrank import learn
+from tiedrank.dashboard import learn
+from tiedrank.dashboard.figures import learn as figures
+from tiedrank.dashboard.ui import download_row, empty_state, figure_download, persist
 from tiedrank.errors import InputError
-from tiedrank.figures import learn as figures
-from tiedrank.figures.style import POLICY_LABELS
-
-
-def remember(key: str, default) -> dict:
-    """``persist(key)`` with a first-visit default kept in session state (no ``value=``)."""
-    kwargs = persist(key)
-    st.session_state.setdefault(key, default)
-    return kwargs
+from tiedrank.policies import POLICY_LABELS
 
 
 def fmt(value: float) -> str:
@@ -40,21 +33,21 @@ scenario_key = st.selectbox(
     "Scenario", keys, format_func=lambda k: learn.SCENARIOS[k].label + ("  (seed)" if k in learn.SEED_SCENARIOS else ""),
     help="S1-S4 are the seed notebook's scenarios (metrics-reference.md, section 7); V5-V10 are "
          "further test vectors of the reference. Picking one resets the table below.",
-    **remember("learn_scenario", "S2"))
+    **persist("learn_scenario", "S2"))
 scenario = learn.SCENARIOS[scenario_key]
 st.info(scenario.description, icon=":material/lightbulb:")
 
 c1, c2, c3, c4 = st.columns(4)
 k = c1.number_input("Cutoff k", min_value=1, max_value=50, step=1,
                     help="The k of Success@k, P@k, nDCG@k and TMHits_GRAG@k. The reference's test "
-                         "vectors use k = 3.", **remember("learn_k", 3))
+                         "vectors use k = 3.", **persist("learn_k", 3))
 alpha = c2.number_input("TsRR alpha", min_value=0.01, max_value=100.0, step=0.5, format="%.2f",
-                        help="TsRR's alpha (> 0); larger is harsher on ties.", **remember("learn_alpha", 1.0))
+                        help="TsRR's alpha (> 0); larger is harsher on ties.", **persist("learn_alpha", 1.0))
 rel_level = c3.number_input("Relevance level", min_value=1, max_value=10, step=1,
                             help="A document is relevant for the binary metrics when its grade is "
-                                 "at least this.", **remember("learn_rel", 1))
+                                 "at least this.", **persist("learn_rel", 1))
 gain = c4.segmented_control("nDCG gain", ["linear", "exp"], required=True,
-                            help="Gain of grade g: linear = g, exp = 2^g - 1.", **remember("learn_gain", "linear"))
+                            help="Gain of grade g: linear = g, exp = 2^g - 1.", **persist("learn_gain", "linear"))
 
 st.subheader("The ranking", divider="gray")
 left, right = st.columns([2, 3], gap="large")
@@ -175,10 +168,10 @@ with g_right:
     s1, s2 = st.columns(2)
     max_tied = s1.slider("Largest tie", min_value=5, max_value=300, step=5,
                          help="The chart puts t documents in one tie (all of the list), for t up "
-                              "to this.", **remember("learn_max_tied", 50))
+                              "to this.", **persist("learn_max_tied", 50))
     relevant = s2.slider("Relevant documents in the tie", min_value=1, max_value=5, step=1,
                          help="How many of the tied documents are relevant. With 2 or more, "
-                              "1/E[rank1] and MTRR_GRAG differ too.", **remember("learn_curve_r", 1))
+                              "1/E[rank1] and MTRR_GRAG differ too.", **persist("learn_curve_r", 1))
     curve = learn.mtrr_curve(int(max_tied), int(relevant))
     last = curve.iloc[-1]
     st.markdown(f"At t = {int(last['tied'])} tied with {int(relevant)} relevant: exact MTRR "

@@ -1,10 +1,23 @@
 """Overview: runs x metrics with the expected value, its range and the trec_eval-order value."""
 import streamlit as st
 
-from pages.common import (download_row, empty_state, figure_download, get_context,
-                          metric_multiselect, persist, show_findings)
-from tiedrank import dashboard as db
-from tiedrank.figures.overview import range_figure
+from tiedrank.dashboard.figures.overview import range_figure
+from tiedrank.dashboard.overview import (
+    flip_sentences,
+    order_flips,
+    overview_cells,
+    overview_long,
+    tie_statistics_frame,
+)
+from tiedrank.dashboard.ui import (
+    download_row,
+    empty_state,
+    figure_download,
+    get_context,
+    metric_multiselect,
+    persist,
+    show_findings,
+)
 
 ctx = get_context()
 k = ctx.settings.k
@@ -39,15 +52,15 @@ if report.empty:
                 "the sidebar.")
     show_findings(list(ctx.findings) + list(evaluation.findings))
     st.stop()
-flips = db.order_flips(report, "expected", "trec_eval")
+flips = order_flips(report, "expected", "trec_eval", digits=3)  # as displayed
 
 # ---- the table ---------------------------------------------------------------------------
 if view == "Numbers":
-    table = db.overview_long(report)
+    table = overview_long(report)
     st.dataframe(table, hide_index=True, column_config={
         c: st.column_config.NumberColumn(c, format="%.4f") for c in table.columns if c not in ("run", "metric")})
 else:
-    table = db.overview_cells(report, metrics, flips=flips)
+    table = overview_cells(report, metrics, flips=flips)
     st.dataframe(table, hide_index=True, column_config={
         "run": st.column_config.TextColumn("run", pinned=True),
         **{c: st.column_config.TextColumn(c, width=250) for c in table.columns if c != "run"}})
@@ -57,7 +70,7 @@ download_row(table, "tiedrank-overview" if view == "Summary" else "tiedrank-over
 # ---- order flips ---------------------------------------------------------------------------
 if len(flips):
     flipped_metrics = list(dict.fromkeys(flips["metric"]))
-    sentences = db.flip_sentences(flips)
+    sentences = flip_sentences(flips)
     st.warning(
         f"⚠ **The order of runs depends on the tie-break** for {', '.join(flipped_metrics)}: "
         f"{len(flips)} pair{'s' if len(flips) != 1 else ''} of runs swap between the expectation "
@@ -83,7 +96,7 @@ figure_download(fig, f"tiedrank-range-{figure_metric}", key="overview_range")
 
 # ---- tie statistics ----------------------------------------------------------------------------
 st.subheader("Tie statistics per run")
-stats = ctx.memo("tie_statistics_frame", lambda: db.tie_statistics_frame(ctx.tables(), top=10))
+stats = ctx.memo("tie_statistics_frame", lambda: tie_statistics_frame(ctx.tables(), top=10))
 st.dataframe(stats, hide_index=True, column_config={
     "share of docs in ties": st.column_config.NumberColumn(format="percent"),
     "mean group size (top 10)": st.column_config.NumberColumn(format="%.2f"),

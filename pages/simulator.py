@@ -11,35 +11,69 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.common import (add_to_my_runs, clear_my_runs, current_context, current_settings,
-                          download_row, empty_state, figure_download, my_runs, show_findings)
-from tiedrank import dashboard as db
-from tiedrank.figures import simulator as figures
+from tiedrank.dashboard.datasets import SESSION, SESSION_LABEL
+from tiedrank.dashboard.figures import simulator as figures
+from tiedrank.dashboard.overview import (
+    order_flips,
+    overview_cells,
+    overview_long,
+    tie_statistics_frame,
+)
+from tiedrank.dashboard.settings import Settings
+from tiedrank.dashboard.simulator import (
+    PRECISION_CHOICES,
+    SWEEP_CHOICES,
+    RunSet,
+    add_message,
+    already_kept,
+    evaluate_set,
+    file_stem,
+    precision_label,
+    qrels_bytes,
+    quantized_set,
+    run_bytes,
+    simulate_set,
+    simulator_choices,
+    simulator_presets,
+    simulator_sweep,
+    trec_zip,
+)
+from tiedrank.dashboard.ui import (
+    KEEP,
+    add_to_my_runs,
+    clear_my_runs,
+    current_context,
+    current_settings,
+    download_row,
+    empty_state,
+    figure_download,
+    my_runs,
+    show_findings,
+)
 from tiedrank.simulate import PRESETS, QUANTIZE_METHODS
 
 ctx = current_context()  # may be None: the simulator works without loaded data
 settings = current_settings()
 k = settings.k
-KEEP = "session"  # persist_state: widget values survive visits to other pages
 RESULT_KEY = "_simulator_result"
 LEVEL_OPTIONS = ["continuous", *range(2, 21)]
 SWEEP_METRICS = {"RR": "RR", "nDCG@k": f"nDCG@{k}", "P@k": f"P@{k}", "AP": "AP", "R@k": f"R@{k}"}
 
 
-@st.cache_resource(max_entries=24, show_spinner="Evaluating…")
+@st.cache_resource(ttl="2h", max_entries=24, show_spinner="Evaluating…")
 def _evaluate(set_key: str, settings_key: tuple, metrics: tuple[str, ...], _run_set, _settings):
-    return db.evaluate_set(_run_set, metrics, _settings)
+    return evaluate_set(_run_set, metrics, _settings)
 
 
-@st.cache_data(max_entries=48, show_spinner="Simulating and evaluating each point of the sweep…")
+@st.cache_data(ttl="2h", max_entries=48, show_spinner="Simulating and evaluating each point of the sweep…")
 def _sweep(parameter: str, base: str, quality: float, n_queries: int, docs_per_query: int,
            relevant_per_query: tuple[int, int], metric: str, rel_level: int, seed: int):
-    return db.simulator_sweep(parameter, base=base, quality=quality, n_queries=n_queries,
+    return simulator_sweep(parameter, base=base, quality=quality, n_queries=n_queries,
                               docs_per_query=docs_per_query, relevant_per_query=relevant_per_query,
                               metric=metric, rel_level=rel_level, seed=seed)
 
 
-def evaluate(run_set: db.RunSet, run_settings: db.Settings, metrics: tuple[str, ...]):
+def evaluate(run_set: RunSet, run_settings: Settings, metrics: tuple[str, ...]):
     return _evaluate(run_set.key, run_settings.key(), metrics, _run_set=run_set, _settings=run_settings)
 
 
@@ -47,21 +81,21 @@ def level_label(value) -> str:
     return "continuous" if value == "continuous" else f"{value} labels (0-{value - 1})"
 
 
-def add_button(run_set: db.RunSet, *, key: str, label: str = "Add to my runs",
+def add_button(run_set: RunSet, *, key: str, label: str = "Add to my runs",
                help_text: str | None = None) -> None:
     """The "my runs" sentence (added beside / replacing) and its button."""
     kept = my_runs()
-    st.caption(db.add_message(kept, run_set))
-    nothing_new = len(db.already_kept(kept, run_set)) == len(run_set.runs)
+    st.caption(add_message(kept, run_set))
+    nothing_new = len(already_kept(kept, run_set)) == len(run_set.runs)
     st.button(label, key=key, type="primary", icon=":material/playlist_add:",
               on_click=add_to_my_runs, args=(run_set,), disabled=nothing_new,
-              help=help_text or f"Keep these runs as **{db.SESSION_LABEL}** (sidebar, Data) for "
+              help=help_text or f"Keep these runs as **{SESSION_LABEL}** (sidebar, Data) for "
                                 "this browser session and switch every page to them. Runs on the "
                                 "same query set are added beside the kept ones; runs on another "
                                 "query set replace them.")
 
 
-def metrics_block(run_set: db.RunSet, run_settings: db.Settings, *, key: str, basename: str) -> None:
+def metrics_block(run_set: RunSet, run_settings: Settings, *, key: str, basename: str) -> None:
     """Overview table (expected [worst, best] · trec), spread chart and tie statistics."""
     metrics = ("RR", f"nDCG@{run_settings.k}")
     evaluation = evaluate(run_set, run_settings, metrics)
@@ -71,22 +105,22 @@ def metrics_block(run_set: db.RunSet, run_settings: db.Settings, *, key: str, ba
                     "so no metric is defined: lower the relevance level.")
         show_findings(list(evaluation.findings))
         return
-    flips = db.order_flips(report, "expected", "trec_eval")
-    table = db.overview_cells(report, list(metrics), flips=flips)
+    flips = order_flips(report, "expected", "trec_eval")
+    table = overview_cells(report, list(metrics), flips=flips)
     st.dataframe(table, hide_index=True, column_config={
         "run": st.column_config.TextColumn("run", pinned=True),
         **{c: st.column_config.TextColumn(c, width=260) for c in table.columns if c != "run"}})
     st.caption("Each cell: **expected** value over every ordering of the tied documents "
                "[**worst**, **best**] · value in **trec_eval**'s tie order (docno descending). "
                "⚠ marks runs whose order swaps between the expectation and trec_eval's order.")
-    download_row(db.overview_long(report), f"{basename}-metrics", key=f"{key}_metrics_download")
+    download_row(overview_long(report), f"{basename}-metrics", key=f"{key}_metrics_download")
 
     fig = figures.spread_figure(report, metrics, runs=list(run_set.runs),
                                 title="The spread: each run's range over tie orderings")
     st.plotly_chart(fig, theme=None, key=f"{key}_spread_chart")
     figure_download(fig, f"{basename}-spread", key=f"{key}_spread")
 
-    stats = db.tie_statistics_frame(evaluation.tables, top=run_settings.k)
+    stats = tie_statistics_frame(evaluation.tables, top=run_settings.k)
     st.dataframe(stats, hide_index=True, column_config={
         "share of docs in ties": st.column_config.NumberColumn(format="percent"),
         f"mean group size (top {run_settings.k})": st.column_config.NumberColumn(format="%.2f"),
@@ -99,22 +133,22 @@ def metrics_block(run_set: db.RunSet, run_settings: db.Settings, *, key: str, ba
     show_findings(list(evaluation.findings))
 
 
-def downloads(run_set: db.RunSet, *, key: str, basename: str) -> None:
+def downloads(run_set: RunSet, *, key: str, basename: str) -> None:
     """A zip of everything, then the qrels and every run as TREC files (built on click)."""
     row = st.container(horizontal=True, gap="small")
     row.download_button(
-        "All as zip", data=lambda: db.trec_zip(run_set), file_name=f"{basename}.zip",
+        "All as zip", data=lambda: trec_zip(run_set), file_name=f"{basename}.zip",
         mime="application/zip", key=f"{key}_zip", on_click="ignore", icon=":material/folder_zip:",
         type="primary", help="qrels.txt, runs/<run>.txt (TREC formats) and a README naming the "
                              "query set and the relevance level.")
     row.download_button(
-        "qrels.txt", data=lambda: db.qrels_bytes(run_set.qrels), file_name="qrels.txt",
+        "qrels.txt", data=lambda: qrels_bytes(run_set.qrels), file_name="qrels.txt",
         mime="text/plain", key=f"{key}_qrels", on_click="ignore", icon=":material/download:",
         help="The judgements as a TREC qrels file (qid 0 docno grade).")
     for n, (name, run) in enumerate(run_set.runs.items()):
         row.download_button(
-            f"{name}.txt", data=lambda run=run: db.run_bytes(run),
-            file_name=f"{db.file_stem(name)}.txt", mime="text/plain", key=f"{key}_run_{n}",
+            f"{name}.txt", data=lambda run=run: run_bytes(run),
+            file_name=f"{file_stem(name)}.txt", mime="text/plain", key=f"{key}_run_{n}",
             on_click="ignore", icon=":material/download:",
             help=f"The run {name} as a TREC run file (qid Q0 docno rank score tag).")
 
@@ -134,7 +168,7 @@ if message:
 # ---- 1. generate ------------------------------------------------------------------------
 st.subheader("1. Generate runs")
 st.dataframe(
-    db.simulator_presets(), hide_index=True,
+    simulator_presets(), hide_index=True,
     column_config={"preset": st.column_config.TextColumn("preset", width=110),
                    "description": st.column_config.TextColumn("description", width=520),
                    "scores": st.column_config.TextColumn(
@@ -144,7 +178,7 @@ st.dataframe(
                        "precision", help="The float format the scores are served in.")})
 with st.form("simulator_form", border=True):
     chosen = st.multiselect(
-        "Rerankers to generate", db.simulator_choices(), default=list(PRESETS),
+        "Rerankers to generate", simulator_choices(), default=list(PRESETS),
         key="sim_presets", persist_state=KEEP,
         help="The presets (table above) and 'custom' (levels and precision on the right). "
              "All are generated on the same query set with the same noise, so they can be "
@@ -194,11 +228,11 @@ with st.form("simulator_form", border=True):
             help="Only for 'custom': the number of labels 0..levels-1 (equal-width bins over a "
                  "fixed score range), or continuous scores.")
         precision = st.selectbox(
-            "Precision", db.PRECISION_CHOICES, format_func=db.precision_label, key="sim_precision",
+            "Precision", PRECISION_CHOICES, format_func=precision_label, key="sim_precision",
             persist_state=KEEP,
             help="Only for 'custom': the float format the scores are served in. bfloat16 keeps 8 "
                  "significant bits, float16 11, float32 24; no cast keeps float64.")
-        st.caption(f"custom: {level_label(levels_choice)}, {db.precision_label(precision)}. "
+        st.caption(f"custom: {level_label(levels_choice)}, {precision_label(precision)}. "
                    "Pick 'custom' among the rerankers to generate it.")
     generate = st.form_submit_button("Generate", type="primary", icon=":material/play_arrow:",
                                      key="sim_generate",
@@ -212,11 +246,11 @@ if generate:
         st.warning("Choose at least one reranker to generate.", icon=":material/warning:")
     else:
         with st.spinner("Simulating…"):
-            st.session_state[RESULT_KEY] = db.simulate_set(
+            st.session_state[RESULT_KEY] = simulate_set(
                 chosen, n_queries=int(n_queries), docs_per_query=int(docs_per_query),
                 relevant_per_query=relevant, quality=float(quality), tie_prob=float(tie_prob),
                 levels=levels, precision=precision, seed=int(seed), rel_level=int(rel_level))
-result: db.RunSet | None = st.session_state.get(RESULT_KEY)
+result: RunSet | None = st.session_state.get(RESULT_KEY)
 
 # ---- 2. the generated runs ----------------------------------------------------------------
 st.subheader("2. Metrics and ties of the generated runs")
@@ -225,7 +259,7 @@ if result is None:
                 "**Generate**. The sweep (3) and the quantisation of a loaded run (4) below work "
                 "without it.")
 else:
-    result_settings = db.Settings(rel_level=result.rel_level, gain=settings.gain, k=k,
+    result_settings = Settings(rel_level=result.rel_level, gain=settings.gain, k=k,
                                   round=settings.round)
     st.markdown(f"**{len(result.runs)} run{'s' if len(result.runs) != 1 else ''}** on {result.origin}; "
                 f"relevance level {result.rel_level}, cutoff k = {k} and nDCG gain "
@@ -242,7 +276,7 @@ st.subheader("3. Sweep: the spread along one parameter")
 SWEEP_SHORT = {"levels": "levels 2-20", "tie_prob": "tie probability 0-0.9", "precision": "precision"}
 controls = st.columns([4, 2, 2], vertical_alignment="bottom")
 parameter = controls[0].segmented_control(
-    "Parameter", list(db.SWEEP_CHOICES), default="levels", required=True,
+    "Parameter", list(SWEEP_CHOICES), default="levels", required=True,
     format_func=SWEEP_SHORT.get, key="sim_sweep_parameter", persist_state=KEEP,
     help="What varies along the x axis, everything else fixed: the number of labels (2-20), "
          "the extra tie probability (0-0.9) or the score precision.")
@@ -261,7 +295,7 @@ if table.empty:
                 "metric is defined: raise 'Relevant per query' or lower the relevance level, "
                 "then click **Generate**.")
 else:
-    fig = figures.sweep_figure(table, title=f"{metric} along {db.SWEEP_CHOICES[parameter]}, "
+    fig = figures.sweep_figure(table, title=f"{metric} along {SWEEP_CHOICES[parameter]}, "
                                             f"starting from {base}")
     st.plotly_chart(fig, theme=None, key="sim_sweep_chart")
     st.caption(f"Every point simulates the same {n_queries} queries × {docs_per_query} candidates "
@@ -297,7 +331,7 @@ else:
         help="Replace each score by its bin 0..levels-1 of equal-width bins (off: keep the "
              "scores, e.g. to apply a precision alone).")
     q_precision = qcols[2].selectbox(
-        "Precision", db.PRECISION_CHOICES, format_func=db.precision_label, key="sim_q_precision",
+        "Precision", PRECISION_CHOICES, format_func=precision_label, key="sim_q_precision",
         persist_state=KEEP, help="Cast the scores (after binning) to this float format.")
     method = qcols[3].segmented_control(
         "Bins over", list(QUANTIZE_METHODS), default="query", required=True, key="sim_q_method",
@@ -311,7 +345,7 @@ else:
         try:
             quantized = ctx.memo(
                 "simulator_quantize",
-                lambda name, lv, pr, me: db.quantized_set(
+                lambda name, lv, pr, me: quantized_set(
                     ctx.runs[name], ctx.qrels, levels=lv, precision=pr, method=me,
                     origin=f"the queries of {ctx.dataset_label}", rel_level=ctx.settings.rel_level,
                     query_text=ctx.query_text),
@@ -323,17 +357,17 @@ else:
             new_name = list(quantized.runs)[-1]
             qrow = st.container(horizontal=True, gap="small")
             qrow.download_button(
-                f"{new_name}.txt", data=lambda: db.run_bytes(quantized.runs[new_name]),
-                file_name=f"{db.file_stem(new_name)}.txt", mime="text/plain", key="sim_q_download",
+                f"{new_name}.txt", data=lambda: run_bytes(quantized.runs[new_name]),
+                file_name=f"{file_stem(new_name)}.txt", mime="text/plain", key="sim_q_download",
                 on_click="ignore", icon=":material/download:",
                 help="The quantised run as a TREC run file.")
             qrow.download_button(
-                "Both runs and qrels (zip)", data=lambda: db.trec_zip(quantized),
+                "Both runs and qrels (zip)", data=lambda: trec_zip(quantized),
                 file_name="tiedrank-quantized.zip", mime="application/zip", key="sim_q_zip",
                 on_click="ignore", icon=":material/folder_zip:",
                 help="qrels.txt and both runs as TREC files, with a README.")
             add_button(quantized, key="sim_q_add", label="Add both runs to my runs",
-                       help_text=f"Keep {run_name} and {new_name} as **{db.SESSION_LABEL}** "
+                       help_text=f"Keep {run_name} and {new_name} as **{SESSION_LABEL}** "
                                  "(sidebar, Data) and switch every page to them, so the other "
                                  "pages compare the run with its quantised copy. On the query set "
                                  "of your kept runs they are added beside them; on another one "
@@ -344,18 +378,18 @@ st.subheader("5. My runs")
 kept = my_runs()
 if kept is None:
     empty_state(f"No runs kept yet. **Add to my runs** (above) keeps generated or quantised runs "
-                f"as **{db.SESSION_LABEL}** in the sidebar for this browser session; every page "
+                f"as **{SESSION_LABEL}** in the sidebar for this browser session; every page "
                 "then analyses them. Runs on the same query set are added beside each other; a new "
                 "query set replaces them.")
 else:
     st.markdown(f"**{len(kept.runs)} run{'s' if len(kept.runs) != 1 else ''}** on {kept.origin} "
                 f"(relevance level {kept.rel_level}): {', '.join(kept.runs)}.")
-    if st.session_state.get("data_source") != db.SESSION:
-        st.info(f"The sidebar shows another dataset; choose **{db.SESSION_LABEL}** there to "
+    if st.session_state.get("data_source") != SESSION:
+        st.info(f"The sidebar shows another dataset; choose **{SESSION_LABEL}** there to "
                 "analyse your runs on every page.", icon=":material/info:")
     mrow = st.container(horizontal=True, gap="small")
     mrow.download_button(
-        "My runs (zip)", data=lambda: db.trec_zip(kept), file_name="tiedrank-my-runs.zip",
+        "My runs (zip)", data=lambda: trec_zip(kept), file_name="tiedrank-my-runs.zip",
         mime="application/zip", key="sim_my_zip", on_click="ignore", icon=":material/folder_zip:",
         help="qrels.txt and every kept run as TREC files, with a README.")
     mrow.button("Clear my runs", key="sim_clear", icon=":material/delete:", on_click=clear_my_runs,

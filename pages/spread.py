@@ -3,23 +3,35 @@
 Three views, each exact except the last (seeded sampling): one query's distribution of the
 first relevant rank, the worst-best range of every query, and the run's mean over random
 tie-breaks with trec_eval's reported value placed among them. Widgets and layout only; the
-numbers come from :mod:`tiedrank.spread` and :mod:`tiedrank.learn`.
+numbers come from :mod:`tiedrank.spread` and :mod:`tiedrank.dashboard.learn`.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from pages.common import (download_row, empty_state, figure_download, get_context, persist,
-                          persist_choice, show_findings)
-from tiedrank import learn
-from tiedrank.dashboard import metric_options
-from tiedrank.figures import spread as figures
-from tiedrank.figures.style import POLICY_LABELS
+from tiedrank.dashboard.drilldown import DRILL_KEY, clicked_query
+from tiedrank.dashboard.figures import spread as figures
+from tiedrank.dashboard.settings import metric_options
+from tiedrank.dashboard.spread import (
+    describe_ranges,
+    draws_table,
+    exact_percentile,
+    percentile_of,
+    policy_values,
+    query_ranges,
+)
+from tiedrank.dashboard.ui import (
+    download_row,
+    empty_state,
+    figure_download,
+    get_context,
+    persist,
+    persist_choice,
+    show_findings,
+)
 from tiedrank.metrics import parse_metric
+from tiedrank.policies import POLICY_LABELS
 from tiedrank.spread import first_relevant_distribution, rr_variance, sample_run_means
-
-
-
 
 st.title("Permutation spread")
 st.caption("How far a metric moves when the documents a run scores equally are put in another "
@@ -40,7 +52,7 @@ table = ctx.tables()[run]
 # ---- 1. one query: the exact pmf of the first relevant rank ------------------------------
 st.header("One query: where does the first relevant document land?", divider="gray")
 rr_eval = ctx.evaluation(("RR",), ("all",))
-rr_ranges = learn.query_ranges(rr_eval.per_query, run, "RR", query_text=ctx.query_text)
+rr_ranges = query_ranges(rr_eval.per_query, run, "RR", query_text=ctx.query_text)
 if rr_ranges.empty:
     empty_state(f"Run {run} has no evaluated query: no qrels query has a document at relevance "
                 f"level {ctx.settings.rel_level} or above.")
@@ -52,7 +64,7 @@ else:
         help="Queries sorted by the width of their RR range over tie orderings, widest first.",
         **persist_choice("spread_query", queries))
     pmf = first_relevant_distribution(table, query)
-    marks = learn.policy_values(rr_eval.per_query, run, "RR", query)
+    marks = policy_values(rr_eval.per_query, run, "RR", query)
     if pmf.empty:
         empty_state(f"Run {run} retrieves no relevant document for this query (relevance level "
                     f"{ctx.settings.rel_level}): its RR is 0 under every tie-break, so there is "
@@ -87,13 +99,17 @@ metric = st.selectbox(
     "defined on tie groups (TsRR, MTRR_GRAG, ...) are left out: they do not depend on the order.",
     **persist_choice("spread_metric", options))
 metric_eval = ctx.evaluation((metric,), ("all",))
-ranges = learn.query_ranges(metric_eval.per_query, run, metric, query_text=ctx.query_text)
+ranges = query_ranges(metric_eval.per_query, run, metric, query_text=ctx.query_text)
 if ranges.empty:
     empty_state(f"No query of run {run} is evaluated for {metric}.")
 else:
-    st.markdown(learn.describe_ranges(ranges, metric))
+    st.markdown(describe_ranges(ranges, metric))
     fig = figures.range_figure(ranges, metric, title=f"{run}: {metric} of each query over tie orderings")
-    st.plotly_chart(fig, theme=None, key="spread_range_chart")
+    _picked = clicked_query(st.plotly_chart(fig, theme=None, key="spread_range_chart",
+                                            on_select="rerun", selection_mode="points"), axis="y")
+    if _picked in set(ranges["query"].astype(str)):  # drill-down: open it on Tie structure
+        st.session_state[DRILL_KEY] = _picked
+        st.switch_page("pages/tie_structure.py")
     figure_download(fig, f"ranges_{run}_{metric}", key="spread_range_fig")
     with st.expander("The ranges as a table", icon=":material/table_rows:"):
         st.dataframe(ranges, hide_index=True)
@@ -120,7 +136,8 @@ else:
     draws = ctx.memo("spread_draws", lambda r, m, n, s: sample_run_means(
         ctx.tables()[r], m, n_draws=n, seed=s, gain=ctx.settings.gain), run, metric, int(n_draws), int(seed))
     reported = run_marks.get("trec_eval", float("nan"))
-    position = learn.percentile_of(reported, draws)
+    position = (exact_percentile(ctx.tables()[run], metric, reported)  # lattice metrics: exact
+                or percentile_of(reported, draws))
     sentence = position.sentence("trec_eval's order")
     st.markdown(f"**{sentence}.** The exact expectation is "
                 f"{run_marks.get('expected', float('nan')):.3f}; the best and worst tie-breaks give "
@@ -133,7 +150,7 @@ else:
     st.plotly_chart(fig, theme=None, key="spread_hist_chart")
     figure_download(fig, f"random_tiebreaks_{run}_{metric}", key="spread_hist_fig")
     with st.expander("Summary of the draws", icon=":material/table_rows:"):
-        stats = learn.draws_table(draws, {**marks, **{p: run_marks[p] for p in ("optimistic", "pessimistic")
+        stats = draws_table(draws, {**marks, **{p: run_marks[p] for p in ("optimistic", "pessimistic")
                                                       if p in run_marks}}, seed=int(seed))
         st.dataframe(stats, hide_index=True,
                      column_config={"value": st.column_config.NumberColumn(format="%.6f")})

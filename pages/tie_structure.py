@@ -2,10 +2,31 @@
 import pandas as pd
 import streamlit as st
 
-from pages.common import empty_state, figure_download, get_context, persist
-from tiedrank import dashboard as db
-from tiedrank.figures.tie_structure import (group_size_figure, ranked_list_figure,
-                                            tie_ratio_scatter, top_strip_figure)
+from tiedrank.dashboard.documents import (
+    bundled_corpus_path,
+    group_documents,
+    load_texts,
+)
+from tiedrank.dashboard.drilldown import DRILL_KEY, clicked_query
+from tiedrank.dashboard.figures.tie_structure import (
+    group_size_figure,
+    ranked_list_figure,
+    tie_ratio_scatter,
+    top_strip_figure,
+)
+from tiedrank.dashboard.settings import default_metrics
+from tiedrank.dashboard.tie_structure import (
+    QUERY_ORDERS,
+    group_size_bins,
+    group_size_counts,
+    order_queries,
+    query_documents,
+    query_overview,
+    query_values,
+    tie_ratio_vs_range,
+    top_strip,
+)
+from tiedrank.dashboard.ui import empty_state, figure_download, get_context, persist
 
 STRIP_DEPTH = 20
 
@@ -23,11 +44,13 @@ st.markdown(
 run = st.selectbox("Run", list(tables), **persist("tie_run"),
                    help="The run whose tie groups are shown on this page.")
 table = tables[run]
-overview = ctx.memo("query_overview", lambda r: db.query_overview(ctx.tables()[r], k), run)
+overview = ctx.memo("query_overview", lambda r: query_overview(ctx.tables()[r], k), run)
 
 # ---- one query --------------------------------------------------------------------------
 st.header("One query's ranked list", divider="gray")
 queries = overview["query"].tolist()
+if st.session_state.get(DRILL_KEY) in queries:  # a click on a per-query chart chose it
+    st.session_state["tie_query"] = st.session_state.pop(DRILL_KEY)
 cols = st.columns([5, 2, 3], vertical_alignment="bottom")
 query = cols[0].selectbox(
     "Query", queries, format_func=ctx.label, **persist("tie_query"),
@@ -54,7 +77,7 @@ else:
         empty_state(f"Query **{query}** has no relevant document at relevance level "
                     f"{ctx.settings.rel_level}: every metric is undefined for it, so it is "
                     "excluded from the means. Its tie groups are still drawn.")
-    docs = ctx.memo("query_documents", lambda r, q, d: db.query_documents(ctx.tables()[r], q, d),
+    docs = ctx.memo("query_documents", lambda r, q, d: query_documents(ctx.tables()[r], q, d),
                     run, query, int(depth))
     fig = ranked_list_figure(docs, mode="stack" if mode == "grade counts" else "documents",
                              query_text=ctx.query_text.get(query),
@@ -65,8 +88,8 @@ else:
         f"{int(info['largest_group'])} documents; {info['tie_ratio']:.0%} of the documents share "
         f"their score with another; {int(info['n_relevant'])} relevant in the qrels "
         f"(grade ≥ {ctx.settings.rel_level}). Outlined blocks are tie groups.")
-    evaluation = ctx.evaluation(tuple(db.default_metrics(k)), ("all",))
-    values = db.query_values(evaluation, run, query)
+    evaluation = ctx.evaluation(tuple(default_metrics(k)), ("all",))
+    values = query_values(evaluation, run, query)
     left, right = st.columns([3, 2])
     with left:
         if len(values):
@@ -89,11 +112,11 @@ else:
         help="groups: a document alone on its score is pale; tied groups alternate orange and "
              "purple so that neighbours stand apart. group size: colour by the size of the group.")
     order = cols[1].selectbox(
-        "Sort queries by", db.QUERY_ORDERS, **persist("tie_strip_order"),
+        "Sort queries by", QUERY_ORDERS, **persist("tie_strip_order"),
         help="Row order: by id, by the share of the top ranks that are tied, or by the size of "
              "the first group.")
-    strip = ctx.memo("top_strip", lambda r: db.top_strip(ctx.tables()[r], STRIP_DEPTH), run)
-    row_order = ctx.memo("order_queries", lambda r, o: db.order_queries(ctx.tables()[r], o, STRIP_DEPTH),
+    strip = ctx.memo("top_strip", lambda r: top_strip(ctx.tables()[r], STRIP_DEPTH), run)
+    row_order = ctx.memo("order_queries", lambda r, o: order_queries(ctx.tables()[r], o, STRIP_DEPTH),
                          run, order)
     if not strip["tied"].any():
         empty_state(f"No ties in the top {STRIP_DEPTH} of run **{run}**: every document there has "
@@ -120,24 +143,24 @@ all_runs = cols[2].toggle("All runs", **persist("tie_hist_all"),
                           help="Compare the group sizes of every run (one colour per run).")
 top = None if scope in (None, "all ranks") else k
 if all_runs:
-    counts = pd.concat([ctx.memo("group_size_counts", lambda r, t: db.group_size_counts(ctx.tables()[r], t),
+    counts = pd.concat([ctx.memo("group_size_counts", lambda r, t: group_size_counts(ctx.tables()[r], t),
                                  name, top).assign(run=name) for name in tables], ignore_index=True)
 else:
-    counts = ctx.memo("group_size_counts", lambda r, t: db.group_size_counts(ctx.tables()[r], t), run, top)
+    counts = ctx.memo("group_size_counts", lambda r, t: group_size_counts(ctx.tables()[r], t), run, top)
 if counts.empty:
     empty_state("No tie groups to count: the run returns no documents for the qrels' queries.")
 else:
     if not all_runs and (counts["size"] > 1).sum() == 0:
         empty_state(f"Run **{run}** has no ties{'' if top is None else f' in the top {k}'}: every group "
                     "holds one document.")
-    hist = group_size_figure(db.group_size_bins(counts), weight=weight or "groups")
+    hist = group_size_figure(group_size_bins(counts), weight=weight or "groups")
     st.plotly_chart(hist, theme=None, key="tie_hist_chart")
     figure_download(hist, f"tiedrank-group-sizes-{run}", key="tie_hist")
 
 # ---- tie ratio vs metric range ---------------------------------------------------------------
 st.header("Tie ratio against metric range, per query", divider="gray")
 cols = st.columns(3)
-metric_options = db.default_metrics(k)
+metric_options = default_metrics(k)
 metric = cols[0].selectbox("Metric", metric_options, **persist("tie_scatter_metric"),
                            help="The metric whose range (best - worst over tie orderings) is plotted.")
 BASES = {"all retrieved": ("tie_ratio", "tie ratio (share of retrieved documents in tie groups)"),
@@ -158,7 +181,7 @@ evaluation = ctx.evaluation(tuple(metric_options), ("all",))
 names = list(tables) if scatter_all else [run]
 frame = pd.concat([
     ctx.memo("tie_ratio_vs_range",
-             lambda r, m, _evaluated: db.tie_ratio_vs_range(evaluation, ctx.tables()[r], m, k,
+             lambda r, m, _evaluated: tie_ratio_vs_range(evaluation, ctx.tables()[r], m, k,
                                                             ctx.query_text),
              name, metric, tuple(metric_options)).assign(run=name) for name in names], ignore_index=True)
 if frame.empty:
@@ -167,10 +190,44 @@ else:
     x, label = BASES.get(basis, BASES["all retrieved"])
     scatter = tie_ratio_scatter(frame if scatter_all else frame.drop(columns="run"), metric,
                                 x=x, x_label=label)
-    st.plotly_chart(scatter, theme=None, key="tie_scatter_chart")
+    _picked = clicked_query(st.plotly_chart(scatter, theme=None, key="tie_scatter_chart",
+                                            on_select="rerun", selection_mode="points"))
+    if _picked is not None and _picked != st.session_state.get("tie_query"):
+        st.session_state[DRILL_KEY] = _picked  # opened at the top of this page
+        st.rerun()
     st.caption(f"One point per query with a relevant document ({frame['query'].nunique()} queries). "
                "A point high up is a query whose metric the tie-break alone can move a lot.")
     if x != "largest_group_share" and frame[x].min() > 0.98:
         st.caption("Nearly every document is tied in every query here, so the points sit on the "
                    "right edge: choose **largest group** to spread them.")
     figure_download(scatter, f"tiedrank-tie-ratio-{run}-{metric}", key="tie_scatter")
+
+# ---- document text of the tie groups ----------------------------------------------------------
+st.header("Document text of this query's tie groups", divider="gray")
+_bundled_corpus = bundled_corpus_path(ctx.dataset_label)
+_corpus_upload = st.file_uploader(
+    "Corpus (optional)", type=["tsv", "txt", "jsonl", "parquet", "gz"], key="doc_corpus_upload",
+    help="docno<TAB>text (TSV), JSONL with docno/doc_id/_id and text/contents/body, or Parquet; "
+         ".gz accepted. Only this query's documents are kept in memory."
+         + (" The bundled corpus of this dataset is used when none is uploaded."
+            if _bundled_corpus else ""))
+_corpus_source = _corpus_upload.getvalue() if _corpus_upload is not None else _bundled_corpus
+if n_retrieved == 0:
+    empty_state("No document to show for this query.")
+else:
+    try:
+        _texts = load_texts(_corpus_source, table, query, int(depth))
+    except ValueError as error:  # InputError: one clear message, no traceback
+        st.error(str(error))
+        _texts = {}
+    if _corpus_source is None:
+        st.caption("No corpus for this dataset: upload one above to read the documents.")
+    _groups = group_documents(table, query, _texts, int(depth))
+    for (_group, _ranks), _members in _groups.groupby(["group", "ranks"], sort=False):
+        _size = int(_members["group_size"].iloc[0])
+        _n_rel = int((_members["grade"] >= ctx.settings.rel_level).sum())
+        with st.expander(f"Group {_group} · ranks {_ranks} · {_size} documents · score "
+                         f"{_members['score'].iloc[0]:g} · {_n_rel} relevant shown",
+                         expanded=_group == 1):
+            st.dataframe(_members[["doc", "grade", "score", "text"]], hide_index=True,
+                         key=f"doc_group_{_group}")

@@ -8,14 +8,27 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.common import (download_row, empty_state, figure_download, get_context, persist,
-                          persist_choice)
-from tiedrank import learn
+from tiedrank.dashboard import learn
+from tiedrank.dashboard.figures import tsrr as figures
+from tiedrank.dashboard.tsrr import (
+    TSRR2_LATEX,
+    TSRR_LATEX,
+    alpha_grid,
+    appended_example,
+    fully_tied_example,
+    sweep_references,
+    sweep_table,
+    tsrr_query_table,
+)
+from tiedrank.dashboard.ui import (
+    download_row,
+    empty_state,
+    figure_download,
+    get_context,
+    persist,
+    persist_choice,
+)
 from tiedrank.evaluate import tsrr_sweep
-from tiedrank.figures import tsrr as figures
-
-
-
 
 SWEEP_POINTS = 201
 
@@ -24,7 +37,7 @@ st.caption("TsRR (the tie-sensitive reciprocal rank of the TsRR repository, vers
            "penalises a relevant document for the irrelevant ones tied with it; alpha sets how "
            "hard. Compare it with what trec_eval reports, with the exact expectation E[RR] and "
            "with the alpha-free revision TsRR2.")
-st.latex(learn.TSRR_LATEX)
+st.latex(TSRR_LATEX)
 st.markdown(r"$r_{\mathrm{pre}}$: documents ranked strictly above the first relevant one's tie "
             r"group; $F_G$: irrelevant documents in that group; $F_{\mathrm{total}}$: irrelevant "
             r"documents retrieved for the query. A query with no relevant document retrieved "
@@ -69,18 +82,18 @@ alpha = 10.0 ** marked
 if not chosen:
     empty_state("Pick at least one run to draw the sweep.")
 else:
-    alphas = learn.alpha_grid(low, high, SWEEP_POINTS)
+    alphas = alpha_grid(low, high, SWEEP_POINTS)
     sweep = ctx.memo("tsrr_sweep", lambda names, lo, hi: tsrr_sweep(
-        {n: tables[n] for n in names}, learn.alpha_grid(lo, hi, SWEEP_POINTS)),
+        {n: tables[n] for n in names}, alpha_grid(lo, hi, SWEEP_POINTS)),
         tuple(chosen), float(low), float(high))
-    references = learn.sweep_references(ctx.evaluation(("RR", "TsRR2"), ("expected", "trec_eval")).summary)
+    references = sweep_references(ctx.evaluation(("RR", "TsRR2"), ("expected", "trec_eval")).summary)
     references = references[references["run"].isin(chosen)]
     fig = figures.sweep_figure(sweep, references if show_refs else None, marked_alpha=alpha,
                                title=f"Mean TsRR over {ctx.dataset_label or 'the loaded data'}")
     st.plotly_chart(fig, theme=None, key="tsrr_sweep_chart")
     figure_download(fig, "tsrr_sweep", key="tsrr_sweep_fig")
     with st.expander("The sweep and the reference values as tables", icon=":material/table_rows:"):
-        wide = learn.sweep_table(sweep)
+        wide = sweep_table(sweep)
         st.dataframe(wide, hide_index=True, height=260)
         download_row(wide, "tsrr_sweep", key="tsrr_sweep_table", digits=6)
         st.dataframe(references, hide_index=True)
@@ -90,7 +103,7 @@ else:
 st.header(f"Per query at alpha = {alpha:.3g}", divider="gray")
 run = st.selectbox("Run of the table", runs, help="The run whose per-query TsRR ingredients and values "
                    "are listed.", **persist_choice("tsrr_table_run", runs))
-per_query = learn.tsrr_query_table(tables[run], alpha, query_text=ctx.query_text)
+per_query = tsrr_query_table(tables[run], alpha, query_text=ctx.query_text)
 if per_query.empty:
     empty_state(f"No query of run {run} has a relevant document in the qrels at relevance level "
                 f"{ctx.settings.rel_level}.")
@@ -108,7 +121,7 @@ else:
 
 # ---- pathologies ---------------------------------------------------------------------------
 st.header("Two pathologies of TsRR", divider="gray")
-st.latex(learn.TSRR2_LATEX)
+st.latex(TSRR2_LATEX)
 st.caption("TsRR2 (the October 2025 revision, above) has no alpha and does not collapse to 0, "
            "but it also moves when irrelevant documents are appended.")
 one, two = st.columns(2, gap="large")
@@ -117,7 +130,7 @@ with one:
     n_docs = st.slider("Documents in the tied list", min_value=2, max_value=50, step=1,
                        help="All documents get the same score; one of them is relevant.",
                        **persist("tsrr_tied_docs", 5))
-    tied = learn.fully_tied_example(n_docs, 1, learn.alpha_grid(low, high, SWEEP_POINTS))
+    tied = fully_tied_example(n_docs, 1, alpha_grid(low, high, SWEEP_POINTS))
     m1, m2, m3 = st.columns(3)
     m1.metric("TsRR (every alpha)", f"{tied['TsRR'].abs().max():.4f}",
               help="F_G = F_total when everything ties, so the ratio is 1 and TsRR = 0.")
@@ -139,7 +152,7 @@ with two:
         help=f"Start from scenario S2 (scores {', '.join(map(str, base.scores))}; d2 relevant, tied "
              "with d3) and append this many irrelevant documents below everything.",
         **persist("tsrr_appended", 10))
-    example = learn.appended_example(base.scores, base.grades, max_appended=200, alpha=alpha)
+    example = appended_example(base.scores, base.grades, max_appended=200, alpha=alpha)
     column = f"TsRR(alpha={alpha:g})"
     now, start = example.iloc[appended], example.iloc[0]
     m1, m2, m3 = st.columns(3)

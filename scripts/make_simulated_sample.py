@@ -14,6 +14,7 @@ bytes (numpy's PCG64 streams are stable for a pinned numpy version).
 from __future__ import annotations
 
 import argparse
+import gzip
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,13 +23,14 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a file from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from tiedrank.io import write_qrels, write_run  # noqa: E402
-from tiedrank.simulate import PRESETS, make_queries, simulate_run  # noqa: E402
+from tiedrank.io import write_qrels, write_run
+from tiedrank.simulate import PRESETS, make_queries, simulate_run
 
 SEED = 2026
 N_QUERIES = 50
 DOCS_PER_QUERY = 100
 DEFAULT_OUT = ROOT / "sample_data" / "simulated"
+CORPUS_NAME = "corpus.tsv.gz"
 
 
 def generate(out: Path = DEFAULT_OUT, seed: int = SEED, n_queries: int = N_QUERIES,
@@ -43,7 +45,41 @@ def generate(out: Path = DEFAULT_OUT, seed: int = SEED, n_queries: int = N_QUERI
         path = out / "runs" / f"{key}.txt"
         write_run(simulate_run(qrels, spec, seed=seed), path)
         written.append(path)
+    write_corpus(qrels, out / CORPUS_NAME, seed=seed)  # not listed: callers expect qrels + runs
     return written
+
+
+# Generated passages: a few words whose topicality follows the grade, so a reader of the
+# dashboard sees why a document was judged as it was.  No real text is involved.
+_TOPIC_WORDS = ("ranking", "ties", "evaluation", "rerankers", "relevance", "scores",
+                "judgements", "metrics", "queries", "retrieval", "expectation", "ordering")
+_FILLER = ("weather", "recipes", "football", "gardening", "travel", "music", "furniture",
+           "pottery", "cycling", "astronomy", "knitting", "trains")
+_OPENINGS = {0: "An off-topic passage on {f1} and {f2}",
+             1: "A passage mostly on {f1}, mentioning {t1} once",
+             2: "A passage on {t1} and {t2}, with an aside on {f1}",
+             3: "A focused passage explaining {t1}, {t2} and {t3} for topic {query}"}
+
+
+def write_corpus(qrels, path: Path, seed: int = SEED) -> Path:
+    """Write ``docno<TAB>text`` for every judged document, gzip with a fixed header (same bytes)."""
+    import numpy as np
+
+    rng = np.random.default_rng([seed, 7])  # its own stream: the qrels and runs are unchanged
+    frame = qrels.frame
+    picks_t = rng.integers(0, len(_TOPIC_WORDS), size=(len(frame), 3))
+    picks_f = rng.integers(0, len(_FILLER), size=(len(frame), 2))
+    lines = []
+    for i, (query, doc, grade) in enumerate(zip(frame["query"], frame["doc"], frame["relevance"])):
+        t1, t2, t3 = (_TOPIC_WORDS[j] for j in picks_t[i])
+        f1, f2 = (_FILLER[j] for j in picks_f[i])
+        text = _OPENINGS[min(max(int(grade), 0), 3)].format(
+            t1=t1, t2=t2, t3=t3, f1=f1, f2=f2, query=query)
+        lines.append(f"{doc}\t{text} (synthetic document {doc}, grade {int(grade)}).\n")
+    with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
+                                               mtime=0) as fh:
+        fh.write("".join(lines).encode("utf-8"))
+    return path
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,6 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for path in generate(args.out, args.seed, args.queries, args.docs_per_query):
         print(path)
+    print(Path(args.out) / CORPUS_NAME)
     return 0
 
 

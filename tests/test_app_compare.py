@@ -1,4 +1,4 @@
-"""The Compare page through AppTest, and the helpers of tiedrank.compare_view it shows."""
+"""The Compare page through AppTest, and the helpers of tiedrank.dashboard.compare it shows."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,16 +6,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from apptest_support import assert_no_trouble
 from streamlit.testing.v1 import AppTest
 
-from apptest_support import assert_no_trouble
-
 from tiedrank import compare as cmp
-from tiedrank import compare_view as view
-from tiedrank import dashboard as db
+from tiedrank.dashboard import compare as view
+from tiedrank.dashboard.datasets import _LLMJUDGE_RUNS, BUNDLED
+from tiedrank.dashboard.figures import compare as figures
 from tiedrank.evaluate import evaluate
-from tiedrank.figures import compare as figures
 from tiedrank.io import read_qrels, read_run
+from tiedrank.report import render
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -60,7 +60,7 @@ def at() -> AppTest:
 def test_compare_page_renders_report_and_stability(at):
     assert_no_trouble(at)
     assert at.title[0].value.startswith("Compare runs")
-    runs = list(db._LLMJUDGE_RUNS)
+    runs = list(_LLMJUDGE_RUNS)
     assert at.selectbox(key="compare_baseline").value == runs[0]
     assert at.multiselect(key="compare_runs").value == runs[1:]  # default: all others
     assert at.selectbox(key="compare_policy").value == "expected"
@@ -77,7 +77,7 @@ def test_compare_page_renders_report_and_stability(at):
     assert "random tie-breaks" in text and "P(run beats baseline)" in [m.label for m in at.metric]
     assert "Kendall's tau" in text
     assert len(_table(at, "verdicts")) == 4  # one row per fixed policy
-    assert len(at.get("plotly_chart")) == 4  # intervals, per-query, stability, ranking
+    assert len(at.get("plotly_chart")) == 5  # intervals, per-query, stability, ranking, flip matrix
     assert "Upload a query → group CSV" in text
     assert all(w.help for w in [*at.selectbox, *at.multiselect, *at.toggle, *at.number_input]
                if w.key and w.key.startswith("compare_"))
@@ -93,7 +93,7 @@ def test_change_baseline_run_and_test(at):
     assert_no_trouble(at)
     text = _text(at)
     assert ("Under trec_eval's order **h2oloo-fewself** wins against **willia-umbrela1** on RR; "
-            "under the exact expectation it loses; it beats the baseline in 30.6% ± 1.5% of "
+            "under the exact expectation it loses; it beats the baseline in 32.3% ± 1.5% of "
             "1,000 random tie-breaks") in text
     assert "The verdict depends on the tie-break" in text
     assert "in the worst case (p = 0.018" in text
@@ -161,7 +161,7 @@ def test_groups_csv_breakdown(at):
     assert set(groups["group"]) == set(template["group"])
     assert {"RR", "nDCG@10", "AP", "P@10", "R@10"} <= set(groups.columns)
     assert len(groups) == 2 * 8
-    assert len(at.get("plotly_chart")) == 5  # + the group heatmap
+    assert len(at.get("plotly_chart")) == 6  # + the group heatmap (and the flip matrix)
 
 
 QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 e9 1\nq2 0 e1 0\n"
@@ -197,7 +197,7 @@ _CACHE: dict = {}
 
 def _evaluation():
     if "ev" not in _CACHE:
-        ds = db.BUNDLED["llmjudge"]
+        ds = BUNDLED["llmjudge"]
         qrels = read_qrels(str(ds.path(ds.qrels)), format="trec_qrels")
         runs = {}
         for relative in ds.runs:
@@ -233,6 +233,7 @@ def test_report_tables_and_differences():
     wide = view.report_wide(comparison, "latex")
     assert wide.loc[0, "run"] == "willia-umbrela1" and wide.loc[0, "RR"] == "0.8162$^{bf}$"
     assert view.report_wide(comparison, "markdown").loc[0, "RR"] == "0.8162<sup>bf</sup>"
+    assert r"\$" not in render(wide, "latex")  # the superscript survives LaTeX escaping
     assert view.superscript("bq") == "ᵇ^q"
     intervals = view.baseline_intervals(comparison, "RR")
     assert len(intervals) == 7 and (intervals["ci_low"] <= intervals["diff"]).all()
@@ -263,3 +264,85 @@ def test_control_helpers():
     ev = _evaluation()
     # expected ranks willia-umbrela1 above Olz-gpt4o on RR, trec_eval's order the other way
     assert view.fragile_run(ev, "willia-umbrela1", list(ev.tables), "RR") == "Olz-gpt4o"
+
+
+# ---- progress, limits and reruns ----------------------------------------------------------------
+def test_progress_names_each_step_in_words():
+    ev = _evaluation()
+    calls = []
+    result = view.stability(ev, "h2oloo-fewself", "willia-umbrela1", "RR", n_draws=200, seed=3,
+                            progress=lambda share, step: calls.append((share, step)))
+    shares = [share for share, _ in calls]
+    assert shares == sorted(shares) and shares[0] == 0.0 and shares[-1] == 1.0
+    for _, step in calls:  # sentences, never an internal function name
+        assert step[0].isupper() and "_" not in step.replace("h2oloo-fewself", "").replace(
+            "willia-umbrela1", "") and "(" not in step.split(" of ")[0]
+    assert any("random tie-breaks" in step for _, step in calls)
+    assert len(result.draws) == 200
+    tests = []
+    view.run_comparison(ev, baseline="willia-umbrela1", runs=["h2oloo-fewself", "Olz-gpt4o"],
+                        metrics=["RR"], policy="expected", test="t", correction="holm",
+                        alpha=0.05, all_pairs=False, seed=0, n_resamples=500,
+                        progress=lambda share, step: tests.append((share, step)))
+    assert [round(s, 3) for s, _ in tests] == [0.0, 0.5]
+    assert tests[0][1] == "Testing h2oloo-fewself against willia-umbrela1 on RR (test 1 of 2)"
+
+
+def test_draws_are_capped_with_a_message():
+    assert view.limited(view.MAX_DRAWS + 1, view.MAX_DRAWS, "random tie-breaks")[0] == view.MAX_DRAWS
+    message = view.limited(10**6, view.MAX_RESAMPLES, "resamples")[1]
+    assert "1,000,000" in message and f"{view.MAX_RESAMPLES:,}" in message
+
+
+def test_exact_metrics_say_exact_on_the_page_logic():
+    ev = evaluate(_evaluation_runs(), _llmjudge_qrels(), ["P@10"], ties="all", rel_level=2)
+    result = view.stability(ev, "h2oloo-fewself", "willia-umbrela1", "P@10", n_draws=300, seed=1)
+    assert result.method == "exact" and result.se == 0.0
+    assert "exactly over every tie order" in view.stability_sentence(result)
+    sampled = cmp.win_probability(ev.tables["h2oloo-fewself"], ev.tables["willia-umbrela1"],
+                                  "P@10", n_draws=4000, seed=2, method="sampled")
+    assert abs(sampled.probability - result.p_win) <= 4 * max(sampled.standard_error, 1e-3)
+
+
+def _llmjudge_qrels():
+    ds = BUNDLED["llmjudge"]
+    return read_qrels(str(ds.path(ds.qrels)), format="trec_qrels")
+
+
+def _evaluation_runs():
+    ds = BUNDLED["llmjudge"]
+    runs = {}
+    for relative in ds.runs:
+        run = read_run(str(ds.path(relative)), format="trec_qrels")
+        runs[run.name] = run
+    return runs
+
+
+def test_rerun_reuses_the_results(at):
+    """After the first visit the tests and the draws are not recomputed (the rerun is cheap):
+    the session holds one result per step, and a rerun adds none."""
+    cached = dict(at.session_state["_compare_results"])
+    assert {key[2] for key in cached} == {"compare_runs", "compare_stability"}
+    at.run()
+    assert_no_trouble(at)
+    assert dict(at.session_state["_compare_results"]).keys() == cached.keys()
+    at.number_input(key="compare_draws").set_value(view.MAX_DRAWS).run()
+    assert_no_trouble(at)
+    assert len(at.session_state["_compare_results"]) == len(cached) + 1
+
+
+def test_trec_eval_position_exact_matches_the_draws():
+    """The exact position of trec_eval's difference (lattice law) against a large sample."""
+    ev = evaluate(_evaluation_runs(), _llmjudge_qrels(), ["P@10"], ties="all", rel_level=2)
+    run, base = "h2oloo-fewself", "willia-umbrela1"
+    exact = view.stability(ev, run, base, "P@10", n_draws=20_000, seed=4)
+    position = view.trec_eval_position(ev, exact)
+    assert position["method"] == "exact"
+    assert position["below"] + position["equal"] + position["above"] == pytest.approx(1.0)
+    # the same question answered by the draws (the sampled branch): within sampling error
+    sampled = view.trec_eval_position(ev, exact.__class__(**{**exact.__dict__, "method": "sampled"}))
+    assert sampled["method"] == "sampled"
+    for key in ("below", "equal"):
+        assert abs(sampled[key] - position[key]) <= 4 * max(np.sqrt(position[key] * (1 - position[key]) / 20_000), 1e-3)
+    assert "trec_eval's difference" in view.trec_eval_position_sentence(position, run, base)
+    assert view.trec_eval_position_sentence(None, run, base) == ""

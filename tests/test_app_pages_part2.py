@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from apptest_support import assert_no_trouble
 from streamlit.testing.v1 import AppTest
 
-from apptest_support import assert_no_trouble
-
-from tiedrank import learn
+from tiedrank.dashboard import learn
+from tiedrank.dashboard.tsrr import appended_example
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -110,7 +110,7 @@ def test_tsrr_page_on_sample_data():
 def test_tsrr_controls():
     at = _open("pages/tsrr.py")
     start = float(_metric(at, "TsRR, alpha = 1"))
-    assert start == pytest.approx(learn.appended_example(max_appended=10)["TsRR(alpha=1)"].iloc[10], abs=1e-4)
+    assert start == pytest.approx(appended_example(max_appended=10)["TsRR(alpha=1)"].iloc[10], abs=1e-4)
     at.slider(key="tsrr_appended").set_value(100).run()
     assert_no_trouble(at)
     assert float(_metric(at, "TsRR, alpha = 1")) > start  # the value rises

@@ -8,11 +8,26 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from apptest_support import assert_no_trouble
 from streamlit.testing.v1 import AppTest
 
-from apptest_support import assert_no_trouble
-
-from tiedrank import dashboard as db
+from tiedrank.dashboard.datasets import SESSION, SESSION_LABEL
+from tiedrank.dashboard.overview import format_cell
+from tiedrank.dashboard.settings import Settings
+from tiedrank.dashboard.simulator import (
+    add_message,
+    add_outcome,
+    add_runs,
+    already_kept,
+    evaluate_set,
+    file_stem,
+    make_run_set,
+    quantized_set,
+    simulate_set,
+    simulated_spec,
+    simulator_sweep,
+    trec_zip,
+)
 from tiedrank.io import read_qrels, read_run
 from tiedrank.simulate import PRESETS, make_queries, simulate_run
 
@@ -101,11 +116,11 @@ def test_generating_the_presets(at):
     assert table["run"].tolist() == PRESET_NAMES
     assert [c.removesuffix(" ⚠") for c in table.columns] == ["run", "RR", "nDCG@10"]
     # the page shows what the engine computes for the same settings (relevance level 1)
-    expected = db.simulate_set(PRESET_NAMES, n_queries=20)
-    report = db.evaluate_set(expected, ["RR", "nDCG@10"], db.Settings(rel_level=1)).report()
+    expected = simulate_set(PRESET_NAMES, n_queries=20)
+    report = evaluate_set(expected, ["RR", "nDCG@10"], Settings(rel_level=1)).report()
     row = report[(report["run"] == "3-point") & (report["metric"] == "RR")].iloc[0]
     cell = table.set_index("run").iloc[:, 0].loc["3-point"]
-    assert db.format_cell(row["expected"], row["worst"], row["best"], row["trec_eval"]) in cell
+    assert format_cell(row["expected"], row["worst"], row["best"], row["trec_eval"]) in cell
     # the spread widens as the scale coarsens: fine-grained has none, 3-point the most
     ranges = (report["best"] - report["worst"]).groupby(report["run"].astype(str)).max()
     assert ranges["fine-grained"] == 0 and ranges["3-point"] > ranges["5-point"] > ranges["0-10"] > 0
@@ -138,7 +153,7 @@ def test_no_relevant_document_is_explained(at):
     infos = " ".join(i.value for i in at.info)
     assert "No query has a relevant document" in infos  # the generated runs
     assert "no document of grade 1 or more" in infos  # the sweep
-    assert db.simulator_sweep("levels", n_queries=3, relevant_per_query=(0, 0)).empty
+    assert simulator_sweep("levels", n_queries=3, relevant_per_query=(0, 0)).empty
 
 
 def test_sweep_parameters_and_metric(at):
@@ -161,7 +176,7 @@ def test_add_to_my_runs_feeds_every_page(at):
     _generate(at, presets=["0-10", "3-point"], queries=20)
     at.button(key="sim_add").click().run()
     assert_no_trouble(at)
-    assert at.radio(key="data_source").value == db.SESSION
+    assert at.radio(key="data_source").value == SESSION
     assert at.number_input(key="rel_level").value == 1
     assert any("Added 2 runs" in s.value for s in at.success)
     assert "These 2 runs are already in **my runs**" in _text(at)
@@ -171,7 +186,7 @@ def test_add_to_my_runs_feeds_every_page(at):
     at.switch_page("pages/overview.py").run()
     assert_no_trouble(at)
     assert at.dataframe[0].value["run"].tolist() == ["0-10", "3-point"]
-    assert db.SESSION_LABEL in _text(at)
+    assert SESSION_LABEL in _text(at)
     # generating again on the same query set adds beside
     at.switch_page(PAGE).run()
     assert at.slider(key="sim_queries").value == 20  # the form kept its values
@@ -208,7 +223,7 @@ def test_quantise_a_loaded_run_and_keep_it(at):
     assert _table(at, "run", contains="RR")["run"].tolist() == ["STANDARD", "STANDARD-bfloat16"]
     at.button(key="sim_q_add").click().run()
     assert_no_trouble(at)
-    assert at.radio(key="data_source").value == db.SESSION
+    assert at.radio(key="data_source").value == SESSION
     at.switch_page("pages/overview.py").run()
     assert_no_trouble(at)
     assert at.dataframe[0].value["run"].tolist() == ["STANDARD", "STANDARD-bfloat16"]
@@ -237,13 +252,13 @@ def test_simulated_bundled_dataset_loads_in_the_sidebar(at):
 
 
 def test_empty_session_dataset_is_explained(at):
-    at.radio(key="data_source").set_value(db.SESSION).run()
+    at.radio(key="data_source").set_value(SESSION).run()
     assert_no_trouble(at)  # the Simulator still works without data
     assert any("no run to quantise" in i.value for i in at.info)
     assert "Nothing yet" in _text(at)
     at.switch_page("pages/overview.py").run()
     assert_no_trouble(at)
-    assert any(f"{db.SESSION_LABEL}** is empty" in i.value for i in at.info)
+    assert any(f"{SESSION_LABEL}** is empty" in i.value for i in at.info)
 
 
 def test_clear_my_runs(at):
@@ -260,52 +275,52 @@ def test_clear_my_runs(at):
 # ---- pure helpers ------------------------------------------------------------------------------
 
 def test_simulated_spec_names():
-    assert db.simulated_spec("0-10").name == "0-10"
-    assert db.simulated_spec("0-10", quality=0.5, tie_prob=0.2).name == "0-10_q0.5_tie0.2"
-    spec = db.simulated_spec("custom", levels=7, precision="bf16")
+    assert simulated_spec("0-10").name == "0-10"
+    assert simulated_spec("0-10", quality=0.5, tie_prob=0.2).name == "0-10_q0.5_tie0.2"
+    spec = simulated_spec("custom", levels=7, precision="bf16")
     assert (spec.name, spec.levels, spec.precision) == ("custom-L7-bfloat16", 7, "bfloat16")
-    assert db.simulated_spec("custom").name == "custom-continuous"
-    assert db.simulated_spec("3-point", levels=20).levels == 3  # a preset keeps its scale
+    assert simulated_spec("custom").name == "custom-continuous"
+    assert simulated_spec("3-point", levels=20).levels == 3  # a preset keeps its scale
     with pytest.raises(ValueError, match="unknown reranker"):
-        db.simulated_spec("nope")
+        simulated_spec("nope")
 
 
 def test_simulate_set_matches_the_simulator():
-    run_set = db.simulate_set(["0-10", "bf16"], n_queries=4, docs_per_query=20,
+    run_set = simulate_set(["0-10", "bf16"], n_queries=4, docs_per_query=20,
                               relevant_per_query=(2, 30), seed=5)
     qrels = make_queries(4, 20, (2, 20), seed=5)
     assert run_set.qrels.frame.equals(qrels.frame)
     assert run_set.runs["bf16"].frame.equals(simulate_run(qrels, PRESETS["bf16"], seed=5).frame)
     assert "4 simulated queries x 20 candidates, 2-20 relevant" in run_set.origin
     with pytest.raises(ValueError):
-        db.simulate_set([])
+        simulate_set([])
 
 
 def test_add_runs_beside_dedupes_renames_and_replaces():
-    first = db.simulate_set(["0-10"], n_queries=3)
-    assert db.add_outcome(None, first) == "new"
-    kept, outcome = db.add_runs(None, first)
+    first = simulate_set(["0-10"], n_queries=3)
+    assert add_outcome(None, first) == "new"
+    kept, outcome = add_runs(None, first)
     assert outcome == "new" and list(kept.runs) == ["0-10"]
-    same = db.simulate_set(["0-10", "3-point"], n_queries=3)  # same query set, 0-10 identical
-    assert "1 new run is added beside them (0-10 already there)" in db.add_message(kept, same)
-    kept, outcome = db.add_runs(kept, same)
+    same = simulate_set(["0-10", "3-point"], n_queries=3)  # same query set, 0-10 identical
+    assert "1 new run is added beside them (0-10 already there)" in add_message(kept, same)
+    kept, outcome = add_runs(kept, same)
     assert outcome == "added" and list(kept.runs) == ["0-10", "3-point"]
-    assert db.already_kept(kept, same) == ["0-10", "3-point"]
-    assert "already in **my runs**" in db.add_message(kept, same)
+    assert already_kept(kept, same) == ["0-10", "3-point"]
+    assert "already in **my runs**" in add_message(kept, same)
     # another run under a taken name on the same query set gets a suffix
-    other = db.make_run_set(first.qrels, {"0-10": same.runs["3-point"]}, "x")
-    kept, outcome = db.add_runs(kept, other)
+    other = make_run_set(first.qrels, {"0-10": same.runs["3-point"]}, "x")
+    kept, outcome = add_runs(kept, other)
     assert list(kept.runs) == ["0-10", "3-point", "0-10 (2)"] and kept.runs["0-10 (2)"].name == "0-10 (2)"
     assert kept.key != first.key
-    new_queries = db.simulate_set(["5-point"], n_queries=3, seed=1)
-    assert "replaces" in db.add_message(kept, new_queries)
-    kept, outcome = db.add_runs(kept, new_queries)
+    new_queries = simulate_set(["5-point"], n_queries=3, seed=1)
+    assert "replaces" in add_message(kept, new_queries)
+    kept, outcome = add_runs(kept, new_queries)
     assert outcome == "replaced" and list(kept.runs) == ["5-point"]
 
 
 def test_trec_zip_round_trips(tmp_path):
-    run_set = db.simulate_set(["0-10", "fine-grained"], n_queries=3, docs_per_query=10)
-    archive = zipfile.ZipFile(io.BytesIO(db.trec_zip(run_set)))
+    run_set = simulate_set(["0-10", "fine-grained"], n_queries=3, docs_per_query=10)
+    archive = zipfile.ZipFile(io.BytesIO(trec_zip(run_set)))
     assert sorted(archive.namelist()) == ["README.txt", "qrels.txt", "runs/0-10.txt",
                                           "runs/fine-grained.txt"]
     qrels = read_qrels(archive.read("qrels.txt"))
@@ -314,17 +329,17 @@ def test_trec_zip_round_trips(tmp_path):
     assert run.name == "fine-grained"
     assert run.frame["score"].tolist() == run_set.runs["fine-grained"].frame["score"].tolist()
     assert "relevance level 1" in archive.read("README.txt").decode()
-    assert db.file_stem("0-10 (2)") == "0-10_2"
+    assert file_stem("0-10 (2)") == "0-10_2"
 
 
 def test_quantized_set_and_sweep():
-    run_set = db.simulate_set(["fine-grained"], n_queries=5)
-    quantized = db.quantized_set(run_set.runs["fine-grained"], run_set.qrels, levels=3,
+    run_set = simulate_set(["fine-grained"], n_queries=5)
+    quantized = quantized_set(run_set.runs["fine-grained"], run_set.qrels, levels=3,
                                  origin="here", rel_level=2)
     assert list(quantized.runs) == ["fine-grained", "fine-grained-L3"]
     assert quantized.rel_level == 2 and quantized.qrels_key == run_set.qrels_key
-    table = db.simulator_sweep("levels", n_queries=5, metric="RR")
+    table = simulator_sweep("levels", n_queries=5, metric="RR")
     assert table["value"].tolist() == list(range(2, 21))
     assert (table["range"] >= 0).all() and table["label"].iloc[0] == "2"
-    assert db.simulator_sweep("precision", n_queries=5)["label"].tolist() == [
+    assert simulator_sweep("precision", n_queries=5)["label"].tolist() == [
         "float64 (no cast)", "float32", "float16", "bfloat16"]

@@ -14,7 +14,7 @@ TREC = ROOT / "sample_data" / "trec_eval"
 
 
 def tiedrank(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tiedrank.cli", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "tiedrank", *map(str, args)],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 
@@ -69,6 +69,61 @@ def test_unknown_metric_lists_valid_names():
 
 def test_unknown_policy_and_missing_file():
     done = tiedrank("evaluate", TREC / "qrels.test", TREC / "results.test", "--ties", "median")
-    assert done.returncode == 2 and "unknown tie policy 'median'" in done.stderr
+    assert done.returncode == 2 and "--ties must be one of 'expected'" in done.stderr
+    assert done.stderr.strip().endswith("got 'median'")
     done = tiedrank("evaluate", TREC / "qrels.test", TREC / "nope.txt")
     assert done.returncode == 2 and "nope.txt" in done.stderr and "Traceback" not in done.stderr
+
+
+def _options(subcommand: str) -> dict:
+    """Flag -> argparse action of one subcommand of the real parser."""
+    from tiedrank.cli import build_parser
+
+    subparsers = next(a for a in build_parser()._actions if a.dest == "command")
+    parser = subparsers.choices[subcommand]
+    return {flag: action for action in parser._actions for flag in action.option_strings}
+
+
+def test_choices_and_defaults_come_from_the_library_constants():
+    from tiedrank.evaluate import DEFAULT_METRICS, MISSING_RULES
+    from tiedrank.metrics import GAINS, METRIC_NAMES
+    from tiedrank.report import FORMATS
+    from tiedrank.simulate import PRESETS, QUANTIZE_METHODS
+    from tiedrank.stats import CORRECTIONS, TESTS
+
+    evaluate, compare = _options("evaluate"), _options("compare")
+    # evaluate also writes trec_eval's own three-column output (per-query tables only)
+    assert tuple(evaluate["--format"].choices) == FORMATS + ("trec_eval",)
+    assert tuple(compare["--format"].choices) == FORMATS
+    for options in (evaluate, compare):
+        assert tuple(options["--gain"].choices) == GAINS
+    assert tuple(evaluate["--missing"].choices) == MISSING_RULES
+    assert tuple(compare["--test"].choices) == TESTS
+    assert tuple(compare["--correction"].choices) == CORRECTIONS
+    assert list(_options("simulate")["--preset"].choices) == list(PRESETS)
+    assert tuple(_options("quantize")["--method"].choices) == QUANTIZE_METHODS
+    for options in (evaluate, compare):
+        assert ", ".join(DEFAULT_METRICS) in options["--metric"].help
+    assert ", ".join(METRIC_NAMES) in evaluate["--metric"].help
+
+
+def test_repeated_run_name_is_disambiguated_as_in_evaluate():
+    from tiedrank import evaluate, read_qrels, read_run
+
+    run = TREC / "results.test"
+    done = tiedrank("evaluate", TREC / "qrels.test", run, run, "-m", "RR", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    cli_names = list(dict.fromkeys(r["run"] for r in json.loads(done.stdout)))
+    library = evaluate([read_run(run), read_run(run)], read_qrels(TREC / "qrels.test"), "RR")
+    assert cli_names == list(library.tables) == ["STANDARD", "STANDARD (2)"]
+
+
+def test_console_script_points_at_main():
+    import tomllib
+
+    from tiedrank.cli import main
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["tiedrank"] == "tiedrank.cli:main"
+    assert main(["evaluate", str(TREC / "qrels.test"), str(TREC / "results.test"),
+                 "--ties", "sometimes"]) == 2

@@ -1,18 +1,59 @@
 """Dashboard logic without Streamlit: tiedrank.dashboard and the figure builders."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from tiedrank import dashboard as db
+from tiedrank.dashboard.datasets import (
+    BUNDLED,
+    DEFAULT_DATASET,
+    RUN_FIELDS,
+    content_hash,
+    dataset_key,
+    file_hash,
+    guess_columns,
+    inspect_upload,
+)
+from tiedrank.dashboard.figures.overview import range_figure
+from tiedrank.dashboard.figures.tie_structure import (
+    group_size_figure,
+    ranked_list_figure,
+    tie_ratio_scatter,
+    top_strip_figure,
+)
+from tiedrank.dashboard.overview import (
+    findings_messages,
+    flip_sentences,
+    format_cell,
+    order_flips,
+    overview_cells,
+    overview_long,
+    tie_statistics_frame,
+)
+from tiedrank.dashboard.settings import (
+    default_metrics,
+    metric_options,
+    retarget_metrics,
+    validate_metrics,
+)
+from tiedrank.dashboard.tie_structure import (
+    group_size_bins,
+    group_size_counts,
+    order_queries,
+    query_documents,
+    query_label,
+    query_overview,
+    query_values,
+    tie_ratio_vs_range,
+    top_strip,
+)
 from tiedrank.data import Qrels, Run
 from tiedrank.evaluate import evaluate
-from tiedrank.figures.overview import range_figure
-from tiedrank.figures.tie_structure import (group_size_figure, ranked_list_figure,
-                                            tie_ratio_scatter, top_strip_figure)
+from tiedrank.io import read_query_text
 from tiedrank.ties import build_tie_table, tie_statistics
-
 
 # ---- fixtures ---------------------------------------------------------------------------
 
@@ -41,17 +82,17 @@ def flip_case():
 def llmjudge():
     from tiedrank.io import read_qrels, read_run
 
-    ds = db.BUNDLED["llmjudge"]
+    ds = BUNDLED["llmjudge"]
     qrels = read_qrels(str(ds.path(ds.qrels)), format=ds.qrels_format)
-    runs = {db.run_label(r): read_run(str(ds.path(r)), format=ds.run_format, name=db.run_label(r))
-            for r in ds.runs}
-    return runs, qrels, db.read_query_text(ds.path(ds.queries))
+    names = [Path(r).name.removesuffix(".txt") for r in ds.runs]
+    runs = {n: read_run(str(ds.path(r)), format=ds.run_format, name=n) for n, r in zip(names, ds.runs)}
+    return runs, qrels, read_query_text(ds.path(ds.queries))
 
 
 @pytest.fixture(scope="module")
 def llm_eval(llmjudge):
     runs, qrels, _ = llmjudge
-    return evaluate(runs, qrels, db.default_metrics(10), ties="all", rel_level=2)
+    return evaluate(runs, qrels, default_metrics(10), ties="all", rel_level=2)
 
 
 @pytest.fixture()
@@ -66,64 +107,51 @@ def small_table():
 # ---- registry, hashing, reading -----------------------------------------------------------
 
 def test_bundled_datasets_exist_with_their_relevance_levels():
-    assert db.DEFAULT_DATASET == "llmjudge"
-    assert db.BUNDLED["llmjudge"].rel_level == 2
-    assert db.BUNDLED["trec_eval"].rel_level == 1
-    for dataset in db.BUNDLED.values():
+    assert DEFAULT_DATASET == "llmjudge"
+    assert BUNDLED["llmjudge"].rel_level == 2
+    assert BUNDLED["trec_eval"].rel_level == 1
+    for dataset in BUNDLED.values():
         for relative in dataset.files:
             assert dataset.path(relative).is_file(), relative
 
 
 def test_hashes_follow_content(tmp_path):
-    assert db.content_hash(b"abc") == db.content_hash(b"abc") != db.content_hash(b"abd")
+    assert content_hash(b"abc") == content_hash(b"abc") != content_hash(b"abd")
     path = tmp_path / "f.txt"
     path.write_bytes(b"abc")
-    assert db.file_hash(path) == db.content_hash(b"abc")
-    assert db.dataset_key(["x", "h1"]) != db.dataset_key(["x", "h2"])
-    assert db.dataset_key(["x", "h1"]) == db.dataset_key(["x", "h1"])
+    assert file_hash(path) == content_hash(b"abc")
+    assert dataset_key(["x", "h1"]) != dataset_key(["x", "h2"])
+    assert dataset_key(["x", "h1"]) == dataset_key(["x", "h1"])
 
 
 def test_column_guessing_uses_the_reader_aliases():
-    assert db.guess_columns(["QID", "docno", "bm25"], db.RUN_FIELDS) == {
+    assert guess_columns(["QID", "docno", "bm25"], RUN_FIELDS) == {
         "query": "QID", "doc": "docno", "score": None}
-    assert db.needs_mapping(["topic_no", "passage", "s"], db.RUN_FIELDS)
-    assert not db.needs_mapping(["qid", "docno", "score"], db.RUN_FIELDS)
-    assert db.inspect_upload(b"qid,docno,bm25\n1,d,2\n", "x.csv", db.RUN_FIELDS) == (
+    assert inspect_upload(b"qid,docno,bm25\n1,d,2\n", "x.csv", RUN_FIELDS) == (
         "csv", ["qid", "docno", "bm25"])
-    assert db.inspect_upload(b"1 Q0 d 1 2.0 t\n", "x.txt", db.RUN_FIELDS) == ("trec_run", [])
-
-
-def test_read_run_bytes_names_file_and_line():
-    from tiedrank.errors import InputError
-
-    good = db.read_run_bytes(b"q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1.0 bm25\n", "mine.txt")
-    assert good.frame["score"].tolist() == [2.5, 1.0]
-    with pytest.raises(InputError) as err:
-        db.read_run_bytes(b"q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1.0 t\nq1 Q0 d3 3 abc t\n", "bad.txt")
-    assert "bad.txt" in str(err.value) and "line 3" in str(err.value)
+    assert inspect_upload(b"1 Q0 d 1 2.0 t\n", "x.txt", RUN_FIELDS) == ("trec_run", [])
 
 
 def test_query_text_and_labels():
-    text = db.read_query_text(b"q1\tdog age by teeth\n\nq2\tsmoke on walls\n")
+    text = read_query_text(b"q1\tdog age by teeth\n\nq2\tsmoke on walls\n")
     assert text == {"q1": "dog age by teeth", "q2": "smoke on walls"}
-    assert db.query_label("q1", text) == "q1 — dog age by teeth"
-    assert db.query_label("q9", text) == "q9"
-    assert db.run_label("runs/bm25.run.txt") == "bm25.run"
+    assert query_label("q1", text) == "q1 — dog age by teeth"
+    assert query_label("q9", text) == "q9"
 
 
 def test_metric_helpers():
-    assert db.default_metrics(10) == ["RR", "nDCG@10", "P@10", "AP", "R@10"]
-    assert set(db.default_metrics(5)) <= set(db.metric_options(5))
-    assert db.retarget_metrics(["RR", "P@10", "P@5", "nDCG@10"], 10, 20) == ["RR", "P@20", "P@5", "nDCG@20"]
-    valid, errors = db.validate_metrics(["rr", "P@5", "nope@3", "RR"])
+    assert default_metrics(10) == ["RR", "nDCG@10", "P@10", "AP", "R@10"]
+    assert set(default_metrics(5)) <= set(metric_options(5))
+    assert retarget_metrics(["RR", "P@10", "P@5", "nDCG@10"], 10, 20) == ["RR", "P@20", "P@5", "nDCG@20"]
+    valid, errors = validate_metrics(["rr", "P@5", "nope@3", "RR"])
     assert valid == ["RR", "P@5"] and len(errors) == 1
 
 
 # ---- overview table and order flips -------------------------------------------------------
 
 def test_format_cell():
-    assert db.format_cell(0.79133, 0.4551, 0.9733, 0.76733) == "0.791 [0.455, 0.973] · trec 0.767"
-    assert db.format_cell(np.nan, 0, 1, 0.5) == "– [0.000, 1.000] · trec 0.500"
+    assert format_cell(0.79133, 0.4551, 0.9733, 0.76733) == "0.791 [0.455, 0.973] · trec 0.767"
+    assert format_cell(np.nan, 0, 1, 0.5) == "– [0.000, 1.000] · trec 0.500"
 
 
 def test_order_flip_detected_on_constructed_case(flip_case):
@@ -134,39 +162,37 @@ def test_order_flip_detected_on_constructed_case(flip_case):
     assert values.loc["B", "expected"] == pytest.approx(11 / 18)
     assert values.loc["A", "trec_eval"] == pytest.approx(0.5)
     assert values.loc["B", "trec_eval"] == pytest.approx(1.0)
-    flips = db.order_flips(report)
+    flips = order_flips(report)
     assert flips[["metric", "run_a", "run_b"]].values.tolist() == [["RR", "A", "B"]]
-    sentence = db.flip_sentences(flips)[0]
+    sentence = flip_sentences(flips)[0]
     assert "**A** (0.750) ranks above **B** (0.611)" in sentence
     assert "trec_eval" in sentence and "**B** (1.000) ranks above **A** (0.500)" in sentence
     # no flip between identical policies, and none reversed
-    assert db.order_flips(report, "expected", "expected").empty
-    assert db.order_flips(report, "trec_eval", "expected")[["run_a", "run_b"]].values.tolist() == [["B", "A"]]
-    ranks = db.rank_changes(report)
-    assert ranks.set_index("run")[["rank_expected", "rank_trec_eval"]].loc["A"].tolist() == [1, 2]
+    assert order_flips(report, "expected", "expected").empty
+    assert order_flips(report, "trec_eval", "expected")[["run_a", "run_b"]].values.tolist() == [["B", "A"]]
 
 
 def test_equal_values_are_not_flips():
     report = pd.DataFrame({"run": ["A", "B"], "metric": ["RR", "RR"], "expected": [0.5, 0.5],
                            "trec_eval": [0.4, 0.6]})
-    assert db.order_flips(report).empty
-    assert db.order_flips(report.drop(columns="trec_eval")).empty
+    assert order_flips(report).empty
+    assert order_flips(report.drop(columns="trec_eval")).empty
 
 
 def test_overview_on_llmjudge_has_the_known_flip(llm_eval):
     report = llm_eval.report()
-    flips = db.order_flips(report)
+    flips = order_flips(report)
     rr = flips[flips["metric"] == "RR"]
     pairs = {(a, b) for a, b in zip(rr["run_a"], rr["run_b"])}
     assert ("willia-umbrela1", "Olz-gpt4o") in pairs
-    cells = db.overview_cells(report, flips=flips)
+    cells = overview_cells(report, flips=flips)
     assert list(cells.columns[:2]) == ["run", "RR ⚠"]
     olz = cells.set_index("run").loc["Olz-gpt4o", "RR ⚠"]
     row = report[(report["run"] == "Olz-gpt4o") & (report["metric"] == "RR")].iloc[0]
-    assert olz == "⚠ " + db.format_cell(row["expected"], row["worst"], row["best"], row["trec_eval"])
+    assert olz == "⚠ " + format_cell(row["expected"], row["worst"], row["best"], row["trec_eval"])
     assert olz == "⚠ 0.791 [0.455, 0.973] · trec 0.767"
     assert "AP" in cells.columns  # no flip for AP on this data
-    long = db.overview_long(report)
+    long = overview_long(report)
     assert list(long.columns[:8]) == ["run", "metric", "expected", "worst", "best", "trec_eval",
                                       "bias", "range"]
     assert np.allclose(long["range"], long["best"] - long["worst"])
@@ -174,7 +200,7 @@ def test_overview_on_llmjudge_has_the_known_flip(llm_eval):
 
 
 def test_tie_statistics_frame_matches_engine(llm_eval):
-    frame = db.tie_statistics_frame(llm_eval.tables, top=10)
+    frame = tie_statistics_frame(llm_eval.tables, top=10)
     assert len(frame) == 8
     for name, table in llm_eval.tables.items():
         stats = tie_statistics(table, top=10)
@@ -186,7 +212,7 @@ def test_tie_statistics_frame_matches_engine(llm_eval):
 
 
 def test_findings_messages_lists_queries(small_table):
-    messages = db.findings_messages(small_table.findings)
+    messages = findings_messages(small_table.findings)
     assert any("no results" in m and "q3" in m for m in messages)
     assert len(messages) == len(set(messages))
 
@@ -194,7 +220,7 @@ def test_findings_messages_lists_queries(small_table):
 # ---- tie structure ---------------------------------------------------------------------------
 
 def test_query_overview(small_table):
-    ov = db.query_overview(small_table, k=2).set_index("query")
+    ov = query_overview(small_table, k=2).set_index("query")
     assert ov.loc["q1", "groups"] == 3 and ov.loc["q1", "largest_group"] == 3
     assert ov.loc["q1", "tie_ratio"] == pytest.approx(3 / 5)
     assert ov.loc["q1", "tie_ratio_top"] == pytest.approx(1 / 2)  # ranks 1-2: d1 alone, one tied
@@ -205,46 +231,46 @@ def test_query_overview(small_table):
 
 
 def test_query_documents(small_table):
-    docs = db.query_documents(small_table, "q1")
+    docs = query_documents(small_table, "q1")
     assert docs["rank"].tolist() == [1, 2, 3, 4, 5]
     assert docs["group"].tolist() == [1, 2, 2, 2, 3]
     assert docs["group_first"].tolist() == [1, 2, 2, 2, 5]
     assert docs["group_size"].tolist() == [1, 3, 3, 3, 1]
     assert docs.loc[docs["doc"] == "d3", "grade"].item() == 2
     assert docs["group_relevant"].tolist() == [0, 1, 1, 1, 1]
-    assert len(db.query_documents(small_table, "q1", depth=2)) == 2
-    assert db.query_documents(small_table, "q3").empty
+    assert len(query_documents(small_table, "q1", depth=2)) == 2
+    assert query_documents(small_table, "q3").empty
     with pytest.raises(KeyError):
-        db.query_documents(small_table, "nope")
+        query_documents(small_table, "nope")
 
 
 def test_top_strip_and_query_orders(small_table):
-    strip = db.top_strip(small_table, depth=3)
+    strip = top_strip(small_table, depth=3)
     assert strip["query"].tolist() == ["q1", "q1", "q1", "q2", "q2"]
     assert strip["group"].tolist() == [1, 2, 2, 1, 1]
     assert strip["tied"].tolist() == [False, True, True, True, True]
     assert strip["parity"].tolist() == [1, 0, 0, 1, 1]
-    assert db.order_queries(small_table, "query id") == ["q1", "q2"]
-    assert db.order_queries(small_table, "size of the first group", depth=3) == ["q2", "q1"]
-    assert db.order_queries(small_table, "tie ratio in the top ranks", depth=3) == ["q2", "q1"]
-    reordered = db.top_strip(small_table, depth=3, queries=["q2", "q1"])
+    assert order_queries(small_table, "query id") == ["q1", "q2"]
+    assert order_queries(small_table, "size of the first group", depth=3) == ["q2", "q1"]
+    assert order_queries(small_table, "tie ratio in the top ranks", depth=3) == ["q2", "q1"]
+    reordered = top_strip(small_table, depth=3, queries=["q2", "q1"])
     assert reordered["query"].tolist() == ["q2", "q2", "q1", "q1", "q1"]
 
 
 def test_group_size_counts(small_table):
-    counts = db.group_size_counts(small_table)
+    counts = group_size_counts(small_table)
     assert counts["size"].tolist() == [1, 2, 3]
     assert counts["groups"].tolist() == [2, 1, 1]
     assert counts["documents"].sum() == 7
     assert counts["share_of_documents"].sum() == pytest.approx(1.0)
-    top = db.group_size_counts(small_table, top=1)  # groups starting at rank 1
+    top = group_size_counts(small_table, top=1)  # groups starting at rank 1
     assert top["size"].tolist() == [1, 2] and top["groups"].tolist() == [1, 1]
 
 
 def test_tie_ratio_vs_range(llmjudge, llm_eval):
     runs, qrels, text = llmjudge
     table = llm_eval.tables["Olz-gpt4o"]
-    frame = db.tie_ratio_vs_range(llm_eval, table, "RR", 10, text)
+    frame = tie_ratio_vs_range(llm_eval, table, "RR", 10, text)
     assert len(frame) == llm_eval.summary["n_queries"].iloc[0]
     assert np.allclose(frame["range"], frame["best"] - frame["worst"])
     assert (frame["range"] >= -1e-12).all()
@@ -253,8 +279,8 @@ def test_tie_ratio_vs_range(llmjudge, llm_eval):
     sel = per_query[(per_query["run"] == "Olz-gpt4o") & (per_query["metric"] == "RR")
                     & (per_query["policy"] == "expected")].set_index("query")["value"]
     assert np.allclose(frame.set_index("query")["expected"], sel.loc[frame["query"]].to_numpy())
-    values = db.query_values(llm_eval, "Olz-gpt4o", frame["query"].iloc[0])
-    assert values["metric"].tolist() == db.default_metrics(10)
+    values = query_values(llm_eval, "Olz-gpt4o", frame["query"].iloc[0])
+    assert values["metric"].tolist() == default_metrics(10)
     assert list(values.columns) == ["metric", "expected", "worst", "best", "trec_eval"]
 
 
@@ -274,7 +300,7 @@ def test_range_figure(llm_eval):
 
 
 def test_ranked_list_figure_modes(small_table):
-    docs = db.query_documents(small_table, "q1")
+    docs = query_documents(small_table, "q1")
     fig = ranked_list_figure(docs, mode="stack", query_text="text")
     bars = [t for t in fig.data if t.type == "bar"]
     assert sorted(t.name for t in bars) == ["grade 1", "grade 2", "unjudged"]
@@ -284,7 +310,7 @@ def test_ranked_list_figure_modes(small_table):
     assert len(fig.layout.shapes) == 1  # one tied group outlined
     text = next(t for t in fig.data if t.type == "scatter")
     assert list(text.text) == ["3 tied"]
-    clipped = ranked_list_figure(db.query_documents(small_table, "q1", depth=3))
+    clipped = ranked_list_figure(query_documents(small_table, "q1", depth=3))
     assert list(clipped.data[-1].text) == ["3 tied (2 shown)"]
     assert clipped.layout.shapes[0].x1 == 3
     per_doc = ranked_list_figure(docs, mode="documents")
@@ -294,7 +320,7 @@ def test_ranked_list_figure_modes(small_table):
 
 
 def test_top_strip_figure(small_table):
-    strip = db.top_strip(small_table, depth=3)
+    strip = top_strip(small_table, depth=3)
     fig = top_strip_figure(strip, color="parity", depth=3)
     assert len(fig.data) == 1 and fig.data[0].type == "heatmap"
     z = np.asarray(fig.data[0].z, dtype=float)
@@ -308,25 +334,25 @@ def test_top_strip_figure(small_table):
 def test_group_size_bins():
     counts = pd.DataFrame({"size": [1, 2, 3, 4, 9], "groups": [10, 5, 2, 1, 1],
                            "documents": [10, 10, 6, 4, 9], "share_of_documents": np.nan})
-    bins = db.group_size_bins(counts)
+    bins = group_size_bins(counts)
     assert bins["bin"].tolist() == ["1", "2", "3–4", "5–8", "9–16"]
     assert bins["groups"].tolist() == [10, 5, 3, 0, 1]
     assert bins["documents"].tolist() == [10, 10, 10, 0, 9]
     assert bins["share_of_documents"].sum() == pytest.approx(1.0)
-    both = db.group_size_bins(pd.concat([counts.assign(run="a"), counts.head(2).assign(run="b")]))
+    both = group_size_bins(pd.concat([counts.assign(run="a"), counts.head(2).assign(run="b")]))
     assert both.groupby("run", sort=False)["groups"].sum().to_dict() == {"a": 19, "b": 15}
     assert len(both) == 10  # same bins for both runs
 
 
 def test_group_size_figure(small_table):
-    bins = db.group_size_bins(db.group_size_counts(small_table))
+    bins = group_size_bins(group_size_counts(small_table))
     fig = group_size_figure(bins)
     assert len(fig.data) == 1 and list(fig.data[0].x) == ["1", "2", "3–4"]
     assert list(fig.data[0].y) == [2, 1, 1]
     assert fig.layout.yaxis.type != "log"
     docs = group_size_figure(bins, weight="documents")
     assert list(docs.data[0].y) == [2, 2, 3]
-    both = db.group_size_bins(pd.concat([db.group_size_counts(small_table).assign(run=r) for r in "ab"]))
+    both = group_size_bins(pd.concat([group_size_counts(small_table).assign(run=r) for r in "ab"]))
     assert [t.name for t in group_size_figure(both).data] == ["a", "b"]
     skewed = pd.DataFrame({"bin": ["1", "2"], "groups": [100000, 3], "documents": [100000, 6],
                            "share_of_documents": [0.9, 0.1]})
@@ -335,7 +361,7 @@ def test_group_size_figure(small_table):
 
 def test_tie_ratio_scatter(llmjudge, llm_eval):
     _, _, text = llmjudge
-    frame = db.tie_ratio_vs_range(llm_eval, llm_eval.tables["TREMA-all"], "nDCG@10", 10, text)
+    frame = tie_ratio_vs_range(llm_eval, llm_eval.tables["TREMA-all"], "nDCG@10", 10, text)
     fig = tie_ratio_scatter(frame, "nDCG@10")
     assert len(fig.data) == 1 and len(fig.data[0].x) == len(frame)
     assert np.allclose(fig.data[0].y, frame["range"])

@@ -99,13 +99,14 @@ def test_metric_parse_errors(bad, message):
 
 def test_metric_names_parse_like_ir_measures():
     assert parse_metric("ndcg@10").name == "nDCG@10"
-    assert parse_metric("Hits@5").name == "Success@5"
+    assert parse_metric("Hits@5").name == "Hits@5"  # a count (ranx, TRM), never Success@5
+    assert parse_metric("hit_rate@5").name == "Success@5"
     assert parse_metric("TsRR").name == "TsRR(alpha=1)"
     assert parse_metric("MRR").name == "RR"
 
 
 def test_option_errors():
-    with pytest.raises(ValueError, match="unknown tie policy"):
+    with pytest.raises(ValueError, match="ties= must be one of 'expected'.*; got 'median'"):
         evaluate({"r": RUN}, QRELS, ["RR"], ties="median")
     with pytest.raises(ValueError, match="rel_level"):
         evaluate({"r": RUN}, QRELS, ["RR"], rel_level=0)

@@ -1,5 +1,5 @@
-"""Unit tests of tiedrank.learn (the logic of the Spread, TsRR and Learn pages) and of the
-figure builders in tiedrank.figures.spread / tsrr / learn: the figures must carry the
+"""Unit tests of tiedrank.dashboard.learn (the logic of the Spread, TsRR and Learn pages) and of the
+figure builders in tiedrank.dashboard.figures.spread / tsrr / learn: the figures must carry the
 engine's values, the toy evaluation must reproduce the reference's test vectors."""
 from __future__ import annotations
 
@@ -11,13 +11,29 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from tiedrank import learn
+from tiedrank.dashboard import learn
+from tiedrank.dashboard.figures import learn as learn_figures
+from tiedrank.dashboard.figures import spread as spread_figures
+from tiedrank.dashboard.figures import tsrr as tsrr_figures
+from tiedrank.dashboard.figures.style import POLICY_COLORS, TEMPLATE
+from tiedrank.dashboard.spread import (
+    describe_ranges,
+    draws_table,
+    percentile_of,
+    policy_values,
+    query_ranges,
+)
+from tiedrank.dashboard.tsrr import (
+    alpha_grid,
+    appended_example,
+    fully_tied_example,
+    sweep_references,
+    sweep_table,
+    tsrr_components,
+    tsrr_query_table,
+)
 from tiedrank.errors import InputError
 from tiedrank.evaluate import evaluate, tsrr_sweep
-from tiedrank.figures import learn as learn_figures
-from tiedrank.figures import spread as spread_figures
-from tiedrank.figures import tsrr as tsrr_figures
-from tiedrank.figures.style import POLICY_COLORS, TEMPLATE
 from tiedrank.io import read_qrels, read_run
 from tiedrank.metrics import metric_values
 from tiedrank.spread import first_relevant_distribution, sample_run_means
@@ -188,7 +204,7 @@ def test_mtrr_curve_pitfall_1():
 
 # ---- TsRR helpers -----------------------------------------------------------------------------
 def test_fully_tied_tsrr_is_zero_for_every_alpha():
-    example = learn.fully_tied_example(5, 3, learn.alpha_grid(-2, 2, 101))
+    example = fully_tied_example(5, 3, alpha_grid(-2, 2, 101))
     assert len(example) == 101
     assert (example["TsRR"] == 0).all()
     assert example["E[RR]"].iloc[0] == pytest.approx(137 / 300)  # V6
@@ -196,7 +212,7 @@ def test_fully_tied_tsrr_is_zero_for_every_alpha():
 
 
 def test_appending_irrelevant_documents_raises_tsrr():
-    example = learn.appended_example(max_appended=30, alpha=1.0)
+    example = appended_example(max_appended=30, alpha=1.0)
     tsrr = example["TsRR(alpha=1)"].to_numpy()
     assert tsrr[0] == pytest.approx(0.2846617210, abs=1e-9)  # S2
     assert np.all(np.diff(tsrr) > 0)
@@ -210,24 +226,24 @@ def test_appending_irrelevant_documents_raises_tsrr():
 def test_sweep_table_keeps_a_run_called_alpha():
     sweep = pd.DataFrame({"run": ["alpha", "alpha", "b", "b"], "alpha": [1.0, 2.0, 1.0, 2.0],
                           "value": [.1, .2, .3, .4]})
-    wide = learn.sweep_table(sweep)
+    wide = sweep_table(sweep)
     assert wide.columns.tolist() == ["alpha", "TsRR alpha", "TsRR b"]
     assert wide["TsRR b"].tolist() == [.3, .4]
 
 
 def test_alpha_grid():
-    grid = learn.alpha_grid(-2, 2, 201)
+    grid = alpha_grid(-2, 2, 201)
     assert len(grid) == 201 and grid[0] == pytest.approx(0.01) and grid[-1] == pytest.approx(100)
     assert np.allclose(np.diff(np.log10(grid)), 0.02)
-    assert learn.alpha_grid(1, -1, 3).tolist() == pytest.approx([0.1, 1, 10])
+    assert alpha_grid(1, -1, 3).tolist() == pytest.approx([0.1, 1, 10])
 
 
 def test_tsrr_components_and_query_table(sample):
     table = sample.tables["Olz-gpt4o"]
-    comps = learn.tsrr_components(table)
+    comps = tsrr_components(table)
     assert (comps["F_G"] == comps["t"] - comps["r"]).all()
     first = str(table.queries[np.flatnonzero(table.n_relevant > 0)[0]])
-    per_query = learn.tsrr_query_table(table, 2.0, query_text={first: "some text"})
+    per_query = tsrr_query_table(table, 2.0, query_text={first: "some text"})
     included = table.n_relevant > 0
     assert len(per_query) == included.sum()
     assert np.allclose(per_query["TsRR(alpha=2)"], metric_values(table, "TsRR(alpha=2)")[included])
@@ -239,7 +255,7 @@ def test_tsrr_components_and_query_table(sample):
 
 
 def test_sweep_references(sample):
-    refs = learn.sweep_references(sample.summary)
+    refs = sweep_references(sample.summary)
     s = sample.summary.set_index(["run", "metric", "policy"])["value"]
     got = refs.set_index(["run", "reference"])["value"]
     assert got[("TREMA-all", "MRR (trec_eval order)")] == pytest.approx(s[("TREMA-all", "RR", "trec_eval")])
@@ -250,22 +266,22 @@ def test_sweep_references(sample):
 
 # ---- spread helpers ---------------------------------------------------------------------------
 def test_query_ranges(sample):
-    ranges = learn.query_ranges(sample.per_query, "Olz-gpt4o", "RR", query_text={"q18": "x"})
+    ranges = query_ranges(sample.per_query, "Olz-gpt4o", "RR", query_text={"q18": "x"})
     assert list(ranges.columns) == ["query", "text", "worst", "best", "expected", "trec_eval", "width"]
     assert (np.diff(ranges["width"].to_numpy()) <= 0).all()
     assert (ranges["worst"] <= ranges["expected"] + 1e-12).all()
     assert (ranges["expected"] <= ranges["best"] + 1e-12).all()
     assert (ranges["worst"] <= ranges["trec_eval"] + 1e-12).all()
-    assert "queries change RR" in learn.describe_ranges(ranges, "RR")
+    assert "queries change RR" in describe_ranges(ranges, "RR")
     with pytest.raises(ValueError, match="ties='all'"):
-        learn.query_ranges(sample.per_query[sample.per_query["policy"] != "trec_eval"], "Olz-gpt4o", "RR")
+        query_ranges(sample.per_query[sample.per_query["policy"] != "trec_eval"], "Olz-gpt4o", "RR")
 
 
 def test_policy_values(sample):
     query = sample.per_query["query"].iloc[0]
-    values = learn.policy_values(sample.per_query, "TREMA-all", "RR", query)
+    values = policy_values(sample.per_query, "TREMA-all", "RR", query)
     assert set(values) == {"expected", "optimistic", "pessimistic", "trec_eval"}
-    assert learn.policy_values(sample.per_query, "TREMA-all", "RR", "no-such-query") == {}
+    assert policy_values(sample.per_query, "TREMA-all", "RR", "no-such-query") == {}
 
 
 @pytest.mark.parametrize("seed", [0, 1, 7])
@@ -273,31 +289,30 @@ def test_percentile_against_numpy(seed):
     rng = np.random.default_rng(seed)
     draws = np.round(rng.normal(0.5, 0.1, 997), 3)  # rounded: plenty of exact ties
     for value in (draws[3], 0.5, draws.min(), draws.max(), -1.0, 2.0):
-        p = learn.percentile_of(value, draws)
+        p = percentile_of(value, draws)
         assert p.n == 997
         assert p.below == pytest.approx(np.mean(draws < value))
         assert p.equal == pytest.approx(np.mean(draws == value))
         assert p.above == pytest.approx(np.mean(draws > value))
         assert p.below + p.equal + p.above == pytest.approx(1.0)
-        assert p.midrank == pytest.approx(np.mean(draws < value) + np.mean(draws == value) / 2)
 
 
 def test_percentile_tolerance_and_sentence():
     draws = np.array([0.1, 0.2, 0.3 + 1e-16, 0.4])
-    p = learn.percentile_of(0.3, draws)
+    p = percentile_of(0.3, draws)
     assert (p.below, p.equal, p.above) == (0.5, 0.25, 0.25)
-    text = learn.percentile_of(0.767, np.r_[np.full(23, 0.5), np.full(77, 0.9)]).sentence()
+    text = percentile_of(0.767, np.r_[np.full(23, 0.5), np.full(77, 0.9)]).sentence()
     assert text == "trec_eval's order gives 0.767, higher than 23% of 100 random tie-breaks and lower than 77%"
-    assert np.isnan(learn.percentile_of(0.3, [np.nan]).below)
+    assert np.isnan(percentile_of(0.3, [np.nan]).below)
 
 
 def test_percentile_of_sampled_run(sample):
     table = sample.tables["Olz-gpt4o"]
     draws = sample_run_means(table, "RR", n_draws=300, seed=0)
     trec = sample.summary.query("run == 'Olz-gpt4o' and metric == 'RR' and policy == 'trec_eval'")["value"].iloc[0]
-    p = learn.percentile_of(trec, draws)
+    p = percentile_of(trec, draws)
     assert p.below == pytest.approx(np.mean(draws < trec - 1e-12))
-    stats = learn.draws_table(draws, {"trec_eval": trec, "expected": 0.5}, seed=0).set_index("statistic")["value"]
+    stats = draws_table(draws, {"trec_eval": trec, "expected": 0.5}, seed=0).set_index("statistic")["value"]
     assert stats["draws"] == 300 and stats["mean of draws"] == pytest.approx(draws.mean())
     assert stats["share of draws below trec_eval"] == pytest.approx(p.below)
 
@@ -329,7 +344,7 @@ def test_pmf_figure_carries_the_pmf_and_policy_marks():
 
 
 def test_range_figure(sample):
-    ranges = learn.query_ranges(sample.per_query, "TREMA-all", "nDCG@10")
+    ranges = query_ranges(sample.per_query, "TREMA-all", "nDCG@10")
     fig = spread_figures.range_figure(ranges, "nDCG@10")
     bar = fig.data[0]
     assert list(bar.y) == ranges["query"].tolist()
@@ -353,9 +368,9 @@ def test_sample_histogram(sample):
 
 
 def test_sweep_figure(sample):
-    alphas = learn.alpha_grid(-2, 2, 101)
+    alphas = alpha_grid(-2, 2, 101)
     sweep = tsrr_sweep(sample.tables, alphas)
-    refs = learn.sweep_references(sample.summary)
+    refs = sweep_references(sample.summary)
     fig = tsrr_figures.sweep_figure(sweep, refs, marked_alpha=1.0)
     curve = _trace(fig, "TREMA-all: TsRR")
     assert np.allclose(curve.x, alphas)
@@ -370,10 +385,10 @@ def test_sweep_figure(sample):
 
 
 def test_pathology_figures():
-    tied = learn.fully_tied_example(6)
+    tied = fully_tied_example(6)
     fig = tsrr_figures.fully_tied_figure(tied)
     assert np.all(np.asarray(_trace(fig, "TsRR").y) == 0)
-    example = learn.appended_example(max_appended=20, alpha=2.0)
+    example = appended_example(max_appended=20, alpha=2.0)
     fig = tsrr_figures.appended_figure(example, current=7)
     assert np.allclose(_trace(fig, "TsRR(alpha=2)").y, example["TsRR(alpha=2)"])
     marker = _trace(fig, "7 appended")

@@ -1,4 +1,4 @@
-"""Tests of the reranker simulator (tiedrank.simulate) and its CLI (tiedrank.cli_simulate)."""
+"""Tests of the reranker simulator (tiedrank.simulate) and its CLI (tiedrank.cli.simulate)."""
 from __future__ import annotations
 
 import math
@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tiedrank.cli_simulate import main as simulate_main
+from tiedrank.cli.simulate import main as simulate_main
 from tiedrank.data import Run
 from tiedrank.evaluate import evaluate
 from tiedrank.io import read_qrels, read_run
@@ -66,7 +66,7 @@ def test_spec_rejects_bad_fields(bad):
 def test_get_spec_overrides_and_unknown_preset():
     assert get_spec("0-10", tie_prob=0.25).tie_prob == 0.25
     assert get_spec("0-10", tie_prob=0.25).levels == 11
-    with pytest.raises(ValueError, match="unknown preset"):
+    with pytest.raises(ValueError, match="preset= must be one of 'fine-grained'.*; got '7-point'"):
         get_spec("7-point")
     with pytest.raises(ValueError, match="unknown RerankerSpec field"):
         get_spec("0-10", colour="red")
@@ -402,7 +402,7 @@ def test_sweep_meaning():
     levels = sweep("levels", [3, 5, 11, None], base_spec="fine-grained", qrels=qrels,
                    rel_level=2, seed=2)
     assert levels["docs_in_ties"].iloc[-1] == 0.0
-    with pytest.raises(ValueError, match="cannot sweep"):
+    with pytest.raises(ValueError, match="sweep\\(\\): parameter= must be one of 'quality'"):
         sweep("name", ["x"], qrels=qrels)
 
 
@@ -454,7 +454,8 @@ def test_cli_quantize_levels_and_precision(tmp_path):
 @pytest.mark.parametrize("argv, message", [
     (["quantize", "/nonexistent/run.txt", "--levels", "3", "--out", "x.txt"], "nonexistent"),
     (["quantize", str(TREC_RESULTS), "--out", "x.txt"], "--levels and/or --precision"),
-    (["simulate", "--preset", "fine-grained", "--tie-prob", "2", "--out", "x.txt"], "tie_prob"),
+    (["simulate", "--preset", "fine-grained", "--tie-prob", "2", "--out", "x.txt"],
+     "--tie-prob must be a number in [0, 1]; got 2.0"),
 ])
 def test_cli_errors_are_one_line_without_traceback(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

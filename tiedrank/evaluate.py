@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -12,45 +11,20 @@ import pandas as pd
 from .data import Qrels, Run
 from .errors import Finding
 from .metrics import GAINS, Metric, metric_values, parse_metric
-from .ties import POLICIES, TieTable, build_tie_table
+from .policies import ALL_POLICIES, REPORT_COLUMNS, parse_policies  # noqa: F401  (ALL_POLICIES re-exported)
+from .summation import summarize
+from .ties import TieTable, build_tie_table
+from .validation import Interval, InvalidParameterError, Options, validate_params
 
-ALL_POLICIES = ("expected", "optimistic", "pessimistic", "trec_eval")
-"""What ``ties="all"`` evaluates: the expectation, best, worst and trec_eval's order."""
-REPORT_COLUMNS = {"expected": "expected", "optimistic": "best", "pessimistic": "worst",
-                  "trec_eval": "trec_eval", "input": "input"}
 MISSING_RULES = ("zero", "skip")
-
-
-@dataclass(frozen=True)
-class Policy:
-    """A tie policy; ``seed`` only for ``random``. ``label`` is what results show."""
-
-    name: str
-    seed: int | None = None
-
-    @property
-    def label(self) -> str:
-        return f"random(seed={self.seed})" if self.name == "random" else self.name
-
-
-def parse_policies(ties: "str | Iterable[str]", seed: int = 0) -> list[Policy]:
-    """Parse ``ties=``: a policy, ``"all"``, ``"random(seed=3)"`` or a list of those."""
-    items = [ties] if isinstance(ties, str) else list(ties)
-    policies: list[Policy] = []
-    for item in items:
-        text = str(item).strip()
-        if text == "all":
-            policies += [Policy(p) for p in ALL_POLICIES]
-            continue
-        match = re.fullmatch(r"random\s*(?:\(\s*(?:seed\s*=\s*)?(-?\d+)\s*\))?", text)
-        if match:
-            policies.append(Policy("random", int(match.group(1)) if match.group(1) else seed))
-        elif text in POLICIES:
-            policies.append(Policy(text))
-        else:
-            raise ValueError(f"unknown tie policy {text!r}; expected one of "
-                             f"{', '.join(POLICIES)}, 'random(seed=N)' or 'all'")
-    return list(dict.fromkeys(policies))
+MAX_ROUND = 15
+"""``round=`` is a number of decimals; float64 holds about 15 significant digits, so rounding
+to more decimals would merge nothing (and beyond ~308 turns every score into NaN)."""
+MAX_EXP_GRADE = 1023
+"""Largest grade ``gain="exp"`` takes: 2**1024 - 1 is not a float64."""
+"""What happens to a qrels query the run does not answer: it scores 0, or is skipped."""
+DEFAULT_METRICS = ("RR", "P@10", "AP", "nDCG@10")
+"""The metrics the CLI evaluates when none is given."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,24 +67,86 @@ class Evaluation:
         wide.columns.name = None
         return wide.reset_index()
 
+    def to_trec_eval(self, policy: str = "trec_eval", *, run: str | None = None,
+                     per_query: bool = True) -> str:
+        """trec_eval's text output (``measure<TAB>query<TAB>value``, then ``all`` rows) for
+        one policy and one run, with trec_eval's measure names where one exists
+        (``ndcg_cut_10``, ``P_10``, ``recip_rank``, ``map``), so trec_eval scripts read it.
+        """
+        rows, means = self._policy_rows(policy, run)
+        lines = []
+        if per_query:
+            lines += [f"{trec_eval_name(m):<22}\t{q}\t{v:.4f}" for m, q, v in
+                      rows[["metric", "query", "value"]].itertuples(index=False)]
+        lines += [f"{trec_eval_name(m):<22}\tall\t{v:.4f}" for m, v in means.items()]
+        return "\n".join(lines) + "\n"
 
-def _as_run_mapping(runs) -> dict[str, Run]:
+    def to_ranx(self, policy: str = "expected", *, run: str | None = None) -> dict:
+        """Like ``ranx.evaluate(qrels, run, metrics)``: ``{ranx name: mean}`` for one policy
+        and run (``hits@10``, ``hit_rate@10``, ``ndcg@10``, ``mrr``, ...); per-query values
+        are in ``per_query``."""
+        return {ranx_name(m): float(v) for m, v in self._policy_rows(policy, run)[1].items()}
+
+    def _policy_rows(self, policy: str, run: str | None) -> tuple[pd.DataFrame, pd.Series]:
+        runs = list(self.tables) or list(dict.fromkeys(self.summary["run"].astype(str)))
+        run = runs[0] if run is None else run
+        label = parse_policies(policy)[0].label
+        rows = self.per_query[(self.per_query["run"] == run) & (self.per_query["policy"] == label)]
+        if rows.empty:
+            raise ValueError(f"no values for run {run!r} under policy {label!r}; evaluated: "
+                             f"runs {', '.join(runs)}, policies "
+                             f"{', '.join(dict.fromkeys(self.per_query['policy'].astype(str)))}")
+        summary = self.summary[(self.summary["run"] == run) & (self.summary["policy"] == label)]
+        return rows, summary.set_index(summary["metric"].astype(str))["value"]
+
+
+def unique_label(name: str, taken: "Iterable[str]") -> str:
+    """``name``, or ``"name (2)"``, ``"name (3)"``, ... if ``taken`` already holds it.
+
+    Two files with the same TREC tag stay apart under the same rule everywhere.
+
+    Examples
+    --------
+    >>> unique_label("bm25", ["bm25", "bm25 (2)"])
+    'bm25 (3)'
+    """
+    taken = set(taken)
+    label, n = name, 2
+    while label in taken:
+        label, n = f"{name} ({n})", n + 1
+    return label
+
+
+def label_runs(runs) -> dict[str, Run]:
+    """Runs by name: a dict keeps its names, otherwise the TREC tag or file name; a
+    repeated name becomes ``"name (2)"`` (:func:`unique_label`). Paths are read."""
     from .io import read_run  # local: io imports pyarrow.csv, not needed for table use
 
-    if isinstance(runs, Mapping):
-        items = list(runs.items())
-    elif isinstance(runs, (Run, pd.DataFrame, str, os.PathLike, bytes)):
-        items = [(None, runs)]
+    from .io.adapters import is_nested_runs, is_peer_object
+
+    if isinstance(runs, Mapping) and not is_nested_runs(runs) and runs and \
+            isinstance(next(iter(runs.values())), Mapping):
+        items = [(None, runs)]  # one pytrec_eval run {query: {doc: score}}
+    elif isinstance(runs, Mapping):
+        items = list(runs.items())  # {name: run}, also {name: {query: {doc: score}}}
+    elif isinstance(runs, (Run, pd.DataFrame, str, os.PathLike, bytes)) or (
+            is_peer_object(runs) and not isinstance(runs, (list, tuple)) and
+            not hasattr(runs, "__next__")):
+        items = [(None, runs)]  # one run (a ranx Run, ...)
     else:
-        items = [(None, r) for r in runs]
+        if not isinstance(runs, Iterable):
+            from .io.adapters import ACCEPTED
+
+            raise TypeError(f"cannot read runs from {type(runs).__name__}; pass a run or a list "
+                            f"or dict of runs, each {ACCEPTED}")
+        runs = list(runs)
+        one = bool(runs) and isinstance(runs[0], tuple) and not isinstance(runs[0], Run) \
+            and len(runs[0]) >= 3 and not isinstance(runs[0][0], (Run, pd.DataFrame))
+        items = [(None, runs)] if one else [(None, r) for r in runs]  # rows, or a list of runs
     out: dict[str, Run] = {}
     for name, item in items:
         run = item if isinstance(item, Run) else read_run(item, name=name)
-        if name is not None and run.name != name:
-            run = Run(name, run.frame, run.source, run.findings)
-        label, n = run.name, 2
-        while label in out:  # two files with the same TREC tag stay apart
-            label, n = f"{run.name} ({n})", n + 1
+        label = unique_label(run.name if name is None else name, out)
         if label != run.name:
             run = Run(label, run.frame, run.source, run.findings)
         out[label] = run
@@ -130,12 +166,16 @@ def _as_qrels(qrels) -> Qrels:
 RunInput = Run | pd.DataFrame | str | os.PathLike | bytes
 
 
+@validate_params({"rel_level": [Interval(int, 1, None)], "gain": [Options(*GAINS)],
+                  "judged_only": [bool], "round": [Interval(int, 0, MAX_ROUND), None],
+                  "missing": [Options(*MISSING_RULES)], "seed": [Interval(int, None, None)],
+                  "depth": [Interval(int, 1, None), None]})
 def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
              qrels: "Qrels | pd.DataFrame | str | os.PathLike | bytes",
              metrics: "str | Metric | Iterable[str | Metric]", *,
              ties: "str | Iterable[str]" = "expected", rel_level: int = 1, gain: str = "linear",
              judged_only: bool = False, round: int | None = None, missing: str = "zero",
-             seed: int = 0) -> Evaluation:
+             seed: int = 0, depth: int | None = None) -> Evaluation:
     """Evaluate one or more runs under one or more tie policies.
 
     Parameters
@@ -144,7 +184,7 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
         A dict gives the run names; otherwise the TREC tag or file name does.
     qrels : Qrels, DataFrame or path
     metrics : str or list of str
-        ir_measures-style names: ``RR``, ``RR@k``, ``Success@k`` (``Hits@k``), ``P@k``,
+        ir_measures-style names: ``RR``, ``RR@k``, ``Success@k``, ``Hits@k`` (a count), ``P@k``,
         ``R@k``, ``AP``, ``AP@k``, ``nDCG``, ``nDCG@k``, ``DCG@k``, ``Rprec``,
         ``TsRR(alpha=a)``, ``TsRR2``, ``MTRR_GRAG``, ``TMHits_GRAG@k``.
     ties : str or list of str, default "expected"
@@ -156,6 +196,10 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
         DCG gain: the grade, or 2**grade - 1.
     judged_only : bool, default False
         Drop unjudged documents before ranking (trec_eval ``-J``).
+    depth : int, optional
+        Only the first ``depth`` documents of each query count, in trec_eval's order (score
+        descending, then docno descending), as trec_eval's ``-M``: a tie group that
+        straddles the depth is cut where trec_eval cuts it.
     round : int, optional
         Round scores to this many decimals so that near-ties merge.
     missing : {"zero", "skip"}, default "zero"
@@ -179,22 +223,22 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
     >>> ev.report()[["expected", "best", "worst", "trec_eval"]].round(3).values.tolist()
     [[0.75, 1.0, 0.5, 1.0]]
     """
-    if gain not in GAINS:
-        raise ValueError(f"unknown gain {gain!r}; expected one of {', '.join(GAINS)}")
-    if missing not in MISSING_RULES:
-        raise ValueError(f"missing must be one of {', '.join(MISSING_RULES)}, got {missing!r}")
     metric_list = [parse_metric(m) for m in ([metrics] if isinstance(metrics, (str, Metric))
                                              else metrics)]
     if not metric_list:
         raise ValueError("no metrics given")
+    metric_list = list(dict.fromkeys(metric_list))  # RR, mrr, RR: one metric, counted once
     policies = parse_policies(ties, seed)
-    run_map = _as_run_mapping(runs)
+    run_map = label_runs(runs)
     qrels_obj = _as_qrels(qrels)
+    _check_exp_gain(qrels_obj, gain)
 
     tables: dict[str, TieTable] = {}
     findings: list[Finding] = []
     blocks: list[pd.DataFrame] = []
     for name, run in run_map.items():
+        if depth is not None:
+            run = truncate_run(run, depth)
         table = build_tie_table(run, qrels_obj, rel_level=rel_level, judged_only=judged_only,
                                 round=round)
         tables[name] = table
@@ -211,9 +255,7 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
                 values = metric_values(source, metric, gain=gain)[included]
                 blocks.append((name, query_ids, metric.name, policy.label, values))
     per_query = _tidy(blocks)
-    summary = (per_query.groupby(["run", "metric", "policy"], observed=True, sort=False)["value"]
-               .agg(value="mean", n_queries="size").reset_index())
-    summary["n_queries"] = summary["n_queries"].astype(np.int64)
+    summary = summarize(per_query)  # exact means: the same bits however queries are split
     rule = ("mean over the qrels' queries with at least one relevant document (grade >= "
             f"{rel_level}); queries the run misses "
             + ("score 0" if missing == "zero" else "are skipped"))
@@ -252,3 +294,64 @@ def tsrr_sweep(tables: Mapping[str, TieTable], alphas: Sequence[float] | np.ndar
         means = tsrr(table, alphas)[included].mean(axis=0) if included.any() else np.full(len(alphas), np.nan)
         frames.append(pd.DataFrame({"run": name, "alpha": alphas, "value": means}))
     return pd.concat(frames, ignore_index=True)
+
+
+def _check_exp_gain(qrels: Qrels, gain: str) -> None:
+    """Refuse ``gain="exp"`` when a grade would overflow 2**grade - 1 (never a silent inf)."""
+    if gain != "exp" or qrels.frame.empty:
+        return
+    top = int(qrels.frame["relevance"].max())
+    if top > MAX_EXP_GRADE:
+        raise InvalidParameterError("gain", gain, f"'linear' for grades above {MAX_EXP_GRADE} "
+                                    f"(the qrels hold grade {top:,}; 2**grade - 1 overflows)",
+                                    function="evaluate")
+
+
+def truncate_run(run: Run, depth: int) -> Run:
+    """The first ``depth`` documents of each query in trec_eval's order (trec_eval ``-M``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> run = Run("r", pd.DataFrame({"query": "q", "doc": ["a", "b", "c"], "score": [1.0, 2.0, 1.0]}))
+    >>> truncate_run(run, 2).frame["doc"].tolist()   # b first, then c before a (docno descending)
+    ['b', 'c']
+    """
+    frame = run.frame
+    # trec_eval's order: score descending, then docno descending (by bytes, as strcmp)
+    order = frame.assign(_doc=frame["doc"].astype(str).str.encode("utf-8")).sort_values(
+        ["query", "score", "_doc"], ascending=[True, False, False], kind="stable")
+    kept = order[order.groupby("query", sort=False).cumcount() < depth]
+    return Run(run.name, frame.loc[np.sort(kept.index.to_numpy())].reset_index(drop=True),
+               run.source, run.findings)
+
+
+_TREC_EVAL_NAMES = {"RR": "recip_rank", "P": "P", "R": "recall", "AP": "map", "nDCG": "ndcg",
+                    "Rprec": "Rprec", "Success": "success"}
+_RANX_NAMES = {"RR": "mrr", "P": "precision", "R": "recall", "AP": "map", "nDCG": "ndcg",
+               "Rprec": "r-precision", "Success": "hit_rate", "Hits": "hits"}
+
+
+def trec_eval_name(metric: str) -> str:
+    """trec_eval's name of a metric (``nDCG@10`` -> ``ndcg_cut_10``); ours where it has none.
+
+    >>> [trec_eval_name(m) for m in ("nDCG@10", "AP", "AP@5", "P@10", "RR", "TsRR2")]
+    ['ndcg_cut_10', 'map', 'map_cut_5', 'P_10', 'recip_rank', 'TsRR2']
+    """
+    m = parse_metric(metric)
+    base = _TREC_EVAL_NAMES.get(m.family)
+    if base is None or m.alpha is not None:
+        return m.name
+    if m.k is None:
+        return base
+    cut = {"AP": "map_cut", "nDCG": "ndcg_cut", "RR": "recip_rank_cut"}.get(m.family, base)
+    return f"{cut}_{m.k}"
+
+
+def ranx_name(metric: str) -> str:
+    """ranx's name of a metric (``Success@10`` -> ``hit_rate@10``); ours where it has none."""
+    m = parse_metric(metric)
+    base = _RANX_NAMES.get(m.family)
+    if base is None:
+        return m.name
+    return base if m.k is None else f"{base}@{m.k}"

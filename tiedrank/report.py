@@ -1,9 +1,17 @@
 """Render result tables as text, CSV, JSON, LaTeX or Markdown (CLI and dashboard share it)."""
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import pandas as pd
 
+from .validation import Interval, Options, validate_params
+
 FORMATS = ("table", "csv", "json", "latex", "markdown")
+"""Output formats of :func:`render` (and of the CLI's ``--format``)."""
+MAX_DIGITS = 17
+"""17 significant digits round-trip any float64 exactly; more would print noise."""
 
 
 def _rounded(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
@@ -14,6 +22,7 @@ def _rounded(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
     return out.astype(str)
 
 
+@validate_params({"fmt": [Options(*FORMATS)], "digits": [Interval(int, 0, MAX_DIGITS)]})
 def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
     """Render ``frame`` in ``fmt``: one of ``table``, ``csv``, ``json``, ``latex``, ``markdown``.
 
@@ -46,11 +55,34 @@ def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
         lines += ["| " + " | ".join(v.replace("|", r"\|") for v in row) + " |"
                   for row in text.itertuples(index=False)]
         return "\n".join(lines)
-    if fmt == "table":
-        widths = [max([len(str(c))] + [len(v) for v in text[c]]) for c in text.columns]
-        numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
-        def line(values):
-            return "  ".join(v.rjust(w) if num else v.ljust(w)
-                             for v, w, num in zip(values, widths, numeric)).rstrip()
-        return "\n".join([line(map(str, text.columns))] + [line(row) for row in text.itertuples(index=False)])
-    raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    # "table" (validate_params admits only FORMATS)
+    widths = [max([len(str(c))] + [len(v) for v in text[c]]) for c in text.columns]
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
+
+    def line(values) -> str:
+        return "  ".join(v.rjust(w) if num else v.ljust(w)
+                         for v, w, num in zip(values, widths, numeric)).rstrip()
+
+    return "\n".join([line(map(str, text.columns))] + [line(row) for row in text.itertuples(index=False)])
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> tuple:
+    """Sort key that orders ids as people read them: q2 before q10 (digits as numbers).
+
+    >>> sorted(["q10", "q2", "q1", "Q3", "q1b"], key=natural_key)
+    ['q1', 'q1b', 'q2', 'Q3', 'q10']
+    """
+    text = str(text)
+    folded = tuple((0, int(p)) if p.isdigit() else (1, p.casefold()) for p in _DIGITS.split(text) if p)
+    # The exact text breaks ties only after the whole folded key, so case never outranks digits.
+    return folded, text
+
+
+def natural_rank(values) -> np.ndarray:
+    """Position of each value in natural order (ties share no rank: stable)."""
+    unique = sorted(set(map(str, values)), key=natural_key)
+    position = {v: i for i, v in enumerate(unique)}
+    return np.fromiter((position[str(v)] for v in values), dtype=np.int64, count=len(values))

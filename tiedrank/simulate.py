@@ -64,6 +64,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Qrels, Run
+from .validation import Interval, InvalidParameterError, Options, check
 
 PRECISIONS = ("float16", "bfloat16", "float32")
 """Supported score precisions (``None`` keeps float64)."""
@@ -84,13 +85,16 @@ SWEEP_COLUMNS = ("parameter", "value", "metric", "expected", "best", "worst", "t
 
 _NOISE_MARGIN = 2.0  # noise standard deviations added on each side of the default bin range
 _STREAM_QUERIES, _STREAM_SCORES = 0, 1  # independent random streams per stage
+_SEED = [Interval(int, 0, None)]
+_COUNT = [Interval(int, 1, None)]
+_LEVELS = [None, Interval(int, 1, None)]
+_FLOAT64_SPELLINGS = ("", "none", "float64", "fp64", "f64")  # precision=None, said otherwise
 
 
 def _rng(stage: int, seed: int) -> np.random.Generator:
     # default_rng([stage, seed]) hashes both through SeedSequence: distinct stages give
     # independent streams for the same user seed.
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    check("seed", seed, _SEED)
     return np.random.default_rng([stage, int(seed)])
 
 
@@ -105,11 +109,11 @@ def normalize_precision(precision: str | None) -> str | None:
     if precision is None:
         return None
     key = str(precision).strip().lower()
-    if key in ("", "none", "float64", "fp64", "f64"):
+    if key in _FLOAT64_SPELLINGS:
         return None
     if key not in PRECISION_ALIASES:
-        raise ValueError(f"unknown precision {precision!r}; expected one of "
-                         f"{', '.join(PRECISIONS)} (or bf16, fp16, fp32) or None")
+        raise InvalidParameterError("precision", precision, f"one of {', '.join(map(repr, PRECISIONS))}"
+                                    " (or 'bf16', 'fp16', 'fp32') or None")
     return PRECISION_ALIASES[key]
 
 
@@ -159,24 +163,16 @@ class RerankerSpec:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or any(c.isspace() for c in self.name):
-            raise ValueError(f"name must be a non-empty string without whitespace (it is the "
-                             f"TREC run tag), got {self.name!r}")
-        if isinstance(self.quality, bool) or not isinstance(self.quality, (int, float, np.number)) \
-                or not math.isfinite(self.quality):
-            raise ValueError(f"quality must be a finite number, got {self.quality!r}")
-        if self.levels is not None and (isinstance(self.levels, bool)
-                                        or not isinstance(self.levels, (int, np.integer))
-                                        or self.levels < 1):
-            raise ValueError(f"levels must be None (continuous) or an integer >= 1, "
-                             f"got {self.levels!r}")
-        if isinstance(self.tie_prob, bool) or not isinstance(self.tie_prob, (int, float, np.number)) \
-                or not 0.0 <= self.tie_prob <= 1.0:
-            raise ValueError(f"tie_prob must be a probability in [0, 1], got {self.tie_prob!r}")
+            raise InvalidParameterError("name", self.name, "a non-empty string without "
+                                        "whitespace (it is the TREC run tag)")
+        check("quality", self.quality, [Interval(float, None, None)])
+        check("levels", self.levels, _LEVELS)
+        check("tie_prob", self.tie_prob, [Interval(float, 0, 1)])
         if self.score_range is not None:
             low, high = (float(v) for v in self.score_range)
             if not (math.isfinite(low) and math.isfinite(high) and low < high):
-                raise ValueError(f"score_range must be two finite numbers low < high, "
-                                 f"got {self.score_range!r}")
+                raise InvalidParameterError("score_range", self.score_range,
+                                            "two finite numbers low < high")
             object.__setattr__(self, "score_range", (low, high))
         # frozen: normalise the stored values once, here
         object.__setattr__(self, "quality", float(self.quality))
@@ -234,8 +230,8 @@ def get_spec(preset_or_spec: "str | RerankerSpec", **overrides: Any) -> Reranker
     elif isinstance(preset_or_spec, str) and preset_or_spec in PRESETS:
         spec = PRESETS[preset_or_spec]
     else:
-        raise ValueError(f"unknown preset {preset_or_spec!r}; expected one of "
-                         f"{', '.join(PRESETS)} or a RerankerSpec")
+        raise InvalidParameterError("preset", preset_or_spec, f"one of "
+                                    f"{', '.join(map(repr, PRESETS))} or a RerankerSpec")
     unknown = set(overrides) - {f for f in RerankerSpec.__dataclass_fields__}
     if unknown:
         raise ValueError(f"unknown RerankerSpec field(s): {', '.join(sorted(unknown))}")
@@ -376,24 +372,23 @@ def make_queries(n_queries: int = 50, docs_per_query: int = 100,
     >>> qrels.frame.groupby("query")["relevance"].apply(lambda g: int((g > 0).sum())).tolist()
     [1, 1]
     """
-    for label, value in (("n_queries", n_queries), ("docs_per_query", docs_per_query)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{label} must be a positive integer, got {value!r}")
+    check("n_queries", n_queries, _COUNT)
+    check("docs_per_query", docs_per_query, _COUNT)
     if isinstance(relevant_per_query, (int, np.integer)) and not isinstance(relevant_per_query, bool):
         low = high = int(relevant_per_query)
     else:
         try:
             low, high = (int(v) for v in relevant_per_query)  # type: ignore[union-attr]
         except (TypeError, ValueError):
-            raise ValueError(f"relevant_per_query must be an int or a (low, high) pair, "
-                             f"got {relevant_per_query!r}") from None
+            low, high = -1, -1  # not a count nor a pair: refused just below
     if not 0 <= low <= high <= docs_per_query:
-        raise ValueError(f"relevant_per_query must lie in 0..docs_per_query={docs_per_query} "
-                         f"with low <= high, got {relevant_per_query!r}")
+        raise InvalidParameterError("relevant_per_query", relevant_per_query, "an integer or a "
+                                    f"(low, high) pair with 0 <= low <= high <= {docs_per_query} "
+                                    "(docs_per_query)")
     probs = np.asarray(grade_probs, dtype=np.float64)
     if probs.shape != (3,) or np.any(probs < 0) or not np.isclose(probs.sum(), 1.0):
-        raise ValueError(f"grade_probs must be three non-negative probabilities of grades "
-                         f"1, 2, 3 summing to 1, got {tuple(grade_probs)!r}")
+        raise InvalidParameterError("grade_probs", tuple(grade_probs), "three non-negative "
+                                    "probabilities of grades 1, 2, 3 summing to 1")
     rng = _rng(_STREAM_QUERIES, seed)
     n_rel = rng.integers(low, high, size=n_queries, endpoint=True)
     # a random rank per candidate; the n_rel lowest are the relevant ones, so relevance is
@@ -531,11 +526,8 @@ def quantize_run(run: Run, *, levels: int | None = None, precision: str | None =
     """
     if levels is None and precision is None:
         raise ValueError("quantize_run needs levels and/or precision")
-    if levels is not None and (isinstance(levels, bool) or not isinstance(levels, (int, np.integer))
-                               or levels < 1):
-        raise ValueError(f"levels must be an integer >= 1, got {levels!r}")
-    if method not in QUANTIZE_METHODS:
-        raise ValueError(f"unknown method {method!r}; expected one of {', '.join(QUANTIZE_METHODS)}")
+    check("levels", levels, _LEVELS)
+    check("method", method, [Options(*QUANTIZE_METHODS)])
     precision = normalize_precision(precision)
     score = run.frame["score"].to_numpy(dtype=np.float64)
     if levels is not None:
@@ -597,8 +589,7 @@ def sweep(parameter: str, values: Sequence[Any], *, base_spec: "RerankerSpec | s
     from .metrics import parse_metric
     from .ties import tie_statistics
 
-    if parameter not in SWEEP_PARAMETERS:
-        raise ValueError(f"cannot sweep {parameter!r}; expected one of {', '.join(SWEEP_PARAMETERS)}")
+    check("parameter", parameter, [Options(*SWEEP_PARAMETERS)], function="sweep")
     base = get_spec("fine-grained" if base_spec is None else base_spec)
     if qrels is None:
         qrels = make_queries(seed=seed)

@@ -2,8 +2,8 @@
 
 * :func:`first_relevant_distribution` — exact pmf of the first relevant rank and so of RR.
 * :func:`rr_variance`, :func:`precision_variance` — exact variances over tie orderings.
-* :func:`sample_run_means` — a seeded, vectorised sampler of a run's mean metric under
-  random tie-breaking (all draws in a few batched sorts, no loop per query or group).
+* :func:`sample_run_means` — a seeded sampler of a run's mean metric under random
+  tie-breaking (:mod:`tiedrank.sampling`: exact per-query structure, bounded memory).
 * :func:`enumerate_orderings` — every ordering of one small query, for teaching and tests;
   refuses above ``max_orderings``.
 """
@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from . import sampling
 from .metrics import Metric, first_relevant_pmf, metric_values, parse_metric
 from .ties import TieTable
+from .validation import Interval, check
 
 MAX_ORDERINGS = 40_320
 """Default limit of :func:`enumerate_orderings` (8! orderings)."""
@@ -73,68 +74,14 @@ def precision_variance(table: TieTable, k: int) -> pd.Series:
 
 
 # ---- sampling ----------------------------------------------------------------------------
-def _active_groups(table: TieTable, metric: Metric) -> np.ndarray:
-    """Groups whose internal order can change the metric (a prefix of every query)."""
-    if metric.k is not None:
-        return table.group_above < metric.k
-    if metric.family == "RR":  # only the groups down to the first relevant one matter
-        has_relevant = table.relevant_retrieved[table.group_query] > 0
-        return (table.relevant_above == 0) & has_relevant
-    if metric.family == "Rprec":
-        return table.group_above < table.n_relevant[table.group_query]
-    return np.ones(table.n_groups, dtype=bool)
-
-
-def _tile(table: TieTable, groups: np.ndarray, copies: int, depth: int | None) -> TieTable:
-    """``copies`` stacked copies of the table restricted to ``groups`` (prefixes per query).
-
-    Copy c of query q becomes query c * Q + q, so one resolve and one kernel call evaluate
-    every copy at once. Only the ideal grades down to ``depth`` are kept (IDCG@depth).
-    """
-    docs = np.repeat(groups, table.group_size)
-    size = table.group_size[groups]
-    retrieved = np.bincount(table.group_query[groups], weights=size,
-                            minlength=table.n_queries).astype(np.int64)
-    q = table.n_queries
-    retrieved_all = np.tile(retrieved, copies)
-    query_start = np.zeros(q * copies + 1, dtype=np.int64)
-    np.cumsum(retrieved_all, out=query_start[1:])
-    group_size = np.tile(size, copies)
-    group_start = np.cumsum(group_size) - group_size
-    shift = np.repeat(np.arange(copies, dtype=np.int64) * q, len(size))
-    ideal_counts = np.diff(table.ideal_start)
-    ideal_grade = table.ideal_grade
-    if depth is not None:  # IDCG@k needs only each query's k best grades
-        keep = (np.arange(len(ideal_grade))
-                - np.repeat(table.ideal_start[:-1], ideal_counts)) < depth
-        ideal_grade, ideal_counts = ideal_grade[keep], np.minimum(ideal_counts, depth)
-    ideal_counts = np.tile(ideal_counts, copies)
-    ideal_start = np.zeros(q * copies + 1, dtype=np.int64)
-    np.cumsum(ideal_counts, out=ideal_start[1:])
-    return replace(
-        table, queries=np.arange(q * copies), n_relevant=np.tile(table.n_relevant, copies),
-        n_retrieved=retrieved_all.astype(np.int64), query_start=query_start,
-        ideal_start=ideal_start, ideal_grade=np.tile(ideal_grade, copies),
-        group_query=np.tile(table.group_query[groups], copies) + shift,
-        group_start=group_start.astype(np.int64), group_size=group_size.astype(np.int64),
-        group_above=np.tile(table.group_above[groups], copies),
-        doc_score=np.tile(table.doc_score[docs], copies),
-        doc_grade=np.tile(table.doc_grade[docs], copies),
-        doc_judged=np.tile(table.doc_judged[docs], copies),
-        doc_row=np.tile(table.doc_row[docs], copies), findings=())
-
-
 def sample_run_means(table: TieTable, metric: "str | Metric", *, n_draws: int = 1000,
                      seed: int = 0, gain: str = "linear", included: np.ndarray | None = None,
                      max_batch: int = 4_000_000) -> np.ndarray:
     """Means of ``metric`` over the run's queries under ``n_draws`` random tie-breaks.
 
-    Each draw breaks every tie by an independent uniform permutation. For RR, RR@k and
-    Success@k only the first relevant rank matters, and its exact distribution is known,
-    so each draw takes one inverse-CDF lookup per query. Other metrics are batched: the
-    part of each query whose order can matter (e.g. the groups starting above k) is
-    stacked ``batch`` times and resolved with one sort. 1,000 draws on the sample data take
-    a fraction of a second. The same ``seed`` gives the same draws.
+    Delegates to :func:`tiedrank.sampling.sample_run_means`, which draws each query's
+    value from its exact structure (no permutation is built) with per-query streams
+    keyed by (seed, query id), in blocks of at most ``max_batch`` random numbers.
 
     Parameters
     ----------
@@ -145,61 +92,9 @@ def sample_run_means(table: TieTable, metric: "str | Metric", *, n_draws: int = 
     -------
     ndarray of shape (n_draws,)
     """
-    m = parse_metric(metric)
-    if n_draws < 1:
-        raise ValueError("n_draws must be >= 1")
-    if included is None:
-        included = table.n_relevant > 0
-    if not included.any():
-        return np.full(n_draws, np.nan)
-    if m.tie_aware_by_definition:
-        return np.full(n_draws, metric_values(table, m, gain=gain)[included].mean())
-    table = table.scoring()
-    rng = np.random.default_rng(seed)
-    if m.family in ("RR", "Success"):
-        return _first_relevant_draws(table, m, n_draws, rng, included, max_batch)
-    groups = _active_groups(table, m)
-    active_docs = max(int(table.group_size[groups].sum()), 1)
-    batch = int(max(1, min(n_draws, max_batch // active_docs)))
-    means = np.empty(n_draws)
-    done = 0
-    while done < n_draws:
-        copies = min(batch, n_draws - done)
-        stacked = _tile(table, groups, copies, m.k)
-        drawn = stacked.resolve("random", int(rng.integers(2**63 - 1)))
-        values = metric_values(drawn, m, gain=gain).reshape(copies, table.n_queries)
-        means[done:done + copies] = values[:, included].mean(axis=1)
-        done += copies
-    return means
-
-
-def _first_relevant_draws(table: TieTable, metric: Metric, n_draws: int,
-                          rng: np.random.Generator, included: np.ndarray,
-                          max_batch: int) -> np.ndarray:
-    """Run means of RR / RR@k / Success@k, drawing each query's first relevant rank from
-    its exact pmf (queries are independent under random tie-breaking)."""
-    pmf = first_relevant_pmf(table)
-    queries, start = np.unique(pmf.query, return_index=True)  # pmf is grouped by query
-    length = np.diff(np.append(start, len(pmf.query)))
-    cdf = np.cumsum(pmf.probability)
-    local = cdf - np.repeat(cdf[start] - pmf.probability[start], length)
-    local[start + length - 1] = 1.0  # guard the last step against rounding
-    # one increasing key over all segments: segment i spans (i, i + 1]
-    key = np.repeat(np.arange(len(queries)), length) + local
-    rank = pmf.rank.astype(np.float64)
-    value = np.ones_like(rank) if metric.family == "Success" else 1.0 / rank
-    if metric.k is not None:
-        value = value * (rank <= metric.k)
-    counted = included[queries]
-    n_included = int(included.sum())
-    batch = int(max(1, min(n_draws, max_batch // max(len(queries), 1))))
-    means = np.empty(n_draws)
-    for done in range(0, n_draws, batch):
-        copies = min(batch, n_draws - done)
-        target = np.arange(len(queries)) + rng.random((copies, len(queries)))
-        picked = value[np.searchsorted(key, target, side="right")]
-        means[done:done + copies] = (picked * counted).sum(axis=1) / n_included
-    return means
+    check("n_draws", n_draws, [Interval(int, 1, None)], function="sample_run_means")
+    return sampling.sample_run_means(table, metric, n_draws, seed, gain=gain, included=included,
+                                     chunk_size=max_batch)
 
 
 # ---- enumeration (teaching and tests) ------------------------------------------------------

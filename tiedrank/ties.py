@@ -51,10 +51,8 @@ import pyarrow.compute as pc
 
 from .data import Qrels, Run
 from .errors import Finding
-
-POLICIES = ("expected", "optimistic", "pessimistic", "trec_eval", "input", "random")
-"""Tie policies: the exact expectation, the best and worst case, trec_eval's order (score
-descending then docno descending), the file order, and one seeded random tie-break."""
+from .hashing import hash_ids, mix, seed_word
+from .policies import POLICIES
 
 _MAX_LISTED = 20  # query ids listed in a Finding; the count is always complete
 
@@ -183,8 +181,11 @@ class TieTable:
         ``optimistic`` puts relevant documents first (grade descending), ``pessimistic``
         last (grade ascending), ``trec_eval`` orders by docno descending by byte
         comparison (trec_eval's ``comp_sim_docno``), ``input`` keeps file order and
-        ``random`` draws one uniform permutation per group from ``seed``. Resolving
-        :meth:`scoring` gives the same metric values at a fraction of the cost.
+        ``random`` orders each group by a 64-bit key hashed from (``seed``, run name,
+        query id, doc id), ties of keys by docno: a uniform permutation per group that
+        depends on those ids alone, never on the file order or on the other queries in
+        the table. Resolving :meth:`scoring` gives the same metric values at a fraction
+        of the cost.
         """
         if policy == "expected":
             return self
@@ -207,27 +208,54 @@ class TieTable:
         tied = np.repeat(self.group_size > 1, self.group_size)
         positions = np.flatnonzero(tied)
         order = np.arange(len(self.doc_score))
-        if len(positions):
+        if len(positions) and policy == "random":
+            order[positions] = positions[self._random_order(positions, seed)]
+        elif len(positions):
             key = self._tie_break_key(policy, positions, seed)
-            # Groups are contiguous, so one stable sort of group * span + key orders by
-            # group, then key, then file order: what a two-key lexsort gives, several
-            # times faster. Keys are small non-negative integers, so this cannot overflow.
-            composite = self.doc_group[positions] * (int(key.max()) + 1) + key
-            order[positions] = positions[np.argsort(composite, kind="stable")]
+            group = self.doc_group[positions]
+            span = int(key.max()) + 1  # keys are dense ranks: span <= len(positions)
+            if (int(group[-1]) + 1) * span < 2**62:
+                # Groups are contiguous, so one stable sort of group * span + key orders by
+                # group, then key, then file order: what a two-key lexsort gives, several
+                # times faster. The bound above keeps the composite key exact in int64.
+                order[positions] = positions[np.argsort(group * span + key, kind="stable")]
+            else:
+                order[positions] = positions[np.lexsort((key, group))]
         return order
+
+    def _random_order(self, positions: np.ndarray, seed: int | None) -> np.ndarray:
+        """Sort order of the tied ``positions`` under ``random(seed)``: by group, then a
+        key hashed from (seed, run name, query id, doc id), then docno (one Arrow sort).
+
+        Every input of the key is an id, so a query's order is the same whatever the file
+        order or the other queries of the table (layout independence; see
+        :mod:`tiedrank.hashing`). Keys are iid uniform 64-bit words, so the order inside a
+        group is a uniform permutation (a key collision, odds ~n^2/2^65, falls back to
+        docno order, still a function of the ids).
+        """
+        rows, inverse = np.unique(self.doc_row[positions], return_inverse=True)
+        doc_ids = self.run_docs.take(pa.array(rows))
+        doc_hash = hash_ids(doc_ids.to_numpy(zero_copy_only=False))[inverse]
+        run_word = mix(hash_ids(np.array([self.run_name], dtype=object))[0]
+                       ^ seed_word(0 if seed is None else seed))
+        query_hash = mix(hash_ids(self.queries) ^ run_word)
+        key = mix(query_hash[self.doc_query[positions]] ^ doc_hash)
+        sort_table = pa.table({"group": self.doc_group[positions], "key": key,
+                               "doc": doc_ids.take(pa.array(inverse))})
+        return pc.sort_indices(sort_table, sort_keys=[("group", "ascending"),
+                                                      ("key", "ascending"),
+                                                      ("doc", "ascending")]).to_numpy()
 
     def _tie_break_key(self, policy: str, positions: np.ndarray, seed: int | None) -> np.ndarray:
         """Non-negative integer sort key of each tied document under ``policy``."""
-        grade = self.doc_grade[positions]
-        if policy == "optimistic":
-            return grade.max() - grade
-        if policy == "pessimistic":
-            return grade - grade.min()
+        if policy in ("optimistic", "pessimistic"):
+            # dense rank of the grade, never the grade itself: grades near 2**63 would
+            # overflow a difference, and a key as large as the grade would overflow the
+            # composite group * span + key
+            rank = np.unique(self.doc_grade[positions], return_inverse=True)[1].astype(np.int64)
+            return int(rank.max()) - rank if policy == "optimistic" else rank
         if policy == "input":
-            return self.doc_row[positions] - self.doc_row[positions].min()
-        if policy == "random":
-            # distinct keys: the order inside every group is an exactly uniform permutation
-            return np.random.default_rng(seed).permutation(len(positions))
+            return np.argsort(np.argsort(self.doc_row[positions], kind="stable"), kind="stable")
         if policy == "trec_eval":
             ids = self.run_docs.take(pa.array(self.doc_row[positions]))
             ascending = pc.sort_indices(ids).to_numpy()  # byte order, as strcmp

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 PLOT = ".js-plotly-plot"
+MENU = ".st-key-menu"
+"""The page menu app.py draws at the top of the sidebar."""
 
 
 def wait_idle(page, content: str | None = None) -> None:

@@ -20,7 +20,9 @@ import pytest
 from browser_support import wait_idle
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+# Screenshots go to a build folder (git-ignored): tests never modify tracked files.
+# scripts/refresh_screenshots.py copies them to docs/screenshots/ for the README, on purpose.
+SCREENSHOTS = Path(os.environ.get("TIEDRANK_SCREENSHOTS", ROOT / "build" / "screenshots"))
 CHROMIUM = os.environ.get("TIEDRANK_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+from browser_support import MENU
+
 pytestmark = pytest.mark.browser
 
 PLOT = ".js-plotly-plot"
@@ -31,7 +33,7 @@ def test_overview_page(ui):
 def test_tie_structure_page(ui):
     page = ui.page
     ui.open()
-    page.get_by_test_id("stSidebarNav").get_by_text("Tie structure").click()
+    page.locator(MENU).get_by_text("Tie structure").click()
     ui.wait('h1:has-text("Tie structure")')
     page.locator(PLOT).first.wait_for(state="visible")
     assert page.locator(PLOT).count() == 4

@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from browser_support import IDLE, PLOT, wait_idle
+from browser_support import MENU, IDLE, PLOT, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -55,7 +55,7 @@ def test_simulator_page(page, app_url, ui, tmp_path):
 
     # every other page now analyses them
     page.set_viewport_size({"width": 1400, "height": 1000})
-    page.get_by_test_id("stSidebarNav").get_by_text("Overview").click()
+    page.locator(MENU).get_by_text("Overview").click()
     wait_idle(page, 'h1:has-text("Overview")')
     page.locator(PLOT).first.wait_for(state="visible")
     assert "Simulated in this session: 5 runs" in page.locator('[data-testid="stMarkdown"]').filter(

@@ -1,0 +1,244 @@
+"""Benchmark of evaluation past one process (issue 10): buckets and Dask.
+
+Three experiments, each measured in a fresh child process (wall time, the part of it spent
+starting a local Dask cluster, and peak RSS from the kernel: VmHWM of the child itself;
+for Dask also the largest worker, from RUSAGE_CHILDREN once the cluster is closed):
+
+(a) one big run: one pass (``tiedrank.evaluate``) vs ``--buckets`` (bucket by bucket);
+(b) many runs: one process vs ``--dask local:2`` (one task per run);
+(c) a simulator sweep of many rerankers (values x seeds): sequential vs ``local:2``.
+
+Every pair is also checked for identical results (summaries compared bit for bit), so a
+fast wrong answer cannot pass.
+
+Usage::
+
+    python benchmarks/scale_benchmark.py --scale small        # seconds: proves it works
+    python benchmarks/scale_benchmark.py --scale medium       # a minute or two: 5M rows
+    python benchmarks/scale_benchmark.py --scale full         # (a) 50M rows, (b) 20 x 1M,
+                                                              # (c) 8 x 8 = 64 rerankers
+    python benchmarks/scale_benchmark.py --only a --buckets 16 --data /big/disk
+
+Data are generated once into ``--data`` (default ``benchmarks/data/scale``) with the
+generator of ``benchmarks/generate.py`` (MS MARCO-like runs with LLM-style ties), in
+chunks so that generating 50M rows needs little memory.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from contextlib import nullcontext
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+METRICS = ["RR", "RR@10", "AP", "nDCG@10", "P@10"]
+TIES = ["expected", "optimistic", "pessimistic", "trec_eval", "random(seed=1)"]
+
+SCALES = {
+    # (a) queries x depth of the big run; (b) runs x queries x depth; (c) values x seeds
+    "small": {"a": (500, 1000), "b": (4, 50, 1000), "c": (4, 4, 60), "buckets": 4},
+    "medium": {"a": (5000, 1000), "b": (8, 200, 1000), "c": (8, 4, 200), "buckets": 8},
+    "full": {"a": (50_000, 1000), "b": (20, 1000, 1000), "c": (8, 8, 400), "buckets": None},
+}
+SWEEP_VALUES = [2, 3, 4, 6, 8, 11, 16, None]
+
+
+# ---- data ------------------------------------------------------------------------------------
+def write_run(path: Path, n_queries: int, depth: int, seed: int, tag: str,
+              qrels_path: Path | None = None, chunk: int = 2000) -> None:
+    """A TREC run of ``n_queries`` x ``depth`` lines (and its qrels), written in chunks."""
+    sys.path.insert(0, str(HERE))
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+    from generate import QID_SPACE, generate
+
+    options = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none",
+                                 batch_size=1 << 16)
+    with open(path, "wb") as run_file, \
+            (open(qrels_path, "wb") if qrels_path else open(os.devnull, "wb")) as qrels_file:
+        for start in range(0, n_queries, chunk):
+            n = min(chunk, n_queries - start)
+            run, qrels, _ = generate(n, depth, seed + start, tag=tag)
+            offset = (start // chunk) * QID_SPACE  # chunks never share a query id
+            # the generator's unretrieved judged documents may repeat within a query at
+            # this size; keep one judgement per (query, doc), as a real qrels file has
+            keep = qrels.to_pandas().drop_duplicates(["qid", qrels.column_names[2]]).index
+            qrels = qrels.take(pa.array(keep.to_numpy()))
+            for table, sink in ((run, run_file), (qrels, qrels_file)):
+                qid = pc.add(table.column("qid"), pa.scalar(offset, pa.int64()))
+                pacsv.write_csv(table.set_column(0, "qid", qid), sink, write_options=options)
+
+
+def ensure_data(data: Path, scale: dict, only: str) -> dict:
+    data.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    if "a" in only:
+        q, d = scale["a"]
+        run, qrels = data / f"a_{q}x{d}.txt", data / f"a_{q}x{d}.qrels"
+        if not run.exists():
+            write_run(run, q, d, 1, "big", qrels)
+        paths["a"] = (str(run), str(qrels))
+    if "b" in only:
+        k, q, d = scale["b"]
+        runs = [data / f"b_{q}x{d}_{i:02d}.txt" for i in range(k)]
+        qrels = data / f"b_{q}x{d}.qrels"
+        for i, run in enumerate(runs):
+            if not run.exists():
+                # the generator ties queries, qrels and scores to one seed: every run is the
+                # same ranking under its own tag (the same work per run; random(seed) differs)
+                write_run(run, q, d, 7, f"sys{i:02d}", qrels if i == 0 else None)
+        paths["b"] = ([str(r) for r in runs], str(qrels))
+    return paths
+
+
+# ---- children ----------------------------------------------------------------------------
+def _peak_mb() -> dict:
+    own = None
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            own = int(line.split()[1]) / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return {"peak_rss_mb": round(own or 0, 1), "largest_child_rss_mb": round(children, 1)}
+
+
+def child(task: str, payload: dict) -> dict:
+    from tiedrank import distributed as D
+
+    started = time.perf_counter()
+    client = payload.get("client")
+    with (D.connect(client) if client else nullcontext()) as client:
+        startup = time.perf_counter() - started  # starting a local cluster, if any
+        result = _work(task, payload, client)
+    wall = time.perf_counter() - started
+    return {"task": task, "wall_s": round(wall, 2), "startup_s": round(startup, 2), **_peak_mb(),
+            "result": result.astype({c: str for c in result.columns
+                                     if str(result[c].dtype) in ("category", "object")})
+            .to_json(orient="split", double_precision=15)}
+
+
+def _work(task: str, payload: dict, client):
+    from tiedrank import distributed as D
+    from tiedrank import evaluate
+
+    if task == "one_pass":
+        from tiedrank import read_qrels, read_run
+
+        runs = [read_run(p) for p in payload["runs"]]
+        ev = evaluate(runs, read_qrels(payload["qrels"]), METRICS, ties=TIES)
+        result = ev.summary
+    elif task == "scaled":
+        ev = D.evaluate(payload["runs"], payload["qrels"], METRICS, ties=TIES,
+                        buckets=payload.get("buckets"), client=client)
+        result = ev.summary
+    elif task == "sweep":
+        from tiedrank.simulate import make_queries
+
+        qrels = make_queries(n_queries=payload["queries"], seed=3)
+        result = D.sweep("levels", payload["values"], seeds=range(payload["seeds"]),
+                         qrels=qrels, metric="AP", client=client)
+    else:
+        raise ValueError(task)
+    return result
+
+
+def run_child(task: str, payload: dict) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, __file__, "--child", task, json.dumps(payload)],
+                         capture_output=True, text=True, env=env, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"{task} failed:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _same(a: dict, b: dict) -> bool:
+    """Identical results: the JSON of the two result frames, all digits kept by to_json."""
+    return json.loads(a["result"]) == json.loads(b["result"])
+
+
+# ---- experiments -------------------------------------------------------------------------
+def experiment_a(paths, scale, buckets) -> list[dict]:
+    run, qrels = paths["a"]
+    one = run_child("one_pass", {"runs": [run], "qrels": qrels})
+    bucketed = run_child("scaled", {"runs": [run], "qrels": qrels, "buckets": buckets})
+    return _rows("a", f"{scale['a'][0] * scale['a'][1]:,} rows, 1 run",
+                 [("one pass", one), (f"--buckets {buckets or 'auto'}", bucketed)])
+
+
+def experiment_b(paths, scale) -> list[dict]:
+    runs, qrels = paths["b"]
+    one = run_child("one_pass", {"runs": runs, "qrels": qrels})
+    dask = run_child("scaled", {"runs": runs, "qrels": qrels, "buckets": 1,
+                                "client": "local:2"})
+    k, q, d = scale["b"]
+    return _rows("b", f"{k} runs x {q * d:,} rows", [("one process", one),
+                                                     ("--dask local:2", dask)])
+
+
+def experiment_c(scale) -> list[dict]:
+    n_values, n_seeds, queries = scale["c"]
+    payload = {"values": SWEEP_VALUES[:n_values], "seeds": n_seeds, "queries": queries}
+    sequential = run_child("sweep", payload)
+    dask = run_child("sweep", dict(payload, client="local:2"))
+    return _rows("c", f"sweep of {n_values * n_seeds} rerankers ({queries} queries each)",
+                 [("sequential", sequential), ("dask local:2", dask)])
+
+
+def _rows(name: str, what: str, measured: list[tuple[str, dict]]) -> list[dict]:
+    base = measured[0][1]
+    return [{"experiment": name, "input": what, "mode": mode, "wall_s": m["wall_s"],
+             "startup_s": m["startup_s"],
+             "speedup": round(base["wall_s"] / m["wall_s"], 2) if m["wall_s"] else None,
+             "speedup_after_startup": round(base["wall_s"] / (m["wall_s"] - m["startup_s"]), 2)
+             if m["wall_s"] > m["startup_s"] else None,
+             "peak_rss_mb": m["peak_rss_mb"], "largest_child_rss_mb": m["largest_child_rss_mb"],
+             "identical_to_first": _same(base, m)} for mode, m in measured]
+
+
+def markdown(rows: list[dict]) -> str:
+    head = ["experiment", "input", "mode", "wall_s", "startup_s", "speedup",
+            "speedup_after_startup", "peak_rss_mb",
+            "largest_child_rss_mb", "identical_to_first"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(str(r[h]) for h in head) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--scale", choices=sorted(SCALES), default="small")
+    parser.add_argument("--only", default="abc", help="experiments to run, e.g. 'a' or 'bc'")
+    parser.add_argument("--data", type=Path, default=HERE / "data" / "scale")
+    parser.add_argument("--buckets", type=int, default=None,
+                        help="buckets for (a) (default: the scale's; 'full' chooses automatically)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the rows here")
+    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args.child[0], json.loads(args.child[1]))))
+        return 0
+    scale = SCALES[args.scale]
+    started = time.perf_counter()
+    paths = ensure_data(args.data, scale, args.only)
+    print(f"data ready in {time.perf_counter() - started:.1f} s under {args.data}", flush=True)
+    rows: list[dict] = []
+    if "a" in args.only:
+        rows += experiment_a(paths, scale, args.buckets or scale["buckets"])
+    if "b" in args.only:
+        rows += experiment_b(paths, scale)
+    if "c" in args.only:
+        rows += experiment_c(scale)
+    print(markdown(rows))
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+    return 0 if all(r["identical_to_first"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

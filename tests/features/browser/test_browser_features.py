@@ -1,0 +1,26 @@
+"""Chromium: the document text on Tie structure (bundled corpus) and the flip heatmap on Compare."""
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+def _simulated(ui) -> None:
+    ui.page.get_by_text("Simulated rerankers", exact=False).first.click()
+    ui.wait()
+
+
+def test_tie_structure_shows_document_text(ui):
+    ui.open("tie_structure")
+    ui.wait('h1:has-text("Tie structure")')
+    _simulated(ui)
+    ui.wait('h2:has-text("Document text of this query")')
+    ui.page.get_by_text("Group 1", exact=False).first.wait_for(state="visible")
+    assert ui.exceptions() == 0
+
+
+def test_compare_shows_flip_heatmap(ui):
+    ui.open("compare")
+    ui.wait('h1')
+    _simulated(ui)
+    ui.wait('h2:has-text("Verdict-flip matrix")')
+    assert ui.exceptions() == 0

@@ -1,0 +1,160 @@
+"""What every subcommand shares: the error wrapper, argparse types and common options.
+
+Bad input ends with one line on stderr and exit status 2, never a traceback. An
+:class:`~tiedrank.validation.InvalidParameterError` raised by the library names the
+argument as Python spells it (``ties=``); :func:`run_handler` re-words it with the flag
+the user typed (``--ties must be one of ...; got 'median'``) through :data:`FLAGS`.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+
+from ..errors import InputError
+from ..metrics import GAINS
+from ..report import FORMATS
+from ..validation import InvalidParameterError
+
+# Duplicate handling of the readers (tiedrank.io); io has no public constant for it yet.
+from ..io._load import LIMITS, set_input_limits
+from ..io.duplicates import DUPLICATE_POLICIES as DUPLICATE_RULES
+
+FLAGS = {
+    "ties": "--ties", "rel_level": "--rel-level", "gain": "--gain", "missing": "--missing", "depth": "-M/--depth",
+    "round": "--round", "seed": "--seed", "fmt": "--format", "digits": "--digits",
+    "duplicates": "--duplicates", "test": "--test", "correction": "--correction",
+    "alpha": "--alpha", "n_draws": "--draws", "n_resamples": "--resamples",
+    "preset": "--preset", "n_queries": "--queries", "docs_per_query": "--docs-per-query",
+    "quality": "--quality", "levels": "--levels", "tie_prob": "--tie-prob",
+    "precision": "--precision", "method": "--method", "name": "--name",
+}
+"""Library parameter -> the CLI flag that sets it, to word errors in the user's terms."""
+
+
+def integer_at_least(minimum: int):
+    """An argparse ``type`` accepting integers >= ``minimum`` (a clear usage error otherwise)."""
+    wanted = {0: "a non-negative integer", 1: "a positive integer"}.get(
+        minimum, f"an integer >= {minimum}")
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}")
+        return value
+
+    return parse
+
+
+def probability(text: str) -> float:
+    """An argparse ``type`` accepting a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return value
+
+
+def flag_message(error: InvalidParameterError) -> str:
+    """``error`` worded with the CLI flag of its parameter (unchanged if it has none).
+
+    Examples
+    --------
+    >>> flag_message(InvalidParameterError("rel_level", 0, "an integer >= 1", function="evaluate"))
+    '--rel-level must be an integer >= 1; got 0'
+    """
+    flag = FLAGS.get(error.parameter)
+    return error.worded(flag) if flag else str(error)
+
+
+_PYTHON_REMEDIES = {"pass duplicates='max'": "add --duplicates max"}
+"""Remedies the library words as Python arguments, as the CLI user types them."""
+
+
+def in_cli_terms(message: str) -> str:
+    """A library message with its Python remedies worded as CLI flags.
+
+    >>> in_cli_terms("... on line 1; pass duplicates='max' to keep the highest score)")
+    '... on line 1; add --duplicates max to keep the highest score)'
+    """
+    for python, cli in _PYTHON_REMEDIES.items():
+        message = message.replace(python, cli)
+    return message
+
+
+def run_handler(args: argparse.Namespace, prog: str = "tiedrank") -> int:
+    """Run ``args.handler``; bad input becomes one line on stderr and exit status 2."""
+    limits = {"max_bytes": getattr(args, "max_input_size", None),
+              "max_ratio": getattr(args, "max_ratio", None)}
+    previous = set_input_limits(**limits)
+    try:
+        return args.handler(args)
+    except BrokenPipeError:  # e.g. piped into head: stop quietly (before OSError below)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except InvalidParameterError as error:
+        print(f"{prog}: error: {flag_message(error)}", file=sys.stderr)
+        return 2
+    except (InputError, ValueError, OSError) as error:
+        print(f"{prog}: error: {in_cli_terms(str(error))}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"{prog}: error: out of memory; try --buckets N (evaluate), fewer --draws or "
+              "--resamples, or a smaller input", file=sys.stderr)
+        return 2
+    finally:
+        set_input_limits(max_bytes=previous.max_bytes, max_ratio=previous.max_ratio)
+
+
+# ---- options shared by several subcommands ---------------------------------------------------
+def add_rel_level(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-l", "--rel-level", type=int, default=1, metavar="N",
+                        help="minimum grade of a relevant document (default 1; trec_eval -l)")
+
+
+def add_gain(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--gain", choices=GAINS, default=GAINS[0],
+                        help="DCG gain: grade or 2^grade-1 (default linear)")
+
+
+def add_duplicates(parser: argparse.ArgumentParser) -> None:
+    """The reading options: duplicates, and the input limits (decompression bombs)."""
+    parser.add_argument("--duplicates", choices=DUPLICATE_RULES, default=DUPLICATE_RULES[0],
+                        help="a document twice in a query: error (default) or keep the max score")
+    parser.add_argument("--max-input-size", type=byte_size, default=None, metavar="SIZE",
+                        help=f"largest input once decompressed, e.g. 8GB (default "
+                             f"{LIMITS.max_bytes >> 30}GB)")
+    parser.add_argument("--max-ratio", type=integer_at_least(2), default=None, metavar="R",
+                        help=f"largest gzip expansion past {LIMITS.ratio_floor >> 20}MB "
+                             f"(default {LIMITS.max_ratio}; a decompression bomb expands far more)")
+
+
+_UNITS = {"": 1, "b": 1, "kb": 1 << 10, "k": 1 << 10, "mb": 1 << 20, "m": 1 << 20,
+          "gb": 1 << 30, "g": 1 << 30, "tb": 1 << 40, "t": 1 << 40}
+
+
+def byte_size(text: str) -> int:
+    """An argparse ``type``: ``500MB``, ``8GB``, ``1048576`` (binary units).
+
+    >>> byte_size("8GB"), byte_size("512mb"), byte_size("1000")
+    (8589934592, 536870912, 1000)
+    """
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
+    unit = _UNITS.get(match.group(2).lower()) if match else None
+    if unit is None or float(match.group(1)) * unit < 1:
+        raise argparse.ArgumentTypeError(f"expected a size such as 500MB or 8GB, got {text!r}")
+    return int(float(match.group(1)) * unit)
+
+
+def add_output(parser: argparse.ArgumentParser, extra: tuple[str, ...] = ()) -> None:
+    parser.add_argument("--format", choices=FORMATS + extra, default=FORMATS[0],
+                        help="output format" + (" (trec_eval: trec_eval's own text, for the "
+                                                "first --ties policy and the first run)"
+                                                if "trec_eval" in extra else ""))
+    parser.add_argument("--digits", type=int, default=4, help="decimals shown (default 4)")

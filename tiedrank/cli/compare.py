@@ -1,0 +1,183 @@
+"""``tiedrank compare``: significance tests against a baseline, and how stable the verdict is.
+
+::
+
+    tiedrank compare QRELS BASELINE RUN [RUN ...] -m RR -m nDCG@10 --rel-level 2
+        [--ties POLICY] [--test t|wilcoxon|randomization] [--correction holm|bonferroni|bh|none]
+        [--alpha A] [--all-pairs] [--seed S] [--draws N] [--groups CSV]
+        [--format table|csv|json|latex|markdown]
+
+Prints three sections: the report table (mean, difference to the baseline, p-value,
+corrected p-value, significance, effect size, ranx-style markers), the verdict stability
+(P(run beats baseline) under independent random tie-breaking of both runs: exact on
+Success@k, P@k, R@k and Rprec, else sampled with its standard error; the normal
+approximation and the exact SD of each mean as cross-checks; and the verdict under each
+fixed tie policy), and with ``--groups`` the
+per-group means. With ``--format json`` the sections are the keys of one JSON object.
+
+:func:`register` adds the subcommand to the ``tiedrank`` parser (``tiedrank.cli`` calls it);
+:func:`main` runs it standalone: ``main(["qrels.txt", "base.txt", "run.txt", "-m", "RR"])``.
+Bad input ends with one line on stderr and exit status 2, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from collections.abc import Sequence
+
+from ..errors import InputError
+from ..evaluate import DEFAULT_METRICS, evaluate, label_runs
+from ..io import read_groups, read_qrels, read_run
+from ..policies import ALL_POLICIES, POLICIES, parse_policies
+from ..report import render
+from ..stats import CORRECTIONS, TESTS, compare_runs, group_breakdown, verdict_stability
+from ..validation import InvalidParameterError, check_arguments
+from ._common import (add_duplicates, add_gain, add_output, add_rel_level, integer_at_least,
+                      probability, run_handler)
+
+_COMMENT = {"table": "#", "csv": "#", "latex": "%", "markdown": "###"}
+_positive_int = integer_at_least(1)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    check_arguments(render, fmt=args.format, digits=args.digits)  # before the work
+    policy = parse_policies(args.ties, args.seed)
+    if len(policy) != 1:
+        raise InvalidParameterError("ties", args.ties, "a single policy (the tests compare "
+                                    "one value per query)")
+    groups = read_groups(args.groups) if args.groups else None  # fail fast, before the work
+    qrels = read_qrels(args.qrels)
+    runs = label_runs([read_run(path, duplicates=args.duplicates)
+                       for path in [args.baseline, *args.runs]])
+    names = list(runs)
+    # the chosen policy for the tests, plus the four fixed policies for the verdicts
+    evaluation = evaluate(runs, qrels, args.metrics or list(DEFAULT_METRICS),
+                          ties=[policy[0].label, *ALL_POLICIES], rel_level=args.rel_level,
+                          gain=args.gain, seed=args.seed)
+    if evaluation.per_query.empty:  # nothing to compare: say why instead of failing later
+        notes = "; ".join(dict.fromkeys(f.message for f in evaluation.findings)) or evaluation.rule
+        raise InputError(f"nothing to compare: {notes}", source=args.qrels,
+                         expected=f"queries with a document graded >= --rel-level "
+                              f"{args.rel_level}")
+    with warnings.catch_warnings():
+        # scipy warns on e.g. tied |differences| (normal approximation); the p-value it
+        # returns is the documented one, and the warning would only clutter the output
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        comparison = compare_runs(
+            evaluation, baseline=names[0], policy=policy[0].label, test=args.test,
+            correction=args.correction, alpha=args.alpha,
+            pairs="all" if args.all_pairs else "baseline", seed=args.seed,
+            n_resamples=args.resamples)
+        stability = verdict_stability(
+            evaluation, names[0], test=args.test, alpha=args.alpha, n_draws=args.draws,
+            seed=args.seed, gain=args.gain, n_resamples=args.resamples)
+    breakdown = None
+    if groups is not None:
+        breakdown = group_breakdown(evaluation, groups)
+        table = breakdown.table
+        breakdown_table = table[table["policy"] == policy[0].label].drop(columns="policy")
+
+    report = comparison.table
+    stability_table = stability.drop(columns="baseline")
+    sections = [
+        ("report", report,
+         f"{args.test} test on per-query {policy[0].label} values vs baseline {names[0]!r}, "
+         f"{args.correction} correction per metric, significant if corrected p <= {args.alpha}; "
+         "marker = keys of the runs a run significantly beats"),
+        ("stability", stability_table,
+         (f"verdict stability vs baseline {names[0]!r}: p_win = P(run beats baseline) under "
+         "independent random tie-breaking of both runs (ties count 1/2), method = exact "
+         "(lattice law: Success@k, P@k, R@k, Rprec; se 0) or sampled "
+         f"({args.draws} draws, seed {args.seed}; se = binomial standard error); p_normal = "
+         "normal approximation from the exact moments; sd_run / sd_baseline = exact SD of "
+         "each mean over tie-breaks; per policy the run's verdict, "
+         f"* = {args.test} test p <= {args.alpha} (uncorrected)")),
+    ]
+    if breakdown is not None:
+        sections.append(("groups", breakdown_table,
+                         f"mean per query group under the {policy[0].label} policy"))
+
+    if args.format == "json":
+        payload = {key: json.loads(render(frame, "json")) for key, frame, _ in sections}
+        payload["baseline"] = names[0]
+        payload["keys"] = comparison.keys
+        payload["notes"] = [evaluation.rule] + [f.message for f in _findings(evaluation, comparison, breakdown)]
+        print(json.dumps(payload, indent=1))
+        return 0
+    comment = _COMMENT[args.format]
+    blocks = [f"{comment} {title}\n{render(frame, args.format, digits=args.digits)}"
+              for _, frame, title in sections]
+    print("\n\n".join(blocks))
+    notes = [evaluation.rule] + [f.message for f in _findings(evaluation, comparison, breakdown)]
+    if args.format == "table":  # keep machine-readable formats clean: notes go to stderr
+        print("", file=sys.stderr)
+    for note in notes:
+        print(f"# note: {note}", file=sys.stderr)
+    return 0
+
+
+def _findings(evaluation, comparison, breakdown) -> list:
+    out = []
+    for finding in [*evaluation.findings, *comparison.findings,
+                    *(breakdown.findings if breakdown is not None else [])]:
+        if finding not in out:
+            out.append(finding)
+    return out
+
+
+def register(subparsers: "argparse._SubParsersAction") -> None:
+    """Add the ``compare`` subcommand to ``subparsers`` (sets ``handler``, as tiedrank.cli)."""
+    parser = subparsers.add_parser(
+        "compare", help="significance tests against a baseline, and verdict stability under ties",
+        description="Compare runs with a baseline: paired significance test with multiple-"
+        "comparison correction, ranx-style markers, and whether the verdict survives the "
+        "tie-break (probability under random tie-breaking, verdict per tie policy).")
+    _add_arguments(parser)
+    parser.set_defaults(handler=_compare)
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("qrels", help="qrels file")
+    parser.add_argument("baseline", help="baseline run file")
+    parser.add_argument("runs", nargs="+", metavar="run", help="run file(s) to compare")
+    parser.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC",
+                        help="metric, repeatable (default: " + ", ".join(DEFAULT_METRICS) + ")")
+    add_rel_level(parser)
+    fixed = [p for p in POLICIES if p != "random"]
+    parser.add_argument("--ties", default=fixed[0], metavar="POLICY",
+                        help=f"tie policy of the per-query values tested: {fixed[0]} (default), "
+                             f"{', '.join(fixed[1:])} or random(seed=N)")
+    parser.add_argument("--test", choices=TESTS, default=TESTS[0],
+                        help=f"paired test (default {TESTS[0]})")
+    parser.add_argument("--correction", choices=CORRECTIONS, default=CORRECTIONS[0],
+                        help=f"multiple-comparison correction (default {CORRECTIONS[0]})")
+    parser.add_argument("--alpha", type=probability, default=0.05,
+                        help="significance level (default 0.05)")
+    parser.add_argument("--all-pairs", action="store_true",
+                        help="test every pair of runs, not only against the baseline")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the randomization test, bootstrap and tie sampling")
+    parser.add_argument("--draws", type=_positive_int, default=1000, metavar="N",
+                        help="random tie-breaks sampled per run for the stability (default 1000)")
+    parser.add_argument("--resamples", type=_positive_int, default=9999, metavar="N",
+                        help="randomization / bootstrap resamples (default 9999)")
+    add_gain(parser)
+    add_duplicates(parser)
+    parser.add_argument("--groups", metavar="CSV",
+                        help="CSV with columns query,group: adds per-group means")
+    add_output(parser)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``tiedrank compare`` standalone; ``argv`` holds the arguments after ``compare``."""
+    parser = argparse.ArgumentParser(prog="tiedrank compare", description=__doc__.split("\n")[0])
+    _add_arguments(parser)
+    parser.set_defaults(handler=_compare)
+    return run_handler(parser.parse_args(argv), "tiedrank compare")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

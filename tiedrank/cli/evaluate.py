@@ -1,0 +1,109 @@
+"""``tiedrank evaluate QRELS RUN [RUN ...] -m RR -m nDCG@10 --ties all``: a trec_eval-like table.
+
+Prints per run and metric the number of queries, the expected value, the best and worst
+case over tie orderings, trec_eval's order and its bias (``--per-query``: one row per query);
+the query-set rule and any findings go to stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from ..evaluate import DEFAULT_METRICS, MISSING_RULES, evaluate, label_runs
+from ..io import read_qrels, read_run
+from ..metrics import METRIC_NAMES
+from ..policies import ALL_POLICIES, POLICIES, REPORT_COLUMNS
+from ..report import natural_rank, render
+from ..validation import check_arguments
+from . import scale
+from ._common import add_duplicates, add_gain, add_output, add_rel_level
+
+
+def register(subparsers: "argparse._SubParsersAction") -> None:
+    """Add the ``evaluate`` subcommand to ``subparsers`` (sets ``handler``)."""
+    parser = subparsers.add_parser(
+        "evaluate", help="evaluate runs against qrels",
+        description="Evaluate one or more runs; prints a trec_eval-like table.")
+    parser.add_argument("qrels", help="qrels file (TREC qid iter docno grade, CSV, TSV, Parquet, "
+                                      "JSONL; - reads standard input)")
+    parser.add_argument("runs", nargs="+", metavar="run",
+                        help="run file(s) (TREC or label files; - reads standard input)")
+    add_evaluation_options(parser)
+    parser.add_argument("-q", "--per-query", action="store_true",
+                        help="one row per query (trec_eval -q)")
+    add_output(parser, extra=("trec_eval",))
+    scale.add_arguments(parser)
+    parser.set_defaults(handler=_evaluate)
+
+
+def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
+    """The options of :func:`tiedrank.evaluate.evaluate`, as flags."""
+    fixed = ", ".join(p for p in POLICIES if p != "random")
+    parser.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC",
+                        help=f"metric, repeatable ({', '.join(METRIC_NAMES)}); "
+                             f"default: {', '.join(DEFAULT_METRICS)}")
+    parser.add_argument("--ties", default="all",
+                        help=f"tie policy: {fixed}, random[(seed=N)], or all (= "
+                             f"{', '.join(ALL_POLICIES)}); comma-separated list allowed "
+                             "(default: all)")
+    add_rel_level(parser)
+    add_gain(parser)
+    parser.add_argument("-J", "--judged-only", action="store_true",
+                        help="drop unjudged documents before ranking (trec_eval -J)")
+    parser.add_argument("--round", type=int, default=None, metavar="D",
+                        help="round scores to D decimals (0-15) so that near-ties merge")
+    parser.add_argument("-c", dest="missing", action="store_const", const="zero", default="zero",
+                        help="queries the run misses score 0 (trec_eval -c; the default)")
+    parser.add_argument("-M", "--depth", type=int, default=None, metavar="N",
+                        help="only the first N documents of each query count, in trec_eval's "
+                             "order (score, then docno descending), as trec_eval -M")
+    parser.add_argument("--missing", choices=MISSING_RULES, default=MISSING_RULES[0],
+                        help="queries the run misses score 0 (default, trec_eval -c) or are skipped")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random policy")
+    add_duplicates(parser)
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    check_arguments(render, fmt="table" if args.format == "trec_eval" else args.format,
+                    digits=args.digits)  # before the work
+    scaled = scale.evaluate_scaled(args)  # --buckets / --dask / --out; None: one pass here
+    if scaled is not None:
+        return scaled
+    qrels = read_qrels(args.qrels)
+    runs = label_runs([read_run(path, duplicates=args.duplicates) for path in args.runs])
+    ties = [t.strip() for t in args.ties.split(",") if t.strip()]
+    evaluation = evaluate(runs, qrels, args.metrics or list(DEFAULT_METRICS),
+                          ties=ties, rel_level=args.rel_level, gain=args.gain,
+                          judged_only=args.judged_only, round=args.round, missing=args.missing,
+                          seed=args.seed, depth=args.depth)
+    if args.format == "trec_eval":  # trec_eval's own text, for scripts that parse it
+        sys.stdout.write(evaluation.to_trec_eval(ties[0] if ties else "trec_eval",
+                                                 run=next(iter(evaluation.tables)),
+                                                 per_query=args.per_query))
+        return 0
+    if args.per_query:
+        frame = evaluation.per_query.pivot_table(
+            index=["run", "query", "metric"], columns="policy", values="value",
+            observed=True, sort=False).rename(columns=REPORT_COLUMNS).reset_index()
+        frame.columns.name = None
+        # runs and metrics in the order given; queries as people read them (q2 before q10)
+        order = np.lexsort((frame["metric"].cat.codes, natural_rank(frame["query"]),
+                            frame["run"].cat.codes))
+        frame = frame.iloc[order].reset_index(drop=True)
+    else:
+        frame = evaluation.report()
+        frame.insert(2, "queries", evaluation.summary.groupby(
+            ["run", "metric"], observed=True, sort=False)["n_queries"].first().to_numpy())
+    print(render(frame, args.format, digits=args.digits))
+    # notes go to stderr in every format (stdout stays machine-readable), and an empty
+    # result always says why
+    if args.format == "table" or evaluation.findings or frame.empty:
+        print(f"\n# {evaluation.rule}", file=sys.stderr)
+        for finding in evaluation.findings:
+            print(f"# note: {finding.message}", file=sys.stderr)
+    if frame.empty and not evaluation.findings:
+        print("# note: no query has a relevant document at this relevance level (or none is "
+              "left by --missing skip), so there is nothing to average", file=sys.stderr)
+    return 0

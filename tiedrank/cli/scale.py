@@ -1,0 +1,105 @@
+"""``tiedrank evaluate`` past one process: ``--buckets N``, ``--dask ADDRESS``, ``--out DIR``.
+
+The evaluate command calls :func:`add_arguments` on its parser and, before its own
+one-pass path, :func:`evaluate_scaled`; that returns None when none of these options was
+given, so the ordinary path runs unchanged. Output is the ordinary one (same numbers, bit
+for bit); with ``--out`` the per-query rows are written as Parquet where they are computed
+and the report, the summary and the per-query files are left in DIR.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..evaluate import DEFAULT_METRICS, REPORT_COLUMNS, Evaluation
+from ..report import render
+
+
+
+def _buckets(text: str) -> int | None:
+    if text == "auto":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or 'auto', got {text!r}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--buckets``, ``--dask``, ``--out`` and ``--spill-dir`` to ``parser``."""
+    group = parser.add_argument_group(
+        "scaling", "evaluate inputs larger than memory, or on a Dask cluster; the numbers are "
+        "the same, bit for bit")
+    group.add_argument("--buckets", type=_buckets, default=argparse.SUPPRESS, metavar="N",
+                       help="read the files once, split them by query into N buckets on disk "
+                            "and evaluate bucket by bucket (memory follows the bucket); "
+                            "'auto' chooses N from the input size")
+    group.add_argument("--dask", default=None, metavar="ADDRESS",
+                       help="run the (run, bucket) tasks on Dask: 'local:N' starts N worker "
+                            "processes here, 'tcp://host:port' uses a running scheduler "
+                            "(needs pip install 'tiedrank[dask]')")
+    group.add_argument("--out", default=None, metavar="DIR",
+                       help="write per-query rows as Parquet under DIR/per_query/ where they "
+                            "are computed (only summaries travel back), plus DIR/report.csv "
+                            "and DIR/summary.csv")
+    group.add_argument("--spill-dir", default=None, metavar="DIR",
+                       help="where the temporary bucket files go (default: the system's "
+                            "temporary directory; on several machines: a shared directory)")
+
+
+def scaled_evaluation(args: argparse.Namespace) -> Evaluation | None:
+    """The :class:`Evaluation` of ``args`` by :func:`tiedrank.distributed.evaluate`, or
+    None when neither ``--buckets``, ``--dask`` nor ``--out`` was given."""
+    given_buckets = hasattr(args, "buckets")
+    if not given_buckets and args.dask is None and args.out is None:
+        return None
+    from ..distributed import evaluate
+
+    ties = [t.strip() for t in args.ties.split(",") if t.strip()]
+    return evaluate(list(args.runs), args.qrels, args.metrics or list(DEFAULT_METRICS), ties=ties,
+                    rel_level=args.rel_level, gain=args.gain, judged_only=args.judged_only,
+                    round=args.round, missing=args.missing, seed=args.seed,
+                    duplicates=args.duplicates, buckets=getattr(args, "buckets", None),
+                    client=args.dask, out=args.out, spill_dir=args.spill_dir)
+
+
+def evaluate_scaled(args: argparse.Namespace) -> int | None:
+    """Run the evaluate command at scale and print its output; None when not asked to.
+
+    Returns the exit status (0, or 2 with one line on stderr when Dask is missing; other
+    errors propagate to the command's usual handler, which prints them in one line).
+    """
+    try:
+        evaluation = scaled_evaluation(args)
+    except ImportError as error:
+        print(f"tiedrank: error: {error}", file=sys.stderr)
+        return 2
+    if evaluation is None:
+        return None
+    report = evaluation.report()
+    report.insert(2, "queries", evaluation.summary.groupby(
+        ["run", "metric"], observed=True, sort=False)["n_queries"].first().to_numpy())
+    if args.out is not None:
+        report.to_csv(Path(args.out, "report.csv"), index=False, float_format="%.17g")
+        evaluation.summary.to_csv(Path(args.out, "summary.csv"), index=False,
+                                  float_format="%.17g")
+    if getattr(args, "per_query", False) and args.out is None:
+        frame = evaluation.per_query.pivot_table(
+            index=["run", "query", "metric"], columns="policy", values="value",
+            observed=True, sort=False).rename(columns=REPORT_COLUMNS).reset_index()
+        frame.columns.name = None
+    else:
+        frame = report
+    print(render(frame, args.format, digits=args.digits))
+    if args.format == "table":
+        print(f"\n# {evaluation.rule}", file=sys.stderr)
+        for finding in evaluation.findings:
+            print(f"# note: {finding.message}", file=sys.stderr)
+        if args.out is not None:
+            print(f"# per-query rows: {Path(args.out, 'per_query')}/*.parquet "
+                  "(tiedrank.distributed.read_per_query)", file=sys.stderr)
+    return 0

@@ -1,0 +1,117 @@
+"""``tiedrank simulate`` and ``tiedrank quantize``: simulated rerankers and degraded runs.
+
+::
+
+    tiedrank simulate --preset 0-10 --queries 50 --seed 2026 --out run.txt --qrels qrels.txt
+    tiedrank quantize results.test --levels 11 --out results.L11.txt
+    tiedrank quantize results.test --precision bf16 --out results.bf16.txt
+
+:func:`register` adds both subcommands to the ``tiedrank`` parser (``tiedrank.cli`` calls
+it); :func:`main` runs them standalone. Bad input ends with one line on stderr and exit
+status 2 (as ``tiedrank evaluate``), never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from ..io import read_run, write_qrels, write_run
+from ..simulate import PRECISION_ALIASES, PRESETS, QUANTIZE_METHODS, quantize_run, simulate
+from ..ties import build_tie_table, tie_statistics
+from ._common import add_duplicates, integer_at_least, run_handler
+
+_PRECISION_CHOICES = sorted(PRECISION_ALIASES)
+_PRECISION_HELP = ("cast the scores: bf16, fp16 or fp32 (also bfloat16, float16, float32); "
+                   "bf16 rounds to nearest even")
+
+
+_positive_int = integer_at_least(1)
+_non_negative_int = integer_at_least(0)
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    overrides = {key: value for key, value in (
+        ("quality", args.quality), ("levels", args.levels), ("tie_prob", args.tie_prob),
+        ("precision", args.precision), ("name", args.name)) if value is not None}
+    run, qrels = simulate(args.preset, args.queries, args.seed,
+                          docs_per_query=args.docs_per_query, **overrides)
+    write_run(run, args.out)
+    if args.qrels:
+        write_qrels(qrels, args.qrels)
+    stats = tie_statistics(build_tie_table(run, qrels))
+    print(f"wrote run {run.name!r} ({stats['queries']} queries x {args.docs_per_query} docs, "
+          f"{stats['docs_in_ties']:.1%} of documents tied) to {args.out}"
+          + (f"; qrels to {args.qrels}" if args.qrels else ""))
+    return 0
+
+
+def _quantize(args: argparse.Namespace) -> int:
+    if args.levels is None and args.precision is None:
+        raise ValueError("quantize needs --levels and/or --precision")
+    run = read_run(args.run, duplicates=args.duplicates)
+    out = quantize_run(run, levels=args.levels, precision=args.precision, method=args.method,
+                       name=args.name)
+    write_run(out, args.out)
+    print(f"wrote run {out.name!r} ({len(out)} lines, {out.frame['score'].nunique()} distinct "
+          f"scores) to {args.out}")
+    return 0
+
+
+def register(subparsers: "argparse._SubParsersAction") -> None:
+    """Add the ``simulate`` and ``quantize`` subcommands to ``subparsers``.
+
+    Each sets ``handler`` (a function of the parsed namespace returning an exit status),
+    the convention of ``tiedrank.cli``.
+    """
+    presets = "; ".join(f"{key}: {spec.description}" for key, spec in PRESETS.items())
+    sim = subparsers.add_parser(
+        "simulate", help="write a simulated reranker run and its qrels (TREC format)",
+        description="Simulate a reranker whose score ties you can dial: score = quality * "
+        "grade + N(0,1), then optional discrete levels, extra ties and a low-precision cast. "
+        f"Presets: {presets}.")
+    default = next(iter(PRESETS))
+    sim.add_argument("--preset", choices=list(PRESETS), default=default,
+                     help=f"reranker preset (default {default})")
+    sim.add_argument("--queries", type=_positive_int, default=50, metavar="N",
+                     help="number of queries (default 50)")
+    sim.add_argument("--docs-per-query", type=_positive_int, default=100, metavar="D",
+                     help="judged candidates per query (default 100)")
+    sim.add_argument("--seed", type=_non_negative_int, default=0, metavar="S",
+                     help="random seed (default 0); same seed, same bytes")
+    sim.add_argument("--out", required=True, metavar="RUN", help="run file to write")
+    sim.add_argument("--qrels", metavar="QRELS", help="qrels file to write")
+    dial = sim.add_argument_group("overrides of the preset")
+    dial.add_argument("--quality", type=float, help="signal to noise (0 = random ranker)")
+    dial.add_argument("--levels", type=_positive_int, help="number of discrete score levels")
+    dial.add_argument("--tie-prob", type=float, metavar="P",
+                      help="probability of snapping a document to the score above it")
+    dial.add_argument("--precision", choices=_PRECISION_CHOICES, metavar="P", help=_PRECISION_HELP)
+    dial.add_argument("--name", help="run name / TREC tag (default: the preset name)")
+    sim.set_defaults(handler=_simulate)
+
+    quant = subparsers.add_parser(
+        "quantize", help="degrade a run: discrete score levels and/or low precision",
+        description="Replace a run's scores by equal-width bin labels 0..L-1 and/or cast "
+        "them to float16 / bfloat16, to see how ties from coarse scores change evaluation.")
+    quant.add_argument("run", help="run file to read (TREC or any format tiedrank reads)")
+    quant.add_argument("--levels", type=_positive_int, metavar="L", help="number of score levels")
+    quant.add_argument("--precision", choices=_PRECISION_CHOICES, metavar="P", help=_PRECISION_HELP)
+    quant.add_argument("--method", choices=QUANTIZE_METHODS, default=QUANTIZE_METHODS[0],
+                       help="bin over each query's score range (default) or the whole run's")
+    quant.add_argument("--out", required=True, metavar="OUT", help="run file to write")
+    quant.add_argument("--name", help="run name / TREC tag (default: input name + suffix)")
+    add_duplicates(quant)
+    quant.set_defaults(handler=_quantize)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``simulate`` or ``quantize`` standalone, e.g. ``main(["simulate", "--out", "r.txt"])``."""
+    parser = argparse.ArgumentParser(prog="tiedrank")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return run_handler(args, f"tiedrank {args.command}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

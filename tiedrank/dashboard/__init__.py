@@ -1,0 +1,12 @@
+"""The dashboard's logic, without Streamlit: one module a page, plus what pages share.
+
+* :mod:`.datasets` — bundled datasets, content hashes, uploads and column mapping
+* :mod:`.settings` — the settings every page honours; metric options that follow k
+* :mod:`.overview`, :mod:`.tie_structure`, :mod:`.spread`, :mod:`.tsrr`, :mod:`.learn`,
+  :mod:`.compare`, :mod:`.simulator` — what each page computes
+* :mod:`.figures` — plotly figure builders (one module a page, and ``style``)
+* :mod:`.ui` — the only Streamlit module: session context, caches, shared widgets
+
+Pages (``pages/*.py``) hold widgets and layout only; everything they show is computed here,
+so it is tested without a browser.
+"""

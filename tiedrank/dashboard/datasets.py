@@ -1,0 +1,151 @@
+"""The dashboard's data: bundled datasets, content hashes for caching, uploads and their column mapping."""
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+SAMPLE_DIR = Path(os.environ.get("TIEDRANK_SAMPLE_DATA",
+                                  Path(__file__).resolve().parents[2] / "sample_data"))
+"""Where the bundled data lives (the repository's ``sample_data``; override with the
+environment variable ``TIEDRANK_SAMPLE_DATA``)."""
+
+
+@dataclass(frozen=True)
+class BundledDataset:
+    """A dataset shipped with the project.
+
+    ``runs`` are paths relative to :data:`SAMPLE_DIR`; ``run_format`` is passed to
+    :func:`tiedrank.io.read_run` (``None`` = detect).
+    """
+
+    key: str
+    label: str
+    description: str
+    qrels: str
+    runs: tuple[str, ...]
+    queries: str | None = None
+    rel_level: int = 1
+    run_format: str | None = None
+    qrels_format: str | None = None
+
+    def path(self, relative: str) -> Path:
+        return SAMPLE_DIR / relative
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return (self.qrels, *self.runs) + ((self.queries,) if self.queries else ())
+
+
+_LLMJUDGE_RUNS = ("NISTRetrieval-instruct0", "Olz-gpt4o", "RMITIR-llama38b", "RMITIR-llama70B",
+                  "TREMA-all", "h2oloo-fewself", "prophet-setting1", "willia-umbrela1")
+
+BUNDLED: dict[str, BundledDataset] = {
+    "llmjudge": BundledDataset(
+        key="llmjudge",
+        label="LLMJudge: 8 LLM judges as rerankers (TREC DL 2023)",
+        description=("Real data: eight LLM relevance judges of the LLMJudge challenge "
+                     "(SIGIR 2024) used as rerankers. Each labels ~177 passages per query "
+                     "with a grade 0-3, so each ranking has only four distinct scores: "
+                     "massive ties. 25 queries, NIST judgements; relevance level 2 is the "
+                     "TREC Deep Learning convention. MIT licence."),
+        qrels="llmjudge/qrels.test.txt",
+        runs=tuple(f"llmjudge/runs/{name}.txt" for name in _LLMJUDGE_RUNS),
+        queries="llmjudge/queries.tsv",
+        rel_level=2,
+        run_format="trec_qrels",
+        qrels_format="trec_qrels",
+    ),
+    "trec_eval": BundledDataset(
+        key="trec_eval",
+        label="trec_eval's example run (NIST, 3 topics)",
+        description=("trec_eval's own test run: 3 topics x 500 documents with a few tied "
+                     "scores, binary judgements. Under the trec_eval tie order the "
+                     "values match trec_eval's reference output."),
+        qrels="trec_eval/qrels.test",
+        runs=("trec_eval/results.test",),
+        rel_level=1,
+        run_format="trec_run",
+        qrels_format="trec_qrels",
+    ),
+    "simulated": BundledDataset(
+        key="simulated",
+        label="Simulated rerankers: one ranker, five score scales (synthetic)",
+        description=("Synthetic data from tiedrank's simulator (seed 2026): 50 queries x 100 "
+                     "judged candidates, grades 0-3, scored by one reranker emitted at five "
+                     "granularities: fine-grained, 0-10, 5-point, 3-point labels and bfloat16. "
+                     "Same noise for all five, so they differ only in how their scores tie. "
+                     "Relevance level 1."),
+        qrels="simulated/qrels.txt",
+        runs=tuple(f"simulated/runs/{name}.txt"
+                   for name in ("fine-grained", "0-10", "5-point", "3-point", "bf16")),
+        rel_level=1,
+        run_format="trec_run",
+        qrels_format="trec_qrels",
+    ),
+}
+DEFAULT_DATASET = "llmjudge"
+UPLOAD = "upload"
+"""The data-source key of user uploads (not a bundled dataset)."""
+SESSION = "session"
+"""The data-source key of the runs the user made in this session (Simulator page)."""
+SESSION_LABEL = "Simulated in this session"
+
+
+
+def content_hash(data: bytes | memoryview) -> str:
+    """sha256 hex digest of ``data`` (the cache key of anything loaded from it)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+@lru_cache(maxsize=256)
+def _file_hash(path: str, size: int, mtime_ns: int) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def file_hash(path: str | os.PathLike) -> str:
+    """sha256 of a file's bytes (memoised on path, size and modification time)."""
+    stat = os.stat(path)
+    return _file_hash(os.fspath(path), stat.st_size, stat.st_mtime_ns)
+
+
+def dataset_key(parts: Iterable[object]) -> str:
+    """One key for a whole dataset from its parts (roles, names, content hashes, mappings)."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(repr(part).encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+
+RUN_FIELDS = ("query", "doc", "score")
+QRELS_FIELDS = ("query", "doc", "relevance")
+TABULAR_FORMATS = ("csv", "tsv", "parquet", "jsonl")
+"""Formats whose columns may need mapping (TREC formats have fixed positions)."""
+
+def guess_columns(columns: Sequence[str], fields: Sequence[str]) -> dict[str, str | None]:
+    """Which column holds each field, by the readers' own aliases (``tiedrank.io.ALIASES``,
+    case-insensitive); ``None`` where no alias matches."""
+    from ..io import ALIASES
+
+    folded: dict[str, str] = {}
+    for name in columns:
+        folded.setdefault(str(name).strip().casefold(), str(name))
+    return {f: next((folded[a] for a in ALIASES[f] if a in folded), None) for f in fields}
+
+
+def inspect_upload(data: bytes, name: str, fields: Sequence[str]) -> tuple[str, list[str]]:
+    """(format, columns) of an uploaded file; columns are empty for TREC formats.
+
+    Raises ``InputError`` for an unknown or unreadable format.
+    """
+    from ..io import detect_format, list_columns
+
+    fmt = detect_format(data, name)
+    columns = list_columns(data, format=fmt, source_name=name) if fmt in TABULAR_FORMATS else []
+    return fmt, columns

@@ -1,0 +1,42 @@
+"""Drill-down: which query a click on a per-query chart picked (Streamlit-free).
+
+A per-query chart puts the query id first in each point's ``customdata``; Streamlit's
+``st.plotly_chart(..., on_select="rerun")`` returns the selection, and the page stores the
+query under :data:`DRILL_KEY` before switching to Tie structure, which opens it.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+DRILL_KEY = "drill_query"
+"""Session-state key of the query a click asked Tie structure to open."""
+
+
+def clicked_query(event: Mapping[str, Any] | None, axis: str | None = None) -> str | None:
+    """The query of the first selected point of a plotly selection event, or None.
+
+    The query is ``customdata[0]``, or the point's ``axis`` value ("x" or "y") when given
+    (a chart with one bar per query on that axis).
+
+    Examples
+    --------
+    >>> clicked_query({"selection": {"points": [{"customdata": ["q7", "text", 0.5]}]}})
+    'q7'
+    >>> clicked_query({"selection": {"points": [{"x": 0.2, "y": "q3"}]}}, axis="y")
+    'q3'
+    >>> clicked_query({"selection": {"points": []}}) is None
+    True
+    """
+    if not event:
+        return None
+    points = (event.get("selection") or {}).get("points") or []
+    for point in points:
+        if axis is not None and point.get(axis) is not None:
+            return str(point[axis])
+        data = point.get("customdata")
+        if isinstance(data, (list, tuple)) and data:
+            return str(data[0])
+        if isinstance(data, str):
+            return data
+    return None

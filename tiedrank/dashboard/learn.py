@@ -1,0 +1,336 @@
+"""Learn page: toy rankings and the seed scenarios, every metric under every policy, the
+enumeration of all orderings beside the closed forms, MTRR against the G-RAG paper's.
+
+Examples
+--------
+Seed scenario S3 (three documents tied at the top, one relevant) has E[RR] = 11/18:
+
+>>> result = evaluate_toy(SCENARIOS["S3"].frame())
+>>> round(result.value("RR", "expected"), 6)
+0.611111
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..data import Qrels, Run
+from ..metrics import metric_values, parse_metric
+from ..spread import count_orderings, enumerate_orderings, first_relevant_distribution
+from ..ties import TieTable, build_tie_table
+
+TOY_POLICIES = ("expected", "optimistic", "pessimistic", "trec_eval", "input")
+"""Policies shown for a toy ranking: the exact expectation, best, worst, trec_eval, file order."""
+ENUMERATION_LIMIT = 720
+"""Most orderings the Learn page lists (6! = 720)."""
+TOY_QUERY = "q"
+TOY_COLUMNS = ("doc", "score", "grade")
+
+
+# ---- seed scenarios ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Scenario:
+    """A toy ranking of one query: scores and grades of documents ``d1``, ``d2``, ..."""
+
+    key: str
+    title: str
+    description: str
+    scores: tuple[float, ...]
+    grades: tuple[int, ...]
+
+    @property
+    def label(self) -> str:
+        return f"{self.key}: {self.title}"
+
+    def frame(self) -> pd.DataFrame:
+        """The editable table: columns doc, score, grade."""
+        return pd.DataFrame({"doc": [f"d{i + 1}" for i in range(len(self.scores))],
+                             "score": np.asarray(self.scores, dtype=np.float64),
+                             "grade": np.asarray(self.grades, dtype=np.int64)})
+
+
+SCENARIOS: dict[str, Scenario] = {s.key: s for s in (
+    Scenario("S1", "no ties", "The relevant document sits alone at rank 2: every policy agrees, "
+             "RR = 1/2.", (.9, .8, .7, .6, .5), (0, 1, 0, 0, 0)),
+    Scenario("S2", "relevant tied with one irrelevant", "The relevant d2 shares score .8 with "
+             "d3, so it lands at rank 2 or 3 with probability 1/2 each: E[RR] = 5/12.",
+             (.9, .8, .8, .6, .5), (0, 1, 0, 0, 0)),
+    Scenario("S3", "three tied at the top", "d1, d2, d3 tie at .8 and one of them is relevant: "
+             "rank 1, 2 or 3 with probability 1/3 each, E[RR] = 11/18.",
+             (.8, .8, .8, .6, .5), (0, 1, 0, 0, 0)),
+    Scenario("S4", "same first group as S2, other ties below", "The relevant d3 is tied with d2 "
+             "at ranks 2-3 (E[RR] = 5/12, as S2); the tie at .6 below changes nothing for RR, "
+             "while the file order gives RR = 1/3.", (.9, .8, .8, .6, .6), (0, 0, 1, 0, 0)),
+    Scenario("V5", "two relevant, one in a big tie", "Four documents tie at .7 with one "
+             "relevant among them; the second relevant document is last.",
+             (.9, .7, .7, .7, .7, .1), (0, 0, 0, 1, 0, 1)),
+    Scenario("V6", "everything tied", "Five documents with the same score, one relevant: "
+             "TsRR is 0 for every alpha although E[RR] = 137/300.",
+             (.5, .5, .5, .5, .5), (0, 0, 1, 0, 0)),
+    Scenario("V8", "two relevant in one tie group", "Three documents tie at .97 and two of "
+             "them are relevant: E[RR] = 4/9.", (.99, .97, .97, .97, .95), (0, 1, 0, 1, 0)),
+    Scenario("V10", "graded relevance", "Grades 0-3: d3 (grade 3) and d4 (grade 2) tie with "
+             "d2 (grade 0); nDCG averages the gains inside the group.",
+             (.9, .8, .8, .8, .3), (1, 0, 3, 2, 0)),
+)}
+SEED_SCENARIOS = ("S1", "S2", "S3", "S4")
+"""The seed notebook's scenarios (metrics-reference.md, section 7)."""
+
+
+# ---- toy rankings --------------------------------------------------------------------------
+def toy_metrics(k: int = 3, alpha: float = 1.0) -> list[str]:
+    """The metrics the Learn page shows, in display order."""
+    return ["RR", f"Success@{k}", f"P@{k}", "AP", f"nDCG@{k}", f"TsRR(alpha={alpha:g})",
+            "TsRR2", "MTRR_GRAG", f"TMHits_GRAG@{k}"]
+
+
+def expectation_metrics(k: int = 3) -> list[str]:
+    """The metrics whose tie-aware value is a mean over orderings (enumeration makes sense)."""
+    return ["RR", f"Success@{k}", f"P@{k}", "AP", f"nDCG@{k}"]
+
+
+def _clean_toy_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    missing = [c for c in TOY_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"the toy ranking needs the columns doc, score, grade; missing "
+                         f"{', '.join(missing)}")
+    out = frame.loc[:, list(TOY_COLUMNS)].reset_index(drop=True)
+    blank = out.apply(lambda col: col.isna() | (col.astype(str).str.strip() == "")).all(axis=1)
+    out = out[~blank].reset_index(drop=True)  # rows the editor added but nobody filled in
+    if out.empty:
+        raise ValueError("the toy ranking is empty: add at least one document")
+    return out
+
+
+def toy_inputs(frame: pd.DataFrame, *, query: str = TOY_QUERY, name: str = "toy") -> tuple[Run, Qrels]:
+    """Read an edited ``doc, score, grade`` table through the ordinary readers.
+
+    Fully blank rows are ignored. Bad edits (a missing or non-numeric score, a duplicate
+    doc id, a missing grade) raise :class:`~tiedrank.errors.InputError` naming the row.
+    """
+    from ..io import read_qrels, read_run  # local: io imports pyarrow.csv
+
+    clean = _clean_toy_frame(frame)
+    run_frame = pd.DataFrame({"query": query, "doc": clean["doc"], "score": clean["score"]})
+    qrels_frame = pd.DataFrame({"query": query, "doc": clean["doc"],
+                                "relevance": clean["grade"]})
+    run = read_run(run_frame, name=name, source_name="toy ranking")
+    qrels = read_qrels(qrels_frame, source_name="toy ranking (grades)")
+    return run, qrels
+
+
+@dataclass(frozen=True)
+class ToyResult:
+    """Every metric of one toy ranking under every policy.
+
+    ``values`` has one row per metric and one column per policy of :data:`TOY_POLICIES`;
+    ``table`` is the expected tie-group table; ``scores``, ``grades`` and ``docs`` are the
+    documents in file order (for the enumeration).
+    """
+
+    values: pd.DataFrame
+    table: TieTable
+    run: Run
+    qrels: Qrels
+    rel_level: int
+    gain: str
+
+    def value(self, metric: str, policy: str = "expected") -> float:
+        name = parse_metric(metric).name
+        return float(self.values.loc[self.values["metric"] == name, policy].iloc[0])
+
+    @property
+    def has_relevant(self) -> bool:
+        return bool(self.table.n_relevant[0] > 0)
+
+    @property
+    def docs(self) -> list[str]:
+        return self.run.frame["doc"].tolist()
+
+    @property
+    def scores(self) -> np.ndarray:
+        return self.run.frame["score"].to_numpy(dtype=np.float64)
+
+    @property
+    def grades(self) -> np.ndarray:
+        lookup = dict(zip(self.qrels.frame["doc"], self.qrels.frame["relevance"]))
+        return np.array([lookup[d] for d in self.docs], dtype=np.int64)
+
+    def ranked(self, policy: str) -> pd.DataFrame:
+        """The documents in the order ``policy`` ranks them (rank, doc, score, grade)."""
+        resolved = self.table.resolve(policy, 0)
+        return pd.DataFrame({"rank": resolved.doc_rank, "doc": resolved.doc_ids(),
+                             "score": resolved.doc_score, "grade": resolved.doc_grade})
+
+
+def evaluate_toy(frame: "pd.DataFrame | tuple[Run, Qrels]", *, k: int = 3, alpha: float = 1.0,
+                 rel_level: int = 1, gain: str = "linear",
+                 metrics: Sequence[str] | None = None) -> ToyResult:
+    """Every metric of :func:`toy_metrics` under every policy of :data:`TOY_POLICIES`.
+
+    Parameters
+    ----------
+    frame : DataFrame with columns doc, score, grade (or an already read ``(run, qrels)``)
+    k : int
+        Cutoff of Success@k, P@k, nDCG@k and TMHits_GRAG@k.
+    alpha : float
+        TsRR's alpha.
+
+    Returns
+    -------
+    ToyResult
+        ``values``: columns metric, expected, optimistic, pessimistic, trec_eval, input.
+        Metrics defined on the tie groups (TsRR, TsRR2, MTRR_GRAG, TMHits_GRAG) have the
+        same value in every column.
+    """
+    run, qrels = toy_inputs(frame) if isinstance(frame, pd.DataFrame) else frame
+    table = build_tie_table(run, qrels, rel_level=rel_level)
+    names = [parse_metric(m) for m in (metrics if metrics is not None else toy_metrics(k, alpha))]
+    resolved = {p: table.resolve(p, 0) for p in TOY_POLICIES}
+    rows = []
+    for m in names:
+        row = {"metric": m.name}
+        for policy in TOY_POLICIES:
+            source = table if m.tie_aware_by_definition else resolved[policy]
+            row[policy] = float(metric_values(source, m, gain=gain)[0])
+        rows.append(row)
+    return ToyResult(pd.DataFrame(rows), table, run, qrels, rel_level, gain)
+
+
+def enumerate_toy(result: ToyResult, metrics: Sequence[str], *,
+                  max_orderings: int = ENUMERATION_LIMIT) -> pd.DataFrame:
+    """Every ordering of the toy ranking with each metric (``ValueError`` above the limit).
+
+    Columns: ``ordering`` (doc ids top to bottom), ``first relevant rank`` (0 if none) and
+    one column per metric.
+    """
+    out = enumerate_orderings(result.scores, result.grades, list(metrics), docs=result.docs,
+                              rel_level=result.rel_level, gain=result.gain,
+                              max_orderings=max_orderings)
+    relevant = {d for d, g in zip(result.docs, result.grades) if g >= result.rel_level}
+    first = [next((i + 1 for i, d in enumerate(o.split(" ")) if d in relevant), 0)
+             for o in out["ordering"]]
+    out.insert(1, "first relevant rank", np.asarray(first, dtype=np.int64))
+    return out
+
+
+def ordering_count(result: ToyResult) -> int:
+    """How many orderings the toy ranking's ties allow (product of n_g!)."""
+    return count_orderings(result.scores)
+
+
+def enumeration_summary(orderings: pd.DataFrame, result: ToyResult) -> pd.DataFrame:
+    """Mean of each metric over the enumerated orderings beside its closed-form expectation.
+
+    Columns: metric, mean over orderings, closed form (expected), difference, min, max
+    (min and max are the pessimistic and optimistic values).
+    """
+    rows = []
+    for column in orderings.columns[2:]:
+        mean = float(orderings[column].mean())
+        closed = result.value(column, "expected")
+        rows.append({"metric": column, "orderings": len(orderings),
+                     "mean over orderings": mean, "closed form (expected)": closed,
+                     "difference": mean - closed, "min over orderings": float(orderings[column].min()),
+                     "max over orderings": float(orderings[column].max())})
+    return pd.DataFrame(rows)
+
+
+# ---- MTRR against the G-RAG paper's MTRR ------------------------------------------------------
+def first_rank_moments(table: TieTable) -> pd.DataFrame:
+    """Per query with a relevant document retrieved: E[RR] = E[1/rank1], E[rank1], 1/E[rank1]."""
+    pmf = first_relevant_distribution(table)
+    pmf = pmf.assign(weighted_rr=pmf["probability"] * pmf["rr"],
+                     weighted_rank=pmf["probability"] * pmf["rank"])
+    out = pmf.groupby("query", sort=False).agg(expected_rr=("weighted_rr", "sum"),
+                                               expected_rank=("weighted_rank", "sum"))
+    out["inverse_expected_rank"] = 1.0 / out["expected_rank"]
+    return out.reset_index()
+
+
+def mtrr_comparison(result: ToyResult) -> pd.DataFrame:
+    """E[1/rank] (the exact MTRR) against 1/E[rank] and the G-RAG paper's MTRR, for a toy.
+
+    Rows: quantity, value, formula (LaTeX). Empty when no relevant document is retrieved.
+    """
+    moments = first_rank_moments(result.table)
+    if moments.empty:
+        return pd.DataFrame(columns=["quantity", "value", "formula"])
+    m = moments.iloc[0]
+    grag = float(metric_values(result.table, "MTRR_GRAG")[0])
+    return pd.DataFrame([
+        {"quantity": "MTRR = E[RR] (exact expectation)", "value": float(m["expected_rr"]),
+         "formula": r"\mathbb{E}\left[1/\mathrm{rank}_1\right]"},
+        {"quantity": "E[rank of first relevant]", "value": float(m["expected_rank"]),
+         "formula": r"\mathbb{E}[\mathrm{rank}_1] = a + \frac{t+1}{r+1}"},
+        {"quantity": "1 / E[rank of first relevant]", "value": float(m["inverse_expected_rank"]),
+         "formula": r"1/\mathbb{E}[\mathrm{rank}_1]"},
+        {"quantity": "MTRR_GRAG (G-RAG paper, Eq. 11)", "value": grag,
+         "formula": r"\frac{1}{|P^+|}\sum_g k_g \frac{2}{2a_g+n_g+1}"},
+    ])
+
+
+def synthetic_inputs(lists: Sequence[tuple[Sequence[float], Sequence[int]]],
+                      name: str = "toy") -> tuple[Run, Qrels]:
+    """One query per (scores, grades) list; query ids ``q00000``, ``q00001``, ... (sorted)."""
+    width = max(5, len(str(len(lists))))
+    queries, docs, scores, grades = [], [], [], []
+    for i, (s, g) in enumerate(lists):
+        qid = f"q{i:0{width}d}"
+        queries += [qid] * len(s)
+        docs += [f"d{j + 1}" for j in range(len(s))]
+        scores += list(map(float, s))
+        grades += list(map(int, g))
+    run = Run(name, pd.DataFrame({"query": queries, "doc": docs, "score": scores}).astype(
+        {"query": "str", "doc": "str", "score": "float64"}))
+    qrels = Qrels(pd.DataFrame({"query": queries, "doc": docs, "relevance": grades}).astype(
+        {"query": "str", "doc": "str", "relevance": "int64"}))
+    return run, qrels
+
+
+def mtrr_curve(max_tied: int = 50, relevant: int = 1) -> pd.DataFrame:
+    """A fully tied list of t documents, ``relevant`` of them relevant, for t = relevant..max_tied.
+
+    Columns: tied, E[RR] (exact MTRR), 1/E[rank1], MTRR_GRAG. The exact value decays like
+    (ln t)/t, the other two like 2/t: Jensen's gap grows with the tie.
+    """
+    sizes = np.arange(max(relevant, 1), max_tied + 1)
+    lists = [([0.5] * t, [1] * relevant + [0] * (t - relevant)) for t in sizes]
+    run, qrels = synthetic_inputs(lists)
+    table = build_tie_table(run, qrels)
+    moments = first_rank_moments(table).set_index("query").loc[table.queries]
+    return pd.DataFrame({"tied": sizes, "E[RR] (exact MTRR)": moments["expected_rr"].to_numpy(),
+                         "1/E[rank1]": moments["inverse_expected_rank"].to_numpy(),
+                         "MTRR_GRAG": metric_values(table, "MTRR_GRAG")})
+
+
+# ---- TsRR ------------------------------------------------------------------------------------
+
+
+def policy_orders(result: ToyResult) -> pd.DataFrame:
+    """The ordering each deterministic policy picks for a toy ranking (doc ids, top first)."""
+    from ..policies import POLICY_LABELS
+
+    rows = []
+    for policy in TOY_POLICIES[1:]:
+        ranked = result.ranked(policy)
+        rows.append({"policy": POLICY_LABELS.get(policy, policy),
+                     "ordering": " ".join(ranked["doc"].astype(str)),
+                     "first relevant rank": int(ranked["rank"][ranked["grade"] >= result.rel_level]
+                                                .min()) if result.has_relevant else 0})
+    return pd.DataFrame(rows)
+
+
+def as_fraction(value: float, max_denominator: int = 10_000, tolerance: float = 1e-10) -> str | None:
+    """``"5/12"`` when ``value`` is (numerically) a simple fraction, else None."""
+    from fractions import Fraction
+
+    if not np.isfinite(value):
+        return None
+    frac = Fraction(float(value)).limit_denominator(max_denominator)
+    if abs(float(frac) - value) > tolerance:
+        return None
+    return str(frac.numerator) if frac.denominator == 1 else f"{frac.numerator}/{frac.denominator}"

@@ -1,0 +1,180 @@
+"""Overview page: the runs x metrics table, order flips between policies, tie statistics, findings."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import Finding
+from ..ties import TieTable, tie_statistics
+
+
+def fmt_value(value: float, digits: int = 3) -> str:
+    return "–" if value is None or pd.isna(value) else f"{value:.{digits}f}"
+
+
+def format_cell(expected: float, worst: float, best: float, trec: float, digits: int = 3) -> str:
+    """``0.791 [0.455, 0.973] · trec 0.767``."""
+    return (f"{fmt_value(expected, digits)} [{fmt_value(worst, digits)}, "
+            f"{fmt_value(best, digits)}] · trec {fmt_value(trec, digits)}")
+
+
+def overview_cells(report: pd.DataFrame, metrics: Sequence[str] | None = None, *,
+                   flips: pd.DataFrame | None = None, digits: int = 3,
+                   marker: str = "⚠") -> pd.DataFrame:
+    """The overview table: one row per run, one text column per metric.
+
+    Each cell reads ``expected [worst, best] · trec trec_eval``. Columns of metrics whose
+    run order differs between the policies compared in ``flips`` get ``marker`` in their
+    header, and so do the cells of the runs that swap.
+
+    Parameters
+    ----------
+    report : DataFrame
+        :meth:`tiedrank.Evaluation.report` of an evaluation with ``ties="all"``.
+    metrics : list of str, optional
+        Column order (default: the report's order).
+    flips : DataFrame, optional
+        :func:`order_flips` output.
+    """
+    metrics = list(metrics) if metrics is not None else list(dict.fromkeys(report["metric"].astype(str)))
+    runs = list(dict.fromkeys(report["run"].astype(str)))
+    indexed = report.assign(run=report["run"].astype(str), metric=report["metric"].astype(str)) \
+        .set_index(["run", "metric"])
+    flipped: dict[str, set[str]] = {}
+    if flips is not None and len(flips):
+        for row in flips.itertuples(index=False):
+            # mark only the runs whose own value moves with the tie-break (a run with 0 %
+            # ties swaps only because of the other run's ties: no marker on it)
+            moved = [run for run, a, b in ((row.run_a, row.a_value_a, row.b_value_a),
+                                           (row.run_b, row.a_value_b, row.b_value_b))
+                     if round(float(a), digits) != round(float(b), digits)]
+            flipped.setdefault(str(row.metric), set()).update(map(str, moved))
+    table = pd.DataFrame({"run": runs})
+    for metric in metrics:
+        cells = []
+        for run in runs:
+            if (run, metric) not in indexed.index:
+                cells.append("–")
+                continue
+            row = indexed.loc[(run, metric)]
+            cell = format_cell(row.get("expected", np.nan), row.get("worst", np.nan),
+                               row.get("best", np.nan), row.get("trec_eval", np.nan), digits)
+            if run in flipped.get(metric, ()):
+                cell = f"{marker} {cell}"
+            cells.append(cell)
+        header = f"{metric} {marker}" if metric in flipped else metric
+        table[header] = cells
+    return table
+
+
+def overview_long(report: pd.DataFrame) -> pd.DataFrame:
+    """The numeric long table: run, metric, expected, worst, best, trec_eval, bias, range."""
+    out = report.copy()
+    out["run"] = out["run"].astype(str)
+    out["metric"] = out["metric"].astype(str)
+    if {"best", "worst"} <= set(out.columns):
+        out["range"] = out["best"] - out["worst"]
+    order = [c for c in ("run", "metric", "expected", "worst", "best", "trec_eval", "bias", "range")
+             if c in out.columns]
+    return out[order + [c for c in out.columns if c not in order]].reset_index(drop=True)
+
+
+def order_flips(report: pd.DataFrame, policy_a: str = "expected", policy_b: str = "trec_eval",
+                tol: float = 1e-12, digits: int | None = None) -> pd.DataFrame:
+    """Pairs of runs whose order differs between two policies, per metric.
+
+    A pair (run_a, run_b) is listed when ``policy_a`` puts run_a strictly above run_b and
+    ``policy_b`` puts run_b strictly above run_a (differences within ``tol`` are ties and
+    never count as a swap).
+
+    Parameters
+    ----------
+    report : DataFrame
+        :meth:`tiedrank.Evaluation.report` (columns ``expected``, ``best``, ``worst``,
+        ``trec_eval``); ``policy_a``/``policy_b`` are its column names.
+    digits : int, optional
+        Compare values rounded to this many decimals (the display precision), so a pair
+        that looks equal on screen is never reported as a swap.
+
+    Returns
+    -------
+    DataFrame
+        metric, run_a, run_b, a_value_a, a_value_b, b_value_a, b_value_b: run_a is the run
+        ranked higher by ``policy_a``; sorted by metric order, then by the size of the swap.
+    """
+    columns = ["metric", "run_a", "run_b", "a_value_a", "a_value_b", "b_value_a", "b_value_b"]
+    if policy_a not in report.columns or policy_b not in report.columns:
+        return pd.DataFrame(columns=columns)
+    rows = []
+    for metric, block in report.groupby(report["metric"].astype(str), sort=False):
+        names = block["run"].astype(str).to_numpy()
+        a = block[policy_a].to_numpy(dtype=float)
+        b = block[policy_b].to_numpy(dtype=float)
+        shown_a, shown_b = (a, b) if digits is None else (np.round(a, digits), np.round(b, digits))
+        da = shown_a[:, None] - shown_a[None, :]
+        db = shown_b[:, None] - shown_b[None, :]
+        swapped = (da > tol) & (db < -tol)
+        for i, j in zip(*np.nonzero(swapped)):
+            rows.append((metric, names[i], names[j], a[i], a[j], b[i], b[j]))
+    out = pd.DataFrame(rows, columns=columns)
+    if len(out):
+        order = {m: n for n, m in enumerate(dict.fromkeys(report["metric"].astype(str)))}
+        out["_m"] = out["metric"].map(order)
+        out["_gap"] = (out["b_value_b"] - out["b_value_a"]) + (out["a_value_a"] - out["a_value_b"])
+        out = out.sort_values(["_m", "_gap"], ascending=[True, False]).drop(columns=["_m", "_gap"])
+    return out.reset_index(drop=True)
+
+
+_POLICY_WORDS = {"expected": "by expectation", "trec_eval": "in trec_eval's order",
+                 "best": "in the best case", "worst": "in the worst case",
+                 "optimistic": "in the best case", "pessimistic": "in the worst case",
+                 "input": "in file order"}
+
+
+def flip_sentences(flips: pd.DataFrame, policy_a: str = "expected", policy_b: str = "trec_eval",
+                   digits: int = 3) -> list[str]:
+    """One sentence per swapped pair, naming the runs and both values."""
+    wa, wb = _POLICY_WORDS.get(policy_a, policy_a), _POLICY_WORDS.get(policy_b, policy_b)
+    out = []
+    for row in flips.itertuples(index=False):
+        out.append(
+            f"{row.metric}: {wa} **{row.run_a}** ({row.a_value_a:.{digits}f}) ranks above "
+            f"**{row.run_b}** ({row.a_value_b:.{digits}f}), but {wb} **{row.run_b}** "
+            f"({row.b_value_b:.{digits}f}) ranks above **{row.run_a}** ({row.b_value_a:.{digits}f}).")
+    return out
+
+
+TIE_STAT_LABELS = {
+    "queries": "queries with results",
+    "queries_with_ties": "queries with ties",
+    "docs_in_ties": "share of docs in ties",
+    "largest_group": "largest group",
+    "mean_group_size_top": "mean group size (top {top})",
+    "distinct_scores": "distinct scores per query",
+}
+
+
+def tie_statistics_frame(tables: Mapping[str, TieTable], top: int = 10) -> pd.DataFrame:
+    """One row per run: :func:`tiedrank.ties.tie_statistics` with readable column names."""
+    rows = []
+    for name, table in tables.items():
+        stats = tie_statistics(table, top=top)
+        rows.append({"run": name} | {TIE_STAT_LABELS[k].format(top=top): v for k, v in stats.items()
+                                      if k in TIE_STAT_LABELS})
+    return pd.DataFrame(rows)
+
+
+def findings_messages(findings: Iterable[Finding]) -> list[str]:
+    """Distinct finding messages, each with a short list of the queries concerned."""
+    out: list[str] = []
+    for finding in findings:
+        text = finding.message
+        if finding.queries:
+            shown = ", ".join(finding.queries[:8])
+            more = finding.count - min(len(finding.queries), 8)
+            text += f" ({shown}{f', … {more} more' if more > 0 else ''})"
+        if text not in out:
+            out.append(text)
+    return out

@@ -1,0 +1,74 @@
+"""The evaluation settings every page honours, and the metric choices that follow the cutoff k."""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..metrics import parse_metric
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The shared evaluation settings every page honours."""
+
+    rel_level: int = 1
+    gain: str = "linear"
+    k: int = 10
+    round: int | None = None
+
+    def key(self) -> tuple:
+        return (self.rel_level, self.gain, self.k, self.round)
+
+
+ROUND_OPTIONS: tuple[str | int, ...] = ("off", 0, 1, 2, 3, 4, 5, 6)
+"""Choices of the score-rounding setting ("off" = exact ties only; else decimals)."""
+
+
+def round_setting(choice: str | int | None) -> int | None:
+    """The ``round=`` argument of the engine for a :data:`ROUND_OPTIONS` choice."""
+    return None if choice in (None, "off") else int(choice)
+
+
+def default_metrics(k: int) -> list[str]:
+    """The overview's default metrics at cutoff ``k``."""
+    return ["RR", f"nDCG@{k}", f"P@{k}", "AP", f"R@{k}"]
+
+
+def metric_options(k: int) -> list[str]:
+    """Metric names offered by the metric pickers, at cutoff ``k``."""
+    return ["RR", f"RR@{k}", f"Success@{k}", f"P@{k}", f"R@{k}", "AP", f"AP@{k}", "nDCG",
+            f"nDCG@{k}", f"DCG@{k}", "Rprec", "TsRR(alpha=1)", "TsRR2", "MTRR_GRAG",
+            f"TMHits_GRAG@{k}"]
+
+
+_CUTOFF = re.compile(r"@\d+$")
+
+
+def retarget_metrics(selected: Iterable[str], old_k: int | None, k: int) -> list[str]:
+    """Move metrics that used the old shared cutoff to the new one (``P@10`` -> ``P@20``).
+
+    Metrics with another explicit cutoff (typed by the user) are kept as they are.
+    """
+    out: list[str] = []
+    for name in selected:
+        if old_k is not None and name.endswith(f"@{old_k}"):
+            name = _CUTOFF.sub(f"@{k}", name)
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def validate_metrics(names: Iterable[str]) -> tuple[list[str], list[str]]:
+    """Split ``names`` into canonical valid metric names and error messages."""
+    valid: list[str] = []
+    errors: list[str] = []
+    for name in names:
+        try:
+            canonical = parse_metric(name).name
+        except ValueError as err:
+            errors.append(str(err))
+            continue
+        if canonical not in valid:
+            valid.append(canonical)
+    return valid, errors

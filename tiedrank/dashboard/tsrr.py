@@ -1,0 +1,135 @@
+"""TsRR page: TsRR's ingredients per query, the reference lines of the alpha sweep, and its two
+pathologies on live toy examples.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..metrics import first_relevant_group, metric_values, tsrr
+from ..ties import TieTable, build_tie_table
+from .learn import SCENARIOS, synthetic_inputs
+
+TSRR_LATEX = (r"\mathrm{TsRR}_\alpha = \frac{1 - \left(\dfrac{\ln(1+F_G)}{\ln(1+F_{\mathrm{total}})}"
+              r"\right)^{1/\alpha}}{r_{\mathrm{pre}} + 1}"
+              r"\qquad (\mathrm{TsRR}_\alpha = 1/(r_{\mathrm{pre}}+1)\ \text{if}\ F_{\mathrm{total}} = 0)")
+TSRR2_LATEX = (r"\mathrm{TsRR2} = \frac{1}{a + (1-\tau)\dfrac{t+1}{r+1} + \tau\,(t-r+1)},"
+               r"\qquad \tau = F_G / F_{\mathrm{total}}")
+ERR_LATEX = r"\mathbb{E}[\mathrm{RR}] = \sum_{j=1}^{t-r+1} \frac{\binom{t-j}{r-1}}{\binom{t}{r}}\,\frac{1}{a+j}"
+
+
+def tsrr_components(table: TieTable) -> pd.DataFrame:
+    """TsRR's ingredients per query: r_pre = a, t, r, F_G = t - r, F_total.
+
+    Columns query, relevant retrieved (bool), a (r_pre: documents above the first relevant
+    group), t (its size), r (relevant in it), F_G, F_total (irrelevant documents retrieved).
+    """
+    found, a, t, r = first_relevant_group(table)
+    a, t, r = (v.astype(np.int64) for v in (a, t, r))  # counts, shown as integers
+    return pd.DataFrame({"query": table.queries.astype(str), "relevant retrieved": found,
+                         "a (r_pre)": a, "t": t, "r": r, "F_G": t - r,
+                         "F_total": table.n_retrieved - table.relevant_retrieved})
+
+
+def tsrr_query_table(table: TieTable, alpha: float, *, query_text: Mapping[str, str] | None = None,
+                     include_all: bool = False) -> pd.DataFrame:
+    """Per query: TsRR's ingredients, TsRR(alpha), TsRR2, E[RR] and RR in trec_eval's order.
+
+    Only queries with a relevant document in the qrels are kept (as in every mean) unless
+    ``include_all``.
+    """
+    out = tsrr_components(table)
+    if query_text is not None:
+        out.insert(1, "text", [query_text.get(q, "") for q in out["query"]])
+    out[f"TsRR(alpha={alpha:g})"] = tsrr(table, float(alpha))
+    out["TsRR2"] = metric_values(table, "TsRR2")
+    out["E[RR]"] = metric_values(table, "RR")
+    out["RR (trec_eval order)"] = metric_values(table.resolve("trec_eval"), "RR")
+    if not include_all:
+        out = out[table.n_relevant > 0]
+    return out.reset_index(drop=True)
+
+
+REFERENCE_METRICS = {"MRR (trec_eval order)": ("RR", "trec_eval"), "E[RR]": ("RR", "expected"),
+                     "TsRR2": ("TsRR2", "expected")}
+"""Reference lines of the alpha sweep: label -> (metric, policy)."""
+
+
+def sweep_references(summary: pd.DataFrame) -> pd.DataFrame:
+    """Reference lines per run from an evaluation summary of RR and TsRR2.
+
+    ``summary`` must hold (run, metric, policy, value) rows for RR under expected and
+    trec_eval and for TsRR2 (any policy). Returns columns run, reference, value.
+    """
+    rows = []
+    for run in pd.unique(summary["run"].astype(str)):
+        block = summary[summary["run"].astype(str) == run]
+        for label, (metric, policy) in REFERENCE_METRICS.items():
+            hit = block[(block["metric"].astype(str) == metric)
+                        & ((block["policy"].astype(str) == policy) | (metric == "TsRR2"))]
+            if len(hit):
+                rows.append({"run": run, "reference": label, "value": float(hit["value"].iloc[0])})
+    return pd.DataFrame(rows, columns=["run", "reference", "value"])
+
+
+def alpha_grid(log10_low: float = -2.0, log10_high: float = 2.0, points: int = 201) -> np.ndarray:
+    """``points`` alphas evenly spaced in log10 between the two exponents (inclusive)."""
+    if log10_high < log10_low:
+        log10_low, log10_high = log10_high, log10_low
+    return np.logspace(log10_low, log10_high, max(int(points), 2))
+
+
+def fully_tied_example(n_docs: int = 5, relevant_at: int = 3,
+                       alphas: Sequence[float] | np.ndarray | None = None) -> pd.DataFrame:
+    """Pathology 1: a list whose documents all tie, one relevant, at every alpha.
+
+    TsRR is 0 for every alpha (F_G = F_total), whereas E[RR] = H_n / n > 0.
+    Columns alpha, TsRR, E[RR], TsRR2.
+    """
+    n_docs = max(int(n_docs), 2)
+    relevant_at = min(max(int(relevant_at), 1), n_docs)
+    alphas = alpha_grid() if alphas is None else np.asarray(alphas, dtype=np.float64)
+    grades = [1 if i + 1 == relevant_at else 0 for i in range(n_docs)]
+    run, qrels = synthetic_inputs([([0.5] * n_docs, grades)])
+    table = build_tie_table(run, qrels)
+    return pd.DataFrame({"alpha": alphas, "TsRR": tsrr(table, alphas)[0],
+                         "E[RR]": float(metric_values(table, "RR")[0]),
+                         "TsRR2": float(metric_values(table, "TsRR2")[0])})
+
+
+def appended_example(scores: Sequence[float] = SCENARIOS["S2"].scores,
+                     grades: Sequence[int] = SCENARIOS["S2"].grades, *, max_appended: int = 50,
+                     alpha: float = 1.0) -> pd.DataFrame:
+    """Pathology 2: append 0..max_appended irrelevant documents *below* the list.
+
+    Nothing above or around the relevant document changes, yet TsRR rises (F_total grows);
+    E[RR] and RR in trec_eval's order do not move. Columns appended, TsRR, E[RR], TsRR2,
+    RR (trec_eval order).
+    """
+    scores = [float(s) for s in scores]
+    grades = [int(g) for g in grades]
+    bottom = min(scores)
+    lists = []
+    for m in range(int(max_appended) + 1):
+        extra = [bottom - (i + 1) for i in range(m)]  # strictly below every original score
+        lists.append((scores + extra, grades + [0] * m))
+    run, qrels = synthetic_inputs(lists)
+    table = build_tie_table(run, qrels)
+    return pd.DataFrame({"appended": np.arange(int(max_appended) + 1),
+                         f"TsRR(alpha={alpha:g})": tsrr(table, float(alpha)),
+                         "E[RR]": metric_values(table, "RR"), "TsRR2": metric_values(table, "TsRR2"),
+                         "RR (trec_eval order)": metric_values(table.resolve("trec_eval"), "RR")})
+
+
+# ---- permutation spread ------------------------------------------------------------------------
+
+
+def sweep_table(sweep: pd.DataFrame) -> pd.DataFrame:
+    """The sweep wide: one row per alpha, one column ``TsRR <run>`` per run (for download)."""
+    wide = sweep.pivot_table(index="alpha", columns="run", values="value", sort=False, observed=True)
+    out = pd.DataFrame({"alpha": wide.index.to_numpy()})
+    for run in wide.columns:
+        out[f"TsRR {run}"] = wide[run].to_numpy()
+    return out

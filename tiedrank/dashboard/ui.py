@@ -1,0 +1,582 @@
+"""The contract every dashboard page uses.
+
+A page starts with::
+
+    from tiedrank.dashboard.ui import get_context
+    ctx = get_context()                # stops the page with an explanation if no data
+    ev = ctx.evaluation(("RR", f"nDCG@{ctx.settings.k}"), ("all",))
+    tables = ctx.tables()              # run name -> expected TieTable
+
+``ctx`` holds the data chosen in the sidebar (``qrels``, ``runs``, ``query_text``,
+``dataset_label``) and the shared ``settings`` (``rel_level``, ``gain``, ``k``, ``round``).
+Its accessors are cached: loaded data by the sha256 of the bytes, derived results by
+(dataset key, settings, arguments), so reruns that change no input cost nothing.
+
+Helpers: :func:`empty_state` (explain why there is nothing to show),
+:func:`show_findings`, :func:`download_row` (CSV / LaTeX / Markdown of a DataFrame),
+:func:`figure_download` (lazy PNG of a plotly figure), :func:`persist` (keep a page
+widget's value when the user visits another page and comes back), :meth:`Context.memo`
+(cache any derived frame or figure per data and settings), :func:`ensure_app_ran` (for a
+page that shows no data and so never calls ``get_context``), :func:`current_context` and
+:func:`current_settings` (for a page that also works without data), :func:`add_to_my_runs`
+(keep runs made in the dashboard as the sidebar's "Simulated in this session" dataset).
+
+Pages hold widgets, layout and figures only: computations live in :mod:`tiedrank`.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import hashlib
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+from tiedrank.dashboard.datasets import (
+    SESSION,
+    SESSION_LABEL,
+    UPLOAD,
+    BundledDataset,
+    content_hash,
+    dataset_key,
+    file_hash,
+)
+from tiedrank.dashboard.overview import findings_messages
+from tiedrank.dashboard.settings import (
+    Settings,
+    default_metrics,
+    metric_options,
+    retarget_metrics,
+    validate_metrics,
+)
+from tiedrank.dashboard.simulator import RunSet, add_runs
+from tiedrank.dashboard.tie_structure import query_label
+from tiedrank.data import Qrels, Run
+from tiedrank.errors import Finding, InputError
+from tiedrank.evaluate import Evaluation, evaluate
+from tiedrank.io import read_query_text
+from tiedrank.report import render
+from tiedrank.ties import TieTable, build_tie_table
+
+CONTEXT_KEY = "tiedrank_context"
+"""session_state key under which app.py stores the current :class:`Context`."""
+SETTINGS_KEY = "tiedrank_settings"
+"""session_state key under which app.py stores the current :class:`Settings`."""
+MY_RUNS_KEY = "tiedrank_my_runs"
+"""session_state key of "my runs": the :class:`tiedrank.dashboard.RunSet` the user made on
+the Simulator page (the sidebar's "Simulated in this session" dataset)."""
+
+
+# ---------------------------------------------------------------------------------------
+# Cached loading (keyed by content hashes; the data itself never goes through a hash)
+# ---------------------------------------------------------------------------------------
+
+DUPLICATE_CHOICES = {"error": "error", "max": "keep the highest score"}
+"""The upload form's "Duplicate documents" control: reader ``duplicates=`` -> label."""
+
+
+def _name_the_control(err: InputError) -> InputError:
+    """The reader's hint names its Python argument; on the dashboard, name the control."""
+    message = str(err)
+    if "duplicates='max'" not in message:
+        return err
+    return InputError(message.replace(
+        "pass duplicates='max' to keep the highest score",
+        'choose "Duplicate documents: keep the highest score" under the uploads'))
+
+
+def _read(kind: str, name: str, fmt: str | None, columns: tuple, source,
+          duplicates: str = "error") -> Run | Qrels | InputError:
+    """Read a run or qrels; an ``InputError`` is returned (so it is cached), never raised."""
+    from tiedrank import io
+
+    mapping = dict(columns) or None
+    try:
+        if isinstance(source, memoryview):
+            source = bytes(source)
+        if kind == "run":
+            return io.read_run(source, format=fmt, columns=mapping, source_name=name,
+                               duplicates=duplicates)
+        return io.read_qrels(source, format=fmt, columns=mapping, source_name=name)
+    except InputError as err:
+        return _name_the_control(err)
+    except Exception as err:  # a reader bug must not become a traceback in the app
+        return InputError(f"could not read the file ({type(err).__name__}: {err})", source=name)
+
+
+@st.cache_resource(ttl="2h", max_entries=24, show_spinner="Reading run…")
+def load_run(content_hash: str, name: str, fmt: str | None, columns: tuple, _source,
+             duplicates: str = "error") -> Run | InputError:
+    """Read one run once per content and duplicates policy (see :func:`_read`)."""
+    return _read("run", name, fmt, columns, _source, duplicates)
+
+
+@st.cache_resource(ttl="2h", max_entries=16, show_spinner="Reading qrels…")
+def load_qrels(content_hash: str, name: str, fmt: str | None, columns: tuple, _source) -> Qrels | InputError:
+    """Read qrels once per content (see :func:`_read`)."""
+    return _read("qrels", name, fmt, columns, _source)
+
+
+@st.cache_resource(ttl="2h", max_entries=16)
+def load_query_text(content_hash: str, _source) -> dict[str, str]:
+    return read_query_text(_source)
+
+
+# ---------------------------------------------------------------------------------------
+# Derived results, keyed by (dataset key, settings, arguments)
+# ---------------------------------------------------------------------------------------
+
+@st.cache_resource(ttl="2h", max_entries=8, show_spinner="Building tie groups…")
+def _tables(data_key: str, rel_level: int, round_: int | None, _ctx: "Context") -> dict[str, TieTable]:
+    return {name: build_tie_table(run, _ctx.qrels, rel_level=rel_level, round=round_)
+            for name, run in _ctx.runs.items()}
+
+
+@st.cache_resource(ttl="2h", max_entries=48, show_spinner="Evaluating…")
+def _evaluation(data_key: str, settings_key: tuple, metrics: tuple[str, ...], ties: tuple[str, ...],
+                _ctx: "Context") -> Evaluation:
+    settings = _ctx.settings
+    result = evaluate(_ctx.runs, _ctx.qrels, list(metrics), ties=list(ties),
+                      rel_level=settings.rel_level, gain=settings.gain, round=settings.round)
+    # Share the (large) tie tables with ctx.tables(): same inputs, same tables.
+    shared = _ctx.tables()
+    if set(shared) == set(result.tables):
+        result = Evaluation(result.per_query, result.summary, shared, result.findings, result.rule)
+    return result
+
+
+@st.cache_resource(ttl="2h", max_entries=256)
+def _memo(data_key: str, settings_key: tuple, name: str, args: tuple, _fn: Callable) -> Any:
+    return _fn(*args)
+
+
+def read_only(value: Any, _depth: int = 0) -> Any:
+    """A view of a cached object that one session cannot use to change another's data.
+
+    Cached objects are shared by every session. Numpy arrays are frozen in place (writes
+    raise ``ValueError: assignment destination is read-only``); pandas objects are handed
+    out as shallow copies, which copy-on-write (pandas 3) turns into private copies at the
+    first write, so the cached frame never changes. Containers and dataclasses are walked
+    a few levels deep.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> frame = pd.DataFrame({"score": [1.0, 2.0]})
+    >>> mine = read_only(frame)
+    >>> mine["score"] = 0.0
+    >>> frame["score"].tolist()
+    [1.0, 2.0]
+    >>> array = read_only(np.arange(3))
+    >>> array.flags.writeable
+    False
+    """
+    if _depth > 4:
+        return value
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+        return value
+    if isinstance(value, (pd.DataFrame, pd.Series)):
+        return value.copy(deep=False)
+    if isinstance(value, dict):  # a new dict: adding or removing keys stays private too
+        return {key: read_only(item, _depth + 1) for key, item in value.items()}
+    if isinstance(value, list):
+        return [read_only(item, _depth + 1) for item in value]
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return tuple(read_only(item, _depth + 1) for item in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type) and hasattr(value, "__dict__"):
+        fields = {name: read_only(item, _depth + 1) for name, item in vars(value).items()}
+        if all(fields[name] is item for name, item in vars(value).items()):
+            return value  # arrays only (a TieTable): frozen in place, lazy caches kept
+        private = copy.copy(value)
+        for name, item in fields.items():
+            object.__setattr__(private, name, item)
+        return private
+    return value
+
+
+@dataclass(frozen=True, eq=False)
+class Context:
+    """What every page works on: the chosen data and the shared settings.
+
+    Attributes
+    ----------
+    qrels : Qrels
+    runs : dict of str to Run
+    settings : Settings
+        ``rel_level``, ``gain`` ("linear" | "exp"), ``k`` (cutoff), ``round`` (None or
+        decimals).
+    query_text : dict of str to str
+        Query id -> text (may be empty).
+    dataset_label : str
+    key : str
+        sha256 over the contents of all inputs: the cache key of the data.
+    findings : tuple of Finding
+        Reader findings (duplicates resolved, ...).
+    """
+
+    qrels: Qrels
+    runs: dict[str, Run]
+    settings: Settings
+    query_text: dict[str, str] = field(default_factory=dict)
+    dataset_label: str = ""
+    key: str = ""
+    findings: tuple[Finding, ...] = ()
+
+    def tables(self) -> dict[str, TieTable]:
+        """Run name -> expected tie-group table under the current settings (cached)."""
+        return read_only(_tables(self.key, self.settings.rel_level, self.settings.round, _ctx=self))
+
+    def evaluation(self, metrics: Sequence[str], ties: Sequence[str] = ("all",)) -> Evaluation:
+        """:func:`tiedrank.evaluate` of every run under the current settings (cached)."""
+        return read_only(_evaluation(self.key, self.settings.key(), tuple(metrics), tuple(ties), _ctx=self))
+
+    def memo(self, name: str, fn: Callable, *args) -> Any:
+        """``fn(*args)`` cached per (data, settings, name, args); args must be small and
+        hashable (str, numbers, tuples). The result is read-only (see :func:`read_only`)."""
+        return read_only(_memo(self.key, self.settings.key(), name, tuple(args), _fn=fn))
+
+    def label(self, query: str) -> str:
+        """``qid — query text`` for selectors."""
+        return query_label(query, self.query_text)
+
+
+RETURN_KEY = "_tiedrank_return_to"
+"""session_state key: the page to show once app.py has run (see :func:`_enter_through_app`)."""
+
+
+def get_context() -> Context:
+    """The current data and settings; stops the page with an explanation when there is none."""
+    if CONTEXT_KEY not in st.session_state:  # app.py has never run in this session
+        _enter_through_app(sys._getframe(1).f_globals.get("__file__"))
+    ctx = st.session_state.get(CONTEXT_KEY)
+    if ctx is None:
+        if st.session_state.get("data_source") == SESSION:
+            empty_state(f"**{SESSION_LABEL}** is empty: generate runs on the **Simulator** "
+                        "page (or quantise a loaded run there) and click **Add to my runs**; "
+                        "or pick another dataset in the sidebar (**Data**).")
+        elif st.session_state.get("data_source") == UPLOAD:
+            if st.session_state.get("upload_qrels") and st.session_state.get("upload_runs"):
+                empty_state("Nothing to show until the uploads can be read: see the messages "
+                            "above and the sidebar (**Data**).")
+            else:
+                empty_state("Upload a qrels file and at least one run in the sidebar (**Data**) "
+                            "to start; or pick one of the bundled datasets.")
+        else:
+            empty_state("No data is loaded: see the messages in the sidebar, or start the "
+                        "dashboard with `streamlit run app.py`.")
+        st.stop()
+    return ctx
+
+
+def ensure_app_ran() -> None:
+    """For a page that does not call :func:`get_context` (e.g. a page without data): make
+    sure app.py (sidebar, settings) has run in this session; see :func:`_enter_through_app`."""
+    if CONTEXT_KEY not in st.session_state:
+        _enter_through_app(sys._getframe(1).f_globals.get("__file__"))
+
+
+def current_context() -> Context | None:
+    """The sidebar's data, or ``None`` when none is loaded, without stopping the page (for
+    a page that also works without data, like the Simulator)."""
+    if CONTEXT_KEY not in st.session_state:
+        _enter_through_app(sys._getframe(1).f_globals.get("__file__"))
+    return st.session_state.get(CONTEXT_KEY)
+
+
+def current_settings() -> Settings:
+    """The sidebar's shared settings, whether or not data is loaded."""
+    return st.session_state.get(SETTINGS_KEY) or Settings()
+
+
+def my_runs() -> "RunSet | None":
+    """The runs the user added in this session (see :data:`MY_RUNS_KEY`), or ``None``."""
+    return st.session_state.get(MY_RUNS_KEY)
+
+
+def add_to_my_runs(new: "RunSet") -> None:
+    """Add ``new`` to "my runs" (beside the kept runs on the same query set; replacing them
+    on another) and switch the sidebar to them. Use as a button's ``on_click`` callback, so
+    the sidebar, which runs before the page, already shows the new data."""
+    current = my_runs()
+    merged, outcome = add_runs(current, new)
+    st.session_state[MY_RUNS_KEY] = merged
+    if st.session_state.get("data_source") != SESSION or outcome != "added":
+        st.session_state["rel_level"] = merged.rel_level  # the set's own level
+    st.session_state["data_source"] = SESSION
+    n = len(new.runs)
+    st.session_state["_my_runs_message"] = (
+        {"new": "Added", "added": "Added beside your earlier runs:", "replaced":
+         "Replaced your earlier runs (another query set) with"}[outcome]
+        + f" {n} run{'s' if n != 1 else ''}. Every page now analyses **{SESSION_LABEL}**.")
+
+
+def clear_my_runs() -> None:
+    """Forget "my runs" (button callback); the sidebar stays on the session dataset."""
+    st.session_state.pop(MY_RUNS_KEY, None)
+
+
+def _enter_through_app(page_file: str | None) -> None:
+    """Run app.py first, then come back to this page.
+
+    Streamlit emulates its old multipage mode (``pages/`` folder) until the first
+    ``st.navigation`` call of the server process. So the very first request after a server
+    start that opens a page URL directly (``/tie_structure``) runs the page file alone,
+    without app.py's sidebar and data. Switching to app.py ends the emulation; app.py then
+    switches back to the requested page (``RETURN_KEY``).
+    """
+    try:
+        if page_file:
+            st.session_state[RETURN_KEY] = os.path.relpath(page_file, _APP_DIR)
+        st.switch_page("app.py")
+    except StreamlitAPIException:  # not started through app.py at all
+        st.session_state.pop(RETURN_KEY, None)
+
+
+_APP_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+# ---------------------------------------------------------------------------------------
+# Building the context (called by app.py's sidebar)
+# ---------------------------------------------------------------------------------------
+
+def bundled_context(dataset: BundledDataset, settings: Settings) -> tuple[Context | None, list[str]]:
+    """Load a bundled dataset (cached by the files' hashes). Returns (context, errors)."""
+    errors: list[str] = []
+    missing = [f for f in dataset.files if not dataset.path(f).exists()]
+    if missing:
+        return None, [f"Bundled data file not found: {dataset.path(f)}" for f in missing]
+    qpath = dataset.path(dataset.qrels)
+    qhash = file_hash(qpath)
+    qrels = load_qrels(qhash, qpath.name, dataset.qrels_format, (), _source=str(qpath))
+    if isinstance(qrels, InputError):
+        errors.append(str(qrels))
+    parts: list[object] = [dataset.key, qhash]
+    runs: dict[str, Run] = {}
+    for relative in dataset.runs:
+        path = dataset.path(relative)
+        rhash = file_hash(path)
+        parts.append(rhash)
+        run = load_run(rhash, path.name, dataset.run_format, (), _source=str(path))
+        if isinstance(run, InputError):
+            errors.append(str(run))
+        else:
+            runs[run.name] = run
+    query_text: dict[str, str] = {}
+    if dataset.queries:
+        path = dataset.path(dataset.queries)
+        query_text = load_query_text(file_hash(path), _source=str(path))
+    if errors or isinstance(qrels, InputError):
+        return None, errors
+    return _make_context(qrels, runs, settings, query_text, dataset.label, parts), errors
+
+
+def session_context(run_set: "RunSet", settings: Settings) -> Context:
+    """The context of "my runs" (:data:`MY_RUNS_KEY`); cached by the set's content key."""
+    return _make_context(run_set.qrels, dict(run_set.runs), settings, dict(run_set.query_text),
+                         run_set.label, ["session", run_set.key])
+
+
+def _named(run: Run, name: str) -> Run:
+    return run if run.name == name else Run(name, run.frame, run.source, run.findings)
+
+
+def _make_context(qrels: Qrels, runs: dict[str, Run], settings: Settings,
+                  query_text: dict[str, str], label: str, parts: list[object]) -> Context:
+    findings = tuple(dict.fromkeys(list(qrels.findings) + [f for r in runs.values() for f in r.findings]))
+    return Context(qrels=qrels, runs=runs, settings=settings, query_text=query_text,
+                   dataset_label=label, key=dataset_key(parts), findings=findings)
+
+
+def upload_context(qrels_file: "UploadedLike | None", run_files: Sequence["UploadedLike"],
+                   queries_file: "UploadedLike | None", mappings: Mapping[str, Mapping[str, str]],
+                   settings: Settings, *, duplicates: str = "error") -> tuple[Context | None, list[str]]:
+    """Read uploads (cached by content). ``mappings``: :func:`upload_ident` -> {field: column};
+    ``duplicates``: the runs' repeated documents, "error" or "max" (keep the highest score)."""
+    errors: list[str] = []
+    if qrels_file is None or not run_files:
+        return None, errors
+    parts: list[object] = ["upload"]
+    qdata = qrels_file.getvalue()
+    qhash = upload_hash(qrels_file)
+    qmap = tuple(sorted(mappings.get(upload_ident(qrels_file), {}).items()))
+    parts += [qhash, qmap]
+    qrels = load_qrels(qhash, qrels_file.name, None, qmap, _source=qdata)
+    if isinstance(qrels, InputError):
+        errors.append(str(qrels))
+    runs: dict[str, Run] = {}
+    for upload in run_files:
+        rhash = upload_hash(upload)
+        rmap = tuple(sorted(mappings.get(upload_ident(upload), {}).items()))
+        parts += [upload.name, rhash, rmap, duplicates]
+        run = load_run(rhash, upload.name, None, rmap, _source=upload.getvalue(), duplicates=duplicates)
+        if isinstance(run, InputError):
+            errors.append(str(run))
+            continue
+        name, n = run.name, 2
+        while name in runs:
+            name, n = f"{run.name} ({n})", n + 1
+        runs[name] = _named(run, name)
+    query_text: dict[str, str] = {}
+    if queries_file is not None:
+        query_text = load_query_text(upload_hash(queries_file), _source=queries_file.getvalue())
+        parts.append(upload_hash(queries_file))
+    if errors or isinstance(qrels, InputError):
+        return None, errors
+    label = f"Uploaded: {len(runs)} run{'s' if len(runs) != 1 else ''} ({', '.join(runs)})"
+    return _make_context(qrels, runs, settings, query_text, label, parts), errors
+
+
+UploadedLike = Any  # streamlit UploadedFile: .name, .file_id, .getvalue()
+
+
+def upload_ident(upload) -> str:
+    """A key-safe identity of one uploaded file (two uploads of one file differ)."""
+    ident = getattr(upload, "file_id", None) or f"{upload.name}_{getattr(upload, 'size', '')}"
+    return "".join(c if c.isalnum() else "_" for c in str(ident))
+
+
+def upload_hash(upload) -> str:
+    """sha256 of an uploaded file's bytes, computed once per upload (remembered by file id)."""
+    memo: dict = st.session_state.setdefault("_upload_hashes", {})
+    ident = (getattr(upload, "file_id", None), upload.name, getattr(upload, "size", None))
+    if ident[0] is None or ident not in memo:
+        memo[ident] = content_hash(upload.getbuffer() if hasattr(upload, "getbuffer") else upload.getvalue())
+    return memo[ident]
+
+
+# ---------------------------------------------------------------------------------------
+# Display helpers
+# ---------------------------------------------------------------------------------------
+
+def empty_state(message: str) -> None:
+    """Explain why there is nothing to show here (instead of an empty chart)."""
+    st.info(message, icon=":material/info:")
+
+
+def show_findings(findings: Sequence[Finding] | Sequence[str], *, title: str = "Findings about the data") -> None:
+    """Non-fatal observations as warnings (in an expander when there are many)."""
+    messages = findings_messages(f for f in findings if isinstance(f, Finding))
+    messages += [str(f) for f in findings if not isinstance(f, Finding)]
+    if not messages:
+        return
+    if len(messages) <= 3:
+        for message in messages:
+            st.warning(message, icon=":material/warning:")
+        return
+    with st.expander(f"{title} ({len(messages)})", icon=":material/warning:"):
+        for message in messages:
+            st.warning(message)
+
+
+_DOWNLOAD_FORMATS = (("csv", "csv", "text/csv", "CSV"),
+                     ("latex", "tex", "application/x-tex", "LaTeX"),
+                     ("markdown", "md", "text/markdown", "Markdown"))
+
+
+def download_row(frame: pd.DataFrame, basename: str, *, key: str, digits: int = 4) -> None:
+    """CSV / LaTeX / Markdown download buttons for ``frame`` (rendered on click only)."""
+    row = st.container(horizontal=True, gap="small")
+    for fmt, ext, mime, label in _DOWNLOAD_FORMATS:
+        row.download_button(
+            label, data=lambda fmt=fmt: render(frame, fmt, digits), file_name=f"{basename}.{ext}",
+            mime=mime, key=f"{key}_{fmt}", on_click="ignore", icon=":material/download:",
+            help=f"Download this table as {label} ({digits} decimals; rendered by tiedrank.report).")
+
+
+def figure_download(fig, basename: str, *, key: str, scale: float = 2.0) -> None:
+    """A button that exports ``fig`` to PNG on demand (kaleido), then offers the file.
+
+    Export takes a few seconds (a headless Chromium), so it only runs when asked. If it
+    fails, the message points to the chart's own camera button, which always works.
+    """
+    state_key = f"_png_{key}"
+    stored = st.session_state.get(state_key)
+    if st.button("PNG", key=f"{key}_png_prepare", icon=":material/image:",
+                 help="Render this chart as a PNG file (takes a few seconds). The camera icon "
+                      "in the chart's toolbar also downloads a PNG."):
+        fingerprint = _figure_fingerprint(fig)
+        try:
+            with st.spinner("Rendering PNG…"):
+                image = fig.to_image(format="png", scale=scale)
+            stored = (fingerprint, image, None)
+        except Exception as err:  # kaleido or chromium missing or failing
+            stored = (fingerprint, None, f"{type(err).__name__}: {err}")
+        st.session_state[state_key] = stored
+    if stored is None or stored[0] != _figure_fingerprint(fig):
+        return
+    if stored[1] is not None:
+        st.download_button("Save PNG", data=stored[1], file_name=f"{basename}.png", mime="image/png",
+                           key=f"{key}_png_save", on_click="ignore", icon=":material/download:",
+                           help="Download the rendered PNG.")
+    else:
+        st.info("PNG export is not available here "
+                f"({stored[2][:160]}). Use the camera icon in the chart's toolbar instead.")
+
+
+def _figure_fingerprint(fig) -> str:
+    return hashlib.sha256(fig.to_json().encode()).hexdigest()
+
+
+KEEP = "session"
+"""Streamlit's ``persist_state`` scope of every page widget: its value survives visits to
+other pages for the whole session (the one state mechanism of the pages)."""
+
+
+def persist(key: str, default: Any = None) -> dict:
+    """Widget keyword arguments: ``key`` and Streamlit's ``persist_state="session"``.
+
+    Use as ``st.selectbox("Run", names, **persist("tie_run"))``; ``default`` (optional) is
+    the first-visit value, put in session state before the widget exists (do not also pass
+    the widget's own ``value``/``default``/``index``).
+    """
+    if default is not None:
+        st.session_state.setdefault(key, default)
+    return {"key": key, "persist_state": KEEP}
+
+
+def persist_choice(key: str, options: Sequence, default: Any = None) -> dict:
+    """:func:`persist` for a choice among ``options``: a kept value (or, for a multiselect,
+    any kept item) that is no longer an option is dropped first, so a data or settings change
+    never leaves the widget pointing at something that does not exist."""
+    value = st.session_state.get(key)
+    if isinstance(value, list):
+        kept = [v for v in value if v in options]
+        if value and not kept:
+            del st.session_state[key]  # nothing left: the first-visit default applies again
+        elif len(kept) < len(value):
+            st.session_state[key] = kept
+    elif key in st.session_state and value not in options:
+        del st.session_state[key]
+    return persist(key, default)
+
+
+def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "Metrics") -> list[str]:
+    """A metrics multiselect whose defaults follow the sidebar's cutoff k; returns the
+    valid chosen metrics and warns, beside the widget, about names that do not parse.
+
+    When k changes, chosen metrics with the old cutoff move to the new one (nDCG@10 becomes
+    nDCG@20); metrics typed by the user are kept as options.
+    """
+    k_key = f"_{key}_k"
+    kwargs = persist(key)
+    previous_k = st.session_state.get(k_key)
+    if key not in st.session_state:
+        st.session_state[key] = default_metrics(k)
+    elif previous_k is not None and previous_k != k:
+        st.session_state[key] = retarget_metrics(st.session_state[key], previous_k, k)
+    st.session_state[k_key] = k
+    options = metric_options(k)
+    options += [m for m in st.session_state[key] if m not in options]
+    chosen = container.multiselect(label, options, accept_new_options=True, help=help, **kwargs)
+    metrics, problems = validate_metrics(chosen)
+    for problem in problems:
+        container.warning(problem, icon=":material/warning:")
+    return metrics

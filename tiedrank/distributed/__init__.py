@@ -1,0 +1,35 @@
+"""Evaluation past one process: out-of-core buckets on one machine, and Dask clusters.
+
+Every per-query value depends on (run, query, seed) alone and summaries are exact sums, so
+splitting the queries changes no bit. This package splits runs and qrels by a stable hash
+of the query id into buckets of Parquet files, evaluates (run, bucket) pieces one after the
+other or as Dask tasks, and puts the pieces together.
+
+Modules
+-------
+``buckets``     streaming split into bucket files (pyarrow), loading one bucket
+``evaluation``  one (run, bucket) task, and combining the results as one pass would
+``scaled``      :func:`evaluate`: the entry point (bucket count, temporary files, dispatch)
+``cluster``     Dask: ``local:N`` / ``tcp://host:port`` clients, task runner, simulator
+                sweeps and verdict stability as tasks (Dask imported only when used)
+
+Examples
+--------
+>>> import pandas as pd
+>>> from tiedrank import evaluate as one_pass
+>>> run = pd.DataFrame({"query": ["q1", "q1", "q2", "q2"], "doc": ["a", "b", "c", "d"],
+...                     "score": [1.0, 1.0, 0.5, 0.5]})
+>>> qrels = pd.DataFrame({"query": ["q1", "q2"], "doc": ["b", "d"], "relevance": [1, 2]})
+>>> ev = evaluate({"r": run}, qrels, ["RR", "nDCG"], ties=["expected", "random(seed=1)"],
+...               buckets=3)
+>>> ev.per_query.equals(one_pass({"r": run}, qrels, ["RR", "nDCG"],
+...                              ties=["expected", "random(seed=1)"]).per_query)
+True
+"""
+from .buckets import BucketSet, split, temporary_directory
+from .cluster import SchedulerUnreachable, connect, sweep, verdict_stability
+from .evaluation import read_per_query
+from .scaled import choose_buckets, evaluate
+
+__all__ = ["BucketSet", "SchedulerUnreachable", "choose_buckets", "connect", "evaluate",
+           "read_per_query", "split", "sweep", "temporary_directory", "verdict_stability"]

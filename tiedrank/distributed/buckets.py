@@ -1,0 +1,427 @@
+"""Split runs and qrels once, by a stable hash of the query id, into buckets of Parquet files.
+
+Every per-query value depends on (run, query, seed) alone (issue 10), so a query can be
+evaluated in any bucket, and a bucket holds whole queries: the rows of query ``q`` go to
+bucket ``bucket_of(q, N)`` (:func:`tiedrank.hashing.bucket_of`) in every run and in the
+qrels. Peak memory then follows the bucket, not the file.
+
+Reading is streaming and uses the package's own readers on each block, so parsing, the
+checks and their messages are those of :func:`tiedrank.io.read_run` (line numbers are
+shifted to the file's), and the scores are the very same float64 bits as a one-pass read:
+
+* TREC text (plain or gzip, detected by the magic bytes): blocks of ``block_bytes`` cut at
+  line ends, each parsed by ``read_run`` / ``read_qrels`` (pyarrow's CSV parser);
+* Parquet: record batches;
+* CSV, TSV and JSON lines, bytes and DataFrames: read whole, then split;
+* :class:`~tiedrank.data.Run` / :class:`~tiedrank.data.Qrels` objects: split as they are.
+
+Rows keep their file order inside each bucket (the ``input`` policy depends on it). A
+(query, doc) repeated across two blocks is caught when its bucket is loaded
+(:func:`load_run`), with the same ``duplicates`` rule.
+
+Why pyarrow and not DuckDB for the split: DuckDB's CSV reader and its ``hash()`` are fast,
+but they would be a second parser (other number parsing, other messages, no line numbers of
+ours) and its hash is not promised stable across versions, while bit-identical results need
+the package's own parser and a hash fixed forever. Writing the buckets is a small share of
+the time either way (see ``benchmarks/scale_benchmark.py``).
+"""
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import tempfile
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..data import Qrels, Run
+from ..errors import Finding, InputError
+from ..hashing import bucket_of
+
+BLOCK_BYTES = 16 << 20
+"""Text read per block when streaming a TREC file (decompressed bytes)."""
+_HEAD_BYTES = 1 << 16
+_GZIP_MAGIC = b"\x1f\x8b"
+_PARQUET_MAGIC = b"PAR1"
+_STR_DTYPE = pd.StringDtype(storage="pyarrow", na_value=np.nan)  # pandas' "str", as tiedrank.data
+MARKER = "TIEDRANK_BUCKETS"
+"""File written in every bucket directory; a task that cannot see it refuses to run."""
+
+
+@dataclass(frozen=True)
+class RunPart:
+    """One run as split: its display ``name``, ``source``, row count, number of blocks read
+    (more than one: duplicates may span blocks) and the findings of reading."""
+
+    index: int
+    name: str
+    source: str
+    n_rows: int
+    n_blocks: int
+    findings: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True)
+class BucketSet:
+    """Runs and qrels split into ``n_buckets`` buckets of Parquet files under ``directory``.
+
+    Layout: ``qrels/b00003.parquet`` and ``run00001/b00003.parquet`` (no file: no rows).
+    Plain data (paths and names), so it travels to Dask workers as it is; workers must see
+    ``directory`` (a local cluster does; machines need a shared file system).
+    """
+
+    directory: str
+    n_buckets: int
+    runs: tuple[RunPart, ...]
+    qrels_source: str
+    qrels_blocks: int
+    qrels_findings: tuple[Finding, ...] = field(default_factory=tuple)
+
+    def qrels_path(self, bucket: int) -> Path:
+        return Path(self.directory, "qrels", f"b{bucket:05d}.parquet")
+
+    def run_path(self, run_index: int, bucket: int) -> Path:
+        return Path(self.directory, f"run{run_index:05d}", f"b{bucket:05d}.parquet")
+
+
+@contextmanager
+def temporary_directory(parent: str | os.PathLike | None = None) -> Iterator[str]:
+    """A fresh directory for bucket files, removed on exit, also on error or Ctrl-C."""
+    path = tempfile.mkdtemp(prefix="tiedrank-buckets-", dir=parent)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+# ---- reading in blocks ------------------------------------------------------------------
+def _open_binary(path: str) -> Any:
+    """The file's decompressed byte stream (gzip recognised by its magic bytes)."""
+    with open(path, "rb") as handle:
+        magic = handle.read(2)
+    return gzip.open(path, "rb") if magic == _GZIP_MAGIC else open(path, "rb")
+
+
+def _head(path: str) -> bytes:
+    try:
+        with _open_binary(path) as stream:
+            return stream.read(_HEAD_BYTES)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError("corrupt gzip data", source=path, text=str(exc),
+                         expected="a complete gzip stream") from None
+
+
+def _text_blocks(path: str, block_bytes: int) -> Iterator[tuple[bytes, int]]:
+    """(block, 1-based number of its first line): whole lines of about ``block_bytes``."""
+    line = 1
+    carry = b""
+    try:
+        with _open_binary(path) as stream:
+            while True:
+                chunk = stream.read(block_bytes)
+                if not chunk:
+                    break
+                data = carry + chunk if carry else chunk
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    carry = data
+                    continue
+                yield data[:cut], line
+                line += data.count(b"\n", 0, cut)
+                carry = data[cut:]
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError("corrupt gzip data", source=path, text=str(exc),
+                         expected="a complete gzip stream") from None
+    if carry:
+        yield carry, line
+
+
+def _shifted(error: InputError, first_line: int) -> InputError:
+    """``error`` with its line number counted from the start of the file."""
+    if error.line is None or first_line == 1:
+        return error
+    return InputError(error.problem, source=error.source, line=error.line + first_line - 1,
+                      text=error.text, expected=error.expected)
+
+
+def _frames(source: Any, reader, kind: str, block_bytes: int,
+            options: Mapping[str, Any]) -> Iterator[tuple[Run | Qrels, int]]:
+    """Validated blocks of ``source`` as Run / Qrels objects, with the block count so far."""
+    from ..io import detect_format
+
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        fmt = options.get("format") or detect_format(_head(path), path)
+        if fmt in ("trec_run", "trec_qrels"):
+            count = 0
+            for data, first_line in _text_blocks(path, block_bytes):
+                if count and not data.strip():
+                    continue
+                try:
+                    part = reader(data, **dict(options, format=fmt), source_name=path)
+                except InputError as error:
+                    raise _shifted(error, first_line) from None
+                count += 1
+                if kind == "run" and count == 1:
+                    options = dict(options, name=part.name)  # the first line's tag names it
+                yield part, count
+            return
+        if fmt == "parquet":
+            parquet = pq.ParquetFile(path)
+            name = options.get("name") or _own_name(path)
+            count = 0
+            for batch in parquet.iter_batches(batch_size=max(block_bytes // 64, 1 << 16)):
+                count += 1
+                extra = {"name": name} if kind == "run" else {}
+                yield reader(batch.to_pandas(), **dict(options, format=None, **extra),
+                             source_name=path), count
+            if count == 0:
+                yield reader(parquet.read().to_pandas(), **dict(options, format=None),
+                             source_name=path), 1
+            return
+    if isinstance(source, (Run, Qrels)):
+        yield source, 1
+        return
+    yield reader(source, **options), 1
+
+
+class _BucketWriter:
+    """One Parquet writer per non-empty bucket of one table, opened on first use."""
+
+    def __init__(self, path_of) -> None:
+        self._path_of = path_of
+        self._writers: dict[int, pq.ParquetWriter] = {}
+
+    def write(self, frame: pd.DataFrame, buckets: int) -> None:
+        if len(frame) == 0:
+            return
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        query_code, distinct = pd.factorize(frame["query"])  # hash each query id once
+        codes = bucket_of(np.asarray(distinct, dtype=object), buckets)[query_code]
+        order = np.argsort(codes, kind="stable")  # keeps file order inside each bucket
+        sorted_codes = codes[order]
+        starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+        stops = np.r_[starts[1:], len(order)]
+        sorted_table = table.take(pa.array(order))
+        for start, stop in zip(starts.tolist(), stops.tolist()):
+            b = int(sorted_codes[start])
+            writer = self._writers.get(b)
+            if writer is None:
+                path = self._path_of(b)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                writer = self._writers[b] = pq.ParquetWriter(path, table.schema)
+            writer.write_table(sorted_table.slice(start, stop - start))
+
+    def close(self) -> None:
+        for writer in self._writers.values():
+            writer.close()
+        self._writers.clear()
+
+
+def run_items(runs: Sequence[Any] | Mapping[str, Any] | Any) -> list[tuple[str | None, Any]]:
+    """(name or None, source) of every run, as :func:`tiedrank.evaluate` takes them."""
+    items = list(runs.items()) if isinstance(runs, Mapping) else [(None, r) for r in
+                                                                  _as_sequence(runs)]
+    if not items:
+        raise ValueError("no runs to evaluate")
+    return items
+
+
+def run_names(runs: Sequence[Any] | Mapping[str, Any] | Any) -> list[tuple[str, Any]]:
+    """(display name, source) of every run, the names one pass would give, read from the
+    files' first lines only: the random policy's keys include the run name, so every task
+    must know it before it reads anything."""
+    items = run_items(runs)
+    names = [name if name is not None else _own_name(source) for name, source in items]
+    return list(zip(label_runs(names), (source for _, source in items)))
+
+
+def _own_name(source: Any) -> str:
+    """The run's name as :func:`tiedrank.io.read_run` gives it (TREC tag of the first line,
+    else the file stem without .gz, else "run"), reading only the head of a file."""
+    from ..io import detect_format, read_run
+
+    if isinstance(source, Run):
+        return source.name
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        head = _head(path)
+        if detect_format(head, path) in ("trec_run", "trec_qrels"):
+            lines = head[:head.rfind(b"\n") + 1] or head
+            return read_run(lines, source_name=path, duplicates="max").name
+        base = Path(path).name
+        base = base.rsplit(".", 1)[0] if base.lower().endswith((".gz", ".gzip")) else base
+        return (base.rsplit(".", 1)[0] if "." in base.lstrip(".") else base) or "run"
+    return read_run(source, duplicates="max").name  # bytes or a DataFrame: in memory
+
+
+def split_qrels(qrels: Any, n_buckets: int, directory: str, *, block_bytes: int = BLOCK_BYTES,
+                qrels_format: str | None = None) -> tuple[str, int, tuple[Finding, ...]]:
+    """Write the qrels into the buckets; returns (source, blocks read, findings)."""
+    from ..io import read_qrels
+
+    Path(directory, MARKER).write_text("tiedrank bucket directory\n", encoding="utf-8")
+    writer = _BucketWriter(lambda b: Path(directory, "qrels", f"b{b:05d}.parquet"))
+    findings: list[Finding] = []
+    blocks, source = 0, "<qrels>"
+    try:
+        for part, blocks in _frames(qrels, read_qrels, "qrels", block_bytes,
+                                    {"format": qrels_format}):
+            writer.write(part.frame, n_buckets)
+            findings += part.findings
+            source = part.source
+    finally:
+        writer.close()
+    return source, blocks, tuple(findings)
+
+
+def split_run(directory: str, index: int, name: str | None, source: Any, n_buckets: int,
+              duplicates: str = "error", block_bytes: int = BLOCK_BYTES,
+              run_format: str | None = None) -> RunPart:
+    """Write one run into the buckets (a task of its own: runs split in parallel on Dask).
+
+    The part's ``name`` is the run's own (TREC tag, file stem or given name); repeated
+    names are told apart afterwards by :func:`label_runs`.
+    """
+    from ..io import read_run
+
+    options = {"format": run_format, "name": name, "duplicates": duplicates}
+    if isinstance(source, Run) and name is not None and source.name != name:
+        source = replace(source, name=name)
+    writer = _BucketWriter(lambda b: Path(directory, f"run{index:05d}", f"b{b:05d}.parquet"))
+    n_rows, blocks, findings, run_name, run_source = 0, 0, [], None, None
+    try:
+        for part, blocks in _frames(source, read_run, "run", block_bytes, options):
+            writer.write(part.frame, n_buckets)
+            n_rows += len(part.frame)
+            findings += part.findings
+            run_name, run_source = run_name or part.name, part.source
+    finally:
+        writer.close()
+    return RunPart(index, run_name, run_source, n_rows, blocks, tuple(findings))
+
+
+def label_runs(names: Sequence[str]) -> list[str]:
+    """Display names as :func:`tiedrank.evaluate` gives them: a repeat becomes "name (2)".
+
+    Examples
+    --------
+    >>> label_runs(["bm25", "dense", "bm25"])
+    ['bm25', 'dense', 'bm25 (2)']
+    """
+    taken: list[str] = []
+    for name in names:
+        label, n = name, 2
+        while label in taken:  # two files with the same TREC tag stay apart
+            label, n = f"{name} ({n})", n + 1
+        taken.append(label)
+    return taken
+
+
+def split(runs: Sequence[Any] | Mapping[str, Any], qrels: Any, n_buckets: int,
+          directory: str | os.PathLike, *, duplicates: str = "error",
+          block_bytes: int = BLOCK_BYTES, run_format: str | None = None,
+          qrels_format: str | None = None) -> BucketSet:
+    """Read every run and the qrels once and write them into ``n_buckets`` buckets.
+
+    Parameters
+    ----------
+    runs : sequence or mapping of run sources
+        Paths (TREC text, gzip, Parquet, CSV, ...), bytes, DataFrames or Run objects; a
+        mapping gives the run names. A repeated name becomes ``"name (2)"``, as in
+        :func:`tiedrank.evaluate`.
+    qrels : path, bytes, DataFrame or Qrels
+    n_buckets : int
+    directory : path
+        Where the buckets go (see :func:`temporary_directory`).
+    duplicates : {"error", "max"}
+        As :func:`tiedrank.io.read_run`.
+
+    Returns
+    -------
+    BucketSet
+    """
+    check_buckets(n_buckets)
+    items = run_names(runs)
+    directory = os.fspath(directory)
+    qrels_part = split_qrels(qrels, n_buckets, directory, block_bytes=block_bytes,
+                             qrels_format=qrels_format)
+    parts = [split_run(directory, index, name, source, n_buckets, duplicates=duplicates,
+                       block_bytes=block_bytes, run_format=run_format)
+             for index, (name, source) in enumerate(items)]
+    return bucket_set(directory, n_buckets, parts, qrels_part)
+
+
+def check_buckets(n_buckets: Any) -> None:
+    if isinstance(n_buckets, bool) or not isinstance(n_buckets, (int, np.integer)) or n_buckets < 1:
+        raise ValueError(f"buckets must be an integer >= 1, got {n_buckets!r}")
+
+
+def bucket_set(directory: str, n_buckets: int, parts: Sequence[RunPart],
+               qrels_part: tuple[str, int, tuple[Finding, ...]]) -> BucketSet:
+    """The :class:`BucketSet` of split runs (labelled) and qrels."""
+    labels = label_runs([p.name for p in parts])
+    parts = tuple(replace(p, name=label) for p, label in zip(parts, labels))
+    return BucketSet(directory, int(n_buckets), parts, *qrels_part)
+
+
+def _as_sequence(runs: Any) -> list[Any]:
+    if isinstance(runs, (Run, pd.DataFrame, str, os.PathLike, bytes)):
+        return [runs]
+    return list(runs)
+
+
+# ---- loading one bucket -------------------------------------------------------------------
+def _read_bucket(path: Path, columns: tuple[str, ...]) -> pd.DataFrame:
+    if not path.exists():
+        return pd.DataFrame({c: pd.Series([], dtype=_STR_DTYPE if c in ("query", "doc") else
+                                          ("int64" if c == "relevance" else "float64"))
+                             for c in columns})
+    table = pq.read_table(path)
+    return table.to_pandas(types_mapper=lambda t: _STR_DTYPE if pa.types.is_string(t) or
+                           pa.types.is_large_string(t) else None)
+
+
+def load_qrels(buckets: BucketSet, bucket: int) -> Qrels:
+    """The qrels of one bucket (judgements repeated across blocks are rejected here)."""
+    frame = _read_bucket(buckets.qrels_path(bucket), ("query", "doc", "relevance"))
+    if buckets.qrels_blocks > 1 and len(frame):
+        repeated = frame.duplicated(["query", "doc"])
+        if repeated.any():
+            row = frame[repeated].iloc[0]
+            raise InputError("duplicate judgement", source=buckets.qrels_source,
+                             text=f"query {row['query']!r}, doc {row['doc']!r}",
+                             expected="one judgement per (query, doc)")
+    return Qrels(frame, buckets.qrels_source)
+
+
+def load_run(buckets: BucketSet, run_index: int, bucket: int, duplicates: str = "error") -> Run:
+    """The rows of one run in one bucket, in file order (duplicates across blocks are
+    handled here, by ``duplicates``)."""
+    from ..io import read_run
+
+    part = buckets.runs[run_index]
+    frame = _read_bucket(buckets.run_path(run_index, bucket), ("query", "doc", "score"))
+    findings: tuple[Finding, ...] = ()
+    if part.n_blocks > 1 and len(frame):
+        repeated = frame.duplicated(["query", "doc"])
+        if repeated.any() and duplicates == "error":
+            # the two lines were read in different blocks: name the pair (no line numbers)
+            row = frame[repeated].iloc[0]
+            raise InputError("duplicate document within a query", source=part.source,
+                             text=f"query {row['query']!r}, doc {row['doc']!r}",
+                             expected="each document at most once per query; pass "
+                             "duplicates='max' to keep the highest score")
+        if repeated.any():
+            checked = read_run(frame, name=part.name, duplicates="max", source_name=part.source)
+            frame, findings = checked.frame, checked.findings
+    return Run(part.name, frame, part.source, findings)

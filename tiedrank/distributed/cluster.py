@@ -1,0 +1,244 @@
+"""Dask: connect to (or start) a cluster and run tiedrank's tasks on it.
+
+Dask is an optional extra (``pip install 'tiedrank[dask]'``), imported only when a cluster
+is asked for. Addresses:
+
+``local`` / ``local:N``
+    Start a ``LocalCluster`` of N worker processes (default 2), one thread each, bound to
+    127.0.0.1, for the duration of the call.
+``tcp://host:port`` (or ``host:port``)
+    Connect to a running scheduler (``dask scheduler`` prints its address). A scheduler
+    that cannot be reached ends in :class:`SchedulerUnreachable` after ``timeout`` seconds.
+
+A ``distributed.Client`` can be passed instead; it is used as is and left open.
+
+Tasks are plain functions of this package (:func:`tiedrank.distributed.evaluation.evaluate_bucket`,
+:func:`sweep_task`, :func:`stability_task`) calling the public API, so a worker only needs
+tiedrank installed. If a worker dies, Dask re-runs its tasks elsewhere; every task is a
+deterministic function of its arguments and writes its files atomically, so a retried
+task changes nothing.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import pandas as pd
+
+DEFAULT_LOCAL_WORKERS = 2
+CONNECT_TIMEOUT = 5.0
+"""Seconds to wait for a scheduler before giving up with one clear message."""
+_LOCAL = re.compile(r"^local(?::(\d+))?$")
+
+
+class SchedulerUnreachable(ConnectionError):
+    """The Dask scheduler at the given address did not answer in time."""
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise ImportError("Dask is not installed; it is an optional extra: "
+                          "pip install 'tiedrank[dask]' (or pip install 'dask[distributed]')"
+                          ) from None
+    return distributed
+
+
+def describe_address(address: Any) -> str:
+    """What ``address`` means, for messages (``local:2`` -> "a local cluster of 2 ...")."""
+    if not isinstance(address, str):
+        return "the given Dask client"
+    match = _LOCAL.match(address.strip())
+    if match:
+        n = int(match.group(1) or DEFAULT_LOCAL_WORKERS)
+        return f"a local Dask cluster of {n} worker process{'es' if n != 1 else ''}"
+    return f"the Dask scheduler at {address}"
+
+
+@contextmanager
+def connect(address: Any, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
+    """A ``distributed.Client`` for ``address`` (see the module docstring), closed on exit
+    when it was opened here.
+
+    Raises
+    ------
+    ValueError
+        An address that is neither ``local[:N]`` nor ``[tcp://]host:port``.
+    SchedulerUnreachable
+        No scheduler answered at the address within ``timeout`` seconds.
+    ImportError
+        Dask is not installed.
+    """
+    if not isinstance(address, str):  # a Client (or anything with submit/gather)
+        if not hasattr(address, "submit"):
+            raise TypeError(f"client must be a distributed.Client or an address string, "
+                            f"not {type(address).__name__}")
+        yield address
+        return
+    text = address.strip()
+    local = _LOCAL.match(text)
+    if local is None and not re.match(r"^(tcp|tls|ucx|inproc)://\S+$|^[\w.\-\[\]:]+:\d+$", text):
+        raise ValueError(f"cannot use {address!r} as a Dask address; expected 'local', "
+                         "'local:N' (N worker processes here) or 'tcp://host:port' (a "
+                         "running scheduler)")
+    distributed = _distributed()
+    if local is not None:
+        n_workers = int(local.group(1) or DEFAULT_LOCAL_WORKERS)
+        if n_workers < 1:
+            raise ValueError(f"local:N needs N >= 1 worker, got {address!r}")
+        cluster = distributed.LocalCluster(
+            n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address=None, silence_logs=logging.ERROR)
+        try:
+            with distributed.Client(cluster) as client:
+                client.run(warm_up)
+                yield client
+        finally:
+            cluster.close()
+        return
+    if "://" not in text:
+        text = f"tcp://{text}"
+    try:
+        client = distributed.Client(text, timeout=timeout)
+    except (OSError, TimeoutError) as exc:
+        raise SchedulerUnreachable(
+            f"cannot reach the Dask scheduler at {text} within {timeout:g} s ({type(exc).__name__}). "
+            "Is it running? Start one with `dask scheduler` (it prints its tcp:// address) and "
+            "workers with `dask worker tcp://HOST:8786`, or use 'local:N' for N worker "
+            "processes on this machine.") from None
+    try:
+        client.run(warm_up)
+        yield client
+    finally:
+        client.close()
+
+
+def warm_up() -> None:
+    """Import what the tasks use, once per worker (part of starting a cluster, so that the
+    first tasks do not each pay for importing pandas, pyarrow and tiedrank)."""
+    import tiedrank.distributed.evaluation
+    import tiedrank.simulate
+    import tiedrank.stats  # noqa: F401
+
+
+def run_all(client: Any, function, argument_lists: Sequence[tuple], *, name: str) -> list[Any]:
+    """``[function(*args) for args in argument_lists]`` as Dask tasks, results in order.
+
+    On any failure the remaining tasks are cancelled before the error propagates (so no
+    task keeps running on files the caller is about to delete).
+    """
+    token = uuid.uuid4().hex[:8]
+    futures = [client.submit(function, *args, key=f"tiedrank-{name}-{token}-{i}", pure=False)
+               for i, args in enumerate(argument_lists)]
+    try:
+        return client.gather(futures)
+    finally:
+        client.cancel(futures)
+
+
+# ---- simulator sweeps and verdict stability as tasks --------------------------------------
+def sweep_task(parameter: str, value: Any, seed: int, options: Mapping[str, Any]) -> pd.DataFrame:
+    """One point of a sweep: :func:`tiedrank.simulate.sweep` at one value and one seed."""
+    from ..simulate import sweep
+
+    frame = sweep(parameter, [value], seed=seed, **options)
+    frame.insert(0, "seed", seed)
+    return frame
+
+
+def sweep(parameter: str, values: Sequence[Any], *, seeds: Sequence[int] = (0,),
+          client: Any = None, timeout: float = CONNECT_TIMEOUT,
+          **options: Any) -> pd.DataFrame:
+    """:func:`tiedrank.simulate.sweep` over many seeds, one task per (seed, value).
+
+    Parameters
+    ----------
+    parameter, values
+        As :func:`tiedrank.simulate.sweep`.
+    seeds : sequence of int
+        One simulated reranker per (seed, value): ``len(seeds) * len(values)`` tasks.
+    client : distributed.Client, address string or None
+        None runs the tasks one after the other in this process (same result).
+    **options
+        ``base_spec``, ``qrels``, ``metric``, ``rel_level`` of :func:`tiedrank.simulate.sweep`.
+
+    Returns
+    -------
+    DataFrame
+        The columns of :func:`tiedrank.simulate.sweep`, preceded by ``seed``; rows by seed
+        then value, the same as ``sweep(parameter, values, seed=s)`` stacked over ``seeds``.
+
+    Examples
+    --------
+    >>> from tiedrank.simulate import make_queries
+    >>> table = sweep("levels", [3, None], seeds=[0, 1], qrels=make_queries(n_queries=5))
+    >>> table[["seed", "value"]].values.tolist()
+    [[0, 3], [0, None], [1, 3], [1, None]]
+    """
+    arguments = [(parameter, value.item() if hasattr(value, "item") else value, int(seed),
+                  dict(options)) for seed in seeds for value in values]
+    if client is None:
+        frames = [sweep_task(*args) for args in arguments]
+    else:
+        with connect(client, timeout=timeout) as dask_client:
+            frames = run_all(dask_client, sweep_task, arguments, name="sweep")
+    table = pd.concat(frames, ignore_index=True)
+    if any(args[1] is None for args in arguments):
+        table["value"] = pd.Series([args[1] for args in arguments], dtype=object)
+    return table
+
+
+def stability_task(baseline: tuple[str, Any], run: tuple[str, Any], qrels: Any,
+                   metrics: Sequence[str], evaluate_options: Mapping[str, Any],
+                   stability_options: Mapping[str, Any]) -> pd.DataFrame:
+    """Verdict stability of one run against the baseline (evaluates just the pair)."""
+    from ..evaluate import evaluate
+    from ..stats import verdict_stability
+
+    ev = evaluate(dict([baseline, run]), qrels, list(metrics), **evaluate_options)
+    return verdict_stability(ev, baseline[0], runs=[run[0]], **stability_options)
+
+
+def verdict_stability(runs: Mapping[str, Any], qrels: Any, metrics: Sequence[str], *,
+                      baseline: str | None = None, client: Any = None,
+                      timeout: float = CONNECT_TIMEOUT, ties: Any = "all",
+                      rel_level: int = 1, gain: str = "linear", judged_only: bool = False,
+                      round: int | None = None, missing: str = "zero",
+                      **stability_options: Any) -> pd.DataFrame:
+    """:func:`tiedrank.stats.verdict_stability` with one task per run (against the
+    baseline), each evaluating only its pair: the same rows as the one-process call on
+    ``evaluate(runs, ...)``, since every row depends on its pair alone.
+
+    Parameters
+    ----------
+    runs : mapping of name to Run, DataFrame or path
+        Paths are read by the tasks (workers need to see them).
+    baseline : str, default the first run
+    **stability_options
+        ``policies``, ``test``, ``alpha``, ``n_draws``, ``seed``, ``n_resamples`` of
+        :func:`tiedrank.stats.verdict_stability`.
+    """
+    names = list(runs)
+    if not names:
+        raise ValueError("no runs to compare")
+    baseline = names[0] if baseline is None else baseline
+    if baseline not in runs:
+        raise ValueError(f"baseline {baseline!r} not found; runs: {', '.join(names)}")
+    evaluate_options = {"ties": ties, "rel_level": rel_level, "gain": gain,
+                        "judged_only": judged_only, "round": round, "missing": missing}
+    stability_options = dict(stability_options, gain=gain, metrics=list(metrics))
+    arguments = [((baseline, runs[baseline]), (name, runs[name]), qrels, list(metrics),
+                  evaluate_options, stability_options) for name in names if name != baseline]
+    if not arguments:
+        return pd.DataFrame()
+    if client is None:
+        frames = [stability_task(*args) for args in arguments]
+    else:
+        with connect(client, timeout=timeout) as dask_client:
+            frames = run_all(dask_client, stability_task, arguments, name="stability")
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,294 @@
+"""Evaluate bucket by bucket, then put the pieces together as one pass would have.
+
+One task is (run, bucket): load the bucket's qrels and the run's rows in it, call
+:func:`tiedrank.evaluate.evaluate`, and send back the per-query rows (or write them as
+Parquet where the task runs) plus the *exact* partial sums of every (run, metric, policy)
+(:class:`tiedrank.summation.ExactSum`). Per-query values depend on (run, query, seed)
+alone and exact sums add in any order, so :func:`combine` rebuilds the one-pass
+:class:`~tiedrank.evaluate.Evaluation` bit for bit: per-query frame, summary and report.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..data import Qrels, Run
+from ..errors import Finding
+from ..evaluate import MISSING_RULES, Evaluation
+from ..evaluate import evaluate as evaluate_one_pass
+from ..metrics import GAINS, parse_metric
+from ..policies import parse_policies
+from ..summation import SUMMARY_KEYS, ExactSum, partial_summary
+from .buckets import MARKER, BucketSet, RunPart, load_qrels, load_run
+
+_PER_QUERY_DIR = "per_query"
+_MANIFEST = "manifest.json"
+_MAX_LISTED = 20
+# findings of the tie table whose message begins with their count: merged across buckets
+_COUNTED = ("queries_not_in_qrels", "unjudged_documents", "queries_missing_from_run",
+            "queries_without_relevant")
+
+
+@dataclass(frozen=True)
+class Options:
+    """The evaluation options of :func:`tiedrank.evaluate.evaluate` (plain, picklable)."""
+
+    metrics: tuple[str, ...]
+    ties: tuple[str, ...]
+    rel_level: int = 1
+    gain: str = "linear"
+    judged_only: bool = False
+    round: int | None = None
+    missing: str = "zero"
+    seed: int = 0
+    duplicates: str = "error"
+
+    def check(self) -> None:
+        """Fail before any file is read (the same messages as ``evaluate``)."""
+        if self.gain not in GAINS:
+            raise ValueError(f"unknown gain {self.gain!r}; expected one of {', '.join(GAINS)}")
+        if self.missing not in MISSING_RULES:
+            raise ValueError(f"missing must be one of {', '.join(MISSING_RULES)}, "
+                             f"got {self.missing!r}")
+        if self.duplicates not in ("error", "max"):
+            raise ValueError(f"duplicates must be 'error' or 'max', not {self.duplicates!r}")
+        if not self.metrics:
+            raise ValueError("no metrics given")
+        self.metric_names()
+        self.policy_labels()
+
+    def metric_names(self) -> list[str]:
+        return list(dict.fromkeys(parse_metric(m).name for m in self.metrics))
+
+    def policy_labels(self) -> list[str]:
+        return [p.label for p in parse_policies(list(self.ties), self.seed)]
+
+    def evaluate(self, runs, qrels) -> Evaluation:
+        return evaluate_one_pass(runs, qrels, list(self.metrics), ties=list(self.ties),
+                                 rel_level=self.rel_level, gain=self.gain,
+                                 judged_only=self.judged_only, round=self.round,
+                                 missing=self.missing, seed=self.seed)
+
+
+@dataclass(frozen=True)
+class BucketResult:
+    """What one (run, bucket) task sends back: small unless ``per_query`` is kept."""
+
+    run_index: int
+    bucket: int
+    run_name: str
+    per_query: pd.DataFrame | None
+    groups: pd.DataFrame
+    sums: list[ExactSum]
+    findings: tuple[Finding, ...]
+    rule: str
+
+
+def evaluate_bucket(buckets: BucketSet, run_index: int, bucket: int, options: Options,
+                    out: str | None = None) -> BucketResult:
+    """Evaluate one run on one bucket (the unit of work, locally or on a Dask worker).
+
+    With ``out``, the per-query rows are written to ``out/per_query/`` as Parquet (write to
+    a temporary name, then an atomic rename: a task retried after a crash leaves no
+    half-written file) and not sent back.
+    """
+    if not Path(buckets.directory, MARKER).exists():
+        raise FileNotFoundError(
+            f"bucket directory {buckets.directory!r} is not visible here (host "
+            f"{os.uname().nodename}); workers on other machines need a directory on a file "
+            "system they all share: pass spill_dir= (CLI: TMPDIR) on it")
+    qrels = load_qrels(buckets, bucket)
+    run = load_run(buckets, run_index, bucket, options.duplicates)
+    if len(qrels.frame) == 0:
+        return BucketResult(run_index, bucket, run.name, None, _empty_groups(), [],
+                            run.findings + _not_in_qrels(run), "")
+    return _result(run_index, bucket, run, qrels, options, out)
+
+
+def evaluate_source(run_index: int, name: str | None, source: Any, qrels: Qrels,
+                    options: Options, out: str | None = None) -> BucketResult:
+    """Evaluate one whole run, read here (the task when one bucket suffices: no split)."""
+    from ..io import read_run
+
+    run = source if isinstance(source, Run) else read_run(
+        source, name=name, duplicates=options.duplicates)
+    if name is not None and run.name != name:
+        run = Run(name, run.frame, run.source, run.findings)
+    return _result(run_index, 0, run, qrels, options, out)
+
+
+def _result(run_index: int, bucket: int, run: Run, qrels: Qrels, options: Options,
+            out: str | None) -> BucketResult:
+    ev = options.evaluate({run.name: run}, qrels)
+    groups, sums = partial_summary(ev.per_query)
+    per_query = ev.per_query
+    if out is not None:
+        _write_atomic(per_query, Path(out, _PER_QUERY_DIR,
+                                      f"run{run_index:05d}-b{bucket:05d}.parquet"))
+        per_query = None
+    return BucketResult(run_index, bucket, run.name, per_query, groups, sums,
+                        tuple(ev.findings), ev.rule)
+
+
+def _empty_groups() -> pd.DataFrame:
+    return pd.DataFrame({"run": [], "metric": [], "policy": [], "n_queries": []})
+
+
+def _not_in_qrels(run: Run) -> tuple[Finding, ...]:
+    """The finding one pass makes for run queries absent from the qrels (whole bucket)."""
+    unknown = pd.unique(run.frame["query"])
+    if not len(unknown):
+        return ()
+    n = len(unknown)
+    return (Finding("queries_not_in_qrels",
+                    f"{n} quer{'y' if n == 1 else 'ies'} of run {run.name!r} not in the "
+                    "qrels; not evaluated", run.source, n,
+                    tuple(map(str, unknown[:_MAX_LISTED]))),)
+
+
+def _write_atomic(frame: pd.DataFrame, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    frame.to_parquet(partial, index=False)
+    os.replace(partial, path)
+
+
+# ---- putting the buckets together --------------------------------------------------------
+def combine(results: Sequence[BucketResult], parts: Sequence[RunPart], options: Options,
+            qrels_findings: Sequence[Finding] = ()) -> Evaluation:
+    """The one-pass :class:`Evaluation` from every (run, bucket) result.
+
+    ``parts`` name the runs (labelled: a repeated name is "name (2)"). ``tables`` is empty
+    (no whole tie table ever exists); with per-query rows written to disk the per-query
+    frame is empty too (:func:`read_per_query`).
+    """
+    runs = [part.name for part in parts]
+    results = [_relabelled(r, runs[r.run_index]) for r in results]
+    metrics, policies = options.metric_names(), options.policy_labels()
+    frames = [r.per_query for r in results if r.per_query is not None]
+    per_query = canonical_order(frames, runs, metrics, policies)
+    summary = _summary(results, runs, metrics, policies)
+    findings = _findings(results, parts, qrels_findings)
+    rule = next((r.rule for r in results if r.rule), "")
+    return Evaluation(per_query, summary, {}, findings, rule)
+
+
+def _relabelled(result: BucketResult, label: str) -> BucketResult:
+    """The result under the run's display name (tasks only know the run's own name)."""
+    if result.run_name == label:
+        return result
+    groups = result.groups.assign(run=label)
+    per_query = None if result.per_query is None else result.per_query.assign(run=label)
+    return replace(result, run_name=label, per_query=per_query, groups=groups)
+
+
+def _categorical(values, categories: list[str]) -> pd.Categorical:
+    return pd.Categorical(values, categories=categories)
+
+
+def canonical_order(frames: Sequence[pd.DataFrame], runs: list[str], metrics: list[str],
+                    policies: list[str]) -> pd.DataFrame:
+    """Per-query rows in one-pass order: run, then policy, then metric (as evaluated), then
+    query id (sorted, as the tie table sorts the qrels' queries)."""
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        frame = pd.DataFrame({"run": [], "query": pd.array([], dtype="str"), "metric": [],
+                              "policy": [], "value": np.zeros(0)})
+    else:
+        frame = pd.concat([f.astype({"run": str, "metric": str, "policy": str})
+                           for f in frames], ignore_index=True)
+    run = _categorical(frame["run"], runs)
+    metric = _categorical(frame["metric"], metrics)
+    policy = _categorical(frame["policy"], policies)
+    order = np.lexsort((frame["query"].to_numpy(dtype=object).astype(str), metric.codes,
+                        policy.codes, run.codes)) if len(frame) else np.zeros(0, dtype=int)
+    return pd.DataFrame({"run": run.take(order), "query": frame["query"].take(order).array,
+                         "metric": metric.take(order), "policy": policy.take(order),
+                         "value": frame["value"].to_numpy(dtype=np.float64)[order]})
+
+
+def _summary(results: Sequence[BucketResult], runs: list[str], metrics: list[str],
+             policies: list[str]) -> pd.DataFrame:
+    totals: dict[tuple[str, str, str], tuple[ExactSum, int]] = {}
+    for result in results:
+        for key, n, s in zip(result.groups[SUMMARY_KEYS].astype(str).itertuples(index=False),
+                             result.groups["n_queries"].tolist(), result.sums):
+            key = tuple(key)
+            before, count = totals.get(key, (ExactSum(), 0))
+            totals[key] = (before + s, count + int(n))
+    # one pass lists the groups as they first appear: run, then policy, then metric
+    keys = sorted(totals, key=lambda k: (runs.index(k[0]), policies.index(k[2]),
+                                         metrics.index(k[1])))
+    return pd.DataFrame({
+        "run": _categorical([k[0] for k in keys], runs),
+        "metric": _categorical([k[1] for k in keys], metrics),
+        "policy": _categorical([k[2] for k in keys], policies),
+        "value": np.array([totals[k][0].mean() for k in keys], dtype=np.float64),
+        "n_queries": np.array([totals[k][1] for k in keys], dtype=np.int64)})
+
+
+def _findings(results: Sequence[BucketResult], parts: Sequence[RunPart],
+              qrels_findings: Sequence[Finding]) -> list[Finding]:
+    """Reading findings, then per run the bucket findings merged by kind (counts summed,
+    listed queries the first ones in id order), in the order one pass reports them."""
+    out: list[Finding] = []
+    for part in parts:
+        merged: dict[tuple[str, str | None, str], list[Finding]] = {}
+        for result in sorted(results, key=lambda r: r.bucket):
+            if result.run_index != part.index:
+                continue
+            for f in result.findings:
+                key = (f.kind, f.source, _without_count(f.message) if f.kind in _COUNTED
+                       else f.message)
+                merged.setdefault(key, []).append(f)
+        reading = list(part.findings) + list(qrels_findings)
+        for finding in reading + [_merge(group) for group in merged.values()]:
+            if finding not in out:
+                out.append(finding)
+    return out
+
+
+def _without_count(message: str) -> str:
+    return re.sub(r"^\d+ ", "", re.sub(r"quer(y|ies)|(has|have) |^(\d+ retrieved )documents?",
+                                       "", message))
+
+
+def _merge(group: list[Finding]) -> Finding:
+    if len(group) == 1 or group[0].kind not in _COUNTED:
+        return group[0]
+    count = sum(f.count for f in group)
+    queries = tuple(sorted({q for f in group for q in f.queries}))[:_MAX_LISTED]
+    message = re.sub(r"^\d+", str(count), group[0].message)
+    plural = count != 1
+    message = re.sub(r"\bquer(y|ies)\b", "queries" if plural else "query", message)
+    message = re.sub(r"\b(has|have)\b", "have" if plural else "has", message)
+    message = re.sub(r"^(\d+ retrieved )documents?\b",
+                     r"\1documents" if plural else r"\1document", message)
+    return Finding(group[0].kind, message, group[0].source, count, queries)
+
+
+def write_manifest(out: str, runs: list[str], options: Options) -> None:
+    """Record the run / metric / policy orders next to the per-query files."""
+    Path(out, _PER_QUERY_DIR).mkdir(parents=True, exist_ok=True)
+    Path(out, _MANIFEST).write_text(json.dumps(
+        {"runs": runs, "metrics": options.metric_names(), "policies": options.policy_labels()},
+        indent=1), encoding="utf-8")
+
+
+def read_per_query(out: str | os.PathLike) -> pd.DataFrame:
+    """The per-query frame written under ``out`` by ``evaluate(..., out=...)``, in the
+    one-pass order (the same frame ``Evaluation.per_query`` would have been)."""
+    manifest = json.loads(Path(out, _MANIFEST).read_text(encoding="utf-8"))
+    files = sorted(Path(out, _PER_QUERY_DIR).glob("run*-b*.parquet"))
+    # the run's display name from the manifest (a task knows only the run's own name)
+    frames = [pd.read_parquet(f).assign(run=manifest["runs"][int(f.name[3:8])])
+              for f in files]
+    return canonical_order(frames, manifest["runs"], manifest["metrics"], manifest["policies"])

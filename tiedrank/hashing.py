@@ -1,0 +1,69 @@
+"""Stable 64-bit hashes of ids: the same bits in every process, on every machine.
+
+Two jobs need a hash that depends on an id's text alone, never on the layout of the data
+(file order, the other queries in a table, the process):
+
+* the ``random`` tie policy keys each document by (seed, run, query, doc), so a query's
+  random order is the same whatever else is in the table (:mod:`tiedrank.ties`);
+* out-of-core and Dask evaluation put every query in the bucket ``hash(query) % N``
+  (:mod:`tiedrank.distributed`), so runs and qrels split the same way.
+
+Python's ``hash`` of a str is salted per process (``PYTHONHASHSEED``), so it cannot serve.
+:func:`hash_ids` uses pandas' SipHash-2-4 with a fixed key (``pandas.util.hash_array``,
+UTF-8), and :func:`mix` is the splitmix64 finaliser (Steele, Lea & Flood 2014), which
+spreads combined words over all 64 bits.
+
+Examples
+--------
+>>> import numpy as np
+>>> h = hash_ids(np.array(["q1", "q2", "q1"], dtype=object))
+>>> bool(h[0] == h[2]), bool(h[0] != h[1])
+(True, True)
+>>> int(hash_ids(np.array(["q1"], dtype=object))[0])  # fixed: the same in any process
+3076568338158756072
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M2 = np.uint64(0xBF58476D1CE4E5B9)
+_M3 = np.uint64(0x94D049BB133111EB)
+
+
+def mix(x: np.ndarray | np.uint64) -> np.ndarray:
+    """The splitmix64 finaliser of ``x + golden ratio`` (uint64 in, uint64 out, wrapping)."""
+    with np.errstate(over="ignore"):
+        x = np.asarray(x, dtype=np.uint64) + _GOLDEN
+        x = (x ^ (x >> np.uint64(30))) * _M2
+        x = (x ^ (x >> np.uint64(27))) * _M3
+        return x ^ (x >> np.uint64(31))
+
+
+def hash_ids(ids: np.ndarray) -> np.ndarray:
+    """A stable uint64 hash of each id (str ids as UTF-8 text; integer ids by value)."""
+    ids = np.asarray(ids)
+    if ids.dtype.kind in "US":
+        ids = ids.astype(object)
+    if len(ids) == 0:
+        return np.zeros(0, dtype=np.uint64)
+    return pd.util.hash_array(ids, categorize=True)
+
+
+def seed_word(seed: int) -> np.uint64:
+    """A well-mixed uint64 for an integer seed (negative and big seeds included)."""
+    return np.uint64(int(mix(np.uint64(int(seed) % (1 << 64)))))
+
+
+def bucket_of(ids: np.ndarray, n_buckets: int) -> np.ndarray:
+    """The bucket (0..n_buckets-1) of each id: ``mix(hash_ids(id)) % n_buckets``.
+
+    Examples
+    --------
+    >>> bucket_of(np.array(["301", "302", "303", "304", "301"], dtype=object), 4).tolist()
+    [2, 2, 1, 0, 2]
+    """
+    if n_buckets < 1:
+        raise ValueError(f"n_buckets must be >= 1, got {n_buckets!r}")
+    return (mix(hash_ids(ids)) % np.uint64(n_buckets)).astype(np.int64)

@@ -1,0 +1,61 @@
+"""Readers and writers for runs and relevance judgements (qrels).
+
+Every reader returns a validated :class:`~tiedrank.data.Run` or :class:`~tiedrank.data.Qrels`
+(columns, dtypes and row order as documented in :mod:`tiedrank.data`) or raises
+:class:`~tiedrank.errors.InputError` naming the source, the 1-based file line, the offending
+line and what was expected.  No row is ever dropped silently, and nothing read is executed
+(no pickle, no eval; Parquet and JSON are parsed by pyarrow as plain data).  A ``format=`` or
+``duplicates=`` outside the allowed values raises
+:class:`~tiedrank.validation.InvalidParameterError`.
+
+Accepted formats
+----------------
+``trec_run``    ``qid Q0 docno rank score tag`` (whitespace separated; rank is ignored)
+``trec_qrels``  ``qid iter docno grade`` (integer grades, negative allowed).  Passed to
+                :func:`read_run` it is a *label file*: the grade becomes the score.
+``csv``/``tsv`` header row required; columns found by name (see ``columns`` / aliases)
+``parquet``     columns found by name
+``jsonl``       one JSON object per line; keys found by name
+
+Any of them may be gzip-compressed (detected by the magic bytes, not the extension).
+
+Modules
+-------
+``read``        :func:`read_run`, :func:`read_qrels`, :func:`list_columns`
+``write``       :func:`write_run`, :func:`write_qrels`
+``detect``      :func:`detect_format`, :data:`FORMATS`
+``trec``        TREC run and qrels parsing (pyarrow, with a numpy whitespace pass)
+``tabular``     CSV, TSV, Parquet, JSON lines and DataFrames
+``columns``     :data:`ALIASES`, column mapping, typing of ids, scores and grades
+``duplicates``  repeated (query, doc) rows, by a vectorised hash
+``groups``      :func:`read_groups` (query -> group mappings)
+``queries``     :func:`read_query_text` (query texts)
+``_load``, ``_text``, ``_arrow``, ``_parallel``: loading sources, text lines, Arrow helpers,
+threads (private).
+"""
+from __future__ import annotations
+
+from ._load import InputLimits, set_input_limits
+from .columns import ALIASES
+from .detect import FORMATS, detect_format
+from .groups import read_groups
+from .corpus import read_corpus
+from .queries import read_query_text
+from .read import list_columns, read_qrels, read_run
+from .write import write_qrels, write_run
+
+__all__ = [
+    "ALIASES",
+    "FORMATS",
+    "InputLimits",
+    "detect_format",
+    "list_columns",
+    "read_corpus",
+    "read_groups",
+    "read_query_text",
+    "read_qrels",
+    "read_run",
+    "set_input_limits",
+    "write_qrels",
+    "write_run",
+]

@@ -1,0 +1,222 @@
+"""Loading: every source becomes UTF-8-checked bytes (or a DataFrame) plus its names.
+
+A source is a path, bytes, a binary file-like (a Streamlit ``UploadedFile`` works) or a
+pandas DataFrame; gzip is recognised by its magic bytes and a UTF-8 byte-order mark dropped.
+"""
+from __future__ import annotations
+
+import codecs
+import os
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import InputError
+
+GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 1 << 20
+
+
+@dataclass
+class InputLimits:
+    """Bounds on what one source may expand to in memory (decompression bombs, /dev/zero).
+
+    ``max_bytes``: the most bytes a file may hold once decompressed; ``max_ratio``: the most
+    a gzip stream may expand per compressed byte once past ``ratio_floor`` bytes (TREC runs
+    compress 4-10 fold; a stream of one repeated line, a thousand fold).
+    """
+
+    max_bytes: int = 4 << 30
+    max_ratio: int = 200
+    ratio_floor: int = 64 << 20
+
+
+LIMITS = InputLimits()
+"""The limits every reader applies; change them with :func:`set_input_limits`."""
+
+
+def set_input_limits(*, max_bytes: int | None = None, max_ratio: int | None = None) -> InputLimits:
+    """Raise or lower the input limits (the CLI's ``--max-input-size``); returns the old ones."""
+    old = InputLimits(LIMITS.max_bytes, LIMITS.max_ratio, LIMITS.ratio_floor)
+    if max_bytes is not None:
+        LIMITS.max_bytes = int(max_bytes)
+    if max_ratio is not None:
+        LIMITS.max_ratio = int(max_ratio)
+    return old
+
+
+def _too_large(source: str, what: str) -> InputError:
+    return InputError(f"{what} is larger than the input limit of {LIMITS.max_bytes:,} bytes",
+                      source=source, expected="a smaller file, or a higher limit (CLI: "
+                      "--max-input-size 8GB; Python: tiedrank.io.set_input_limits(max_bytes=...))")
+
+
+def _read_bounded(handle: Any, source: str) -> bytes:
+    """Read a file-like to the end, but never more than the limit (/dev/zero, pipes)."""
+    try:
+        size = os.fstat(handle.fileno()).st_size if hasattr(handle, "fileno") else 0
+    except (OSError, ValueError):  # no file descriptor (BytesIO) or not a real file
+        size = 0
+    if size > LIMITS.max_bytes:
+        raise _too_large(source, "the input")
+    if size:  # a regular file: one read of known size
+        data = handle.read()
+    else:  # pipes, /dev/zero, in-memory streams: chunks, never past the limit
+        chunks, total = [], 0
+        while chunk := handle.read(_CHUNK):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > LIMITS.max_bytes:
+                raise _too_large(source, "the input")
+        data = chunks[0][:0].join(chunks) if chunks else b""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if len(data) > LIMITS.max_bytes:
+        raise _too_large(source, "the input")
+    return data
+
+
+@dataclass
+class Loaded:
+    """A source's contents and names, before any parsing."""
+
+    name: str                        # for messages and Run.source
+    filename: str | None             # for the extension and the run name; .gz stripped
+    data: bytes = b""                # decompressed, BOM stripped
+    frame: pd.DataFrame | None = None
+
+
+def load(source: Any, source_name: str | None) -> Loaded:
+    """Read ``source`` into memory (see the module docstring for the accepted kinds)."""
+    if isinstance(source, pd.DataFrame):
+        return Loaded(name=source_name or "<DataFrame>", filename=None, frame=source)
+    if isinstance(source, str) and ("\n" in source or len(source) > 4096):
+        raise TypeError("a str source is a file path; pass file contents as bytes")
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        name, filename = source_name or str(path), str(path)
+        if path == "-":  # standard input, as trec_eval users pipe runs
+            import sys
+
+            raw, filename = _read_bounded(sys.stdin.buffer, "<stdin>"), None
+            name = source_name or "<stdin>"
+        else:
+            with open(path, "rb") as handle:
+                raw = _read_bounded(handle, name)
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        raw = bytes(source)
+        name, filename = source_name or "<bytes>", source_name
+    elif hasattr(source, "getvalue") or hasattr(source, "read"):
+        # getvalue() first: it returns the whole upload even if someone already read it.
+        file_name = getattr(source, "name", None)
+        file_name = str(file_name) if isinstance(file_name, (str, os.PathLike)) else None
+        name, filename = source_name or file_name or "<file>", file_name or source_name
+        raw = source.getvalue() if hasattr(source, "getvalue") else _read_bounded(source, name)
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8")
+    else:
+        from .adapters import ACCEPTED
+
+        raise TypeError(f"cannot read from {type(source).__name__}; pass {ACCEPTED}")
+    if raw[:2] == GZIP_MAGIC:
+        raw = gunzip(raw, name)
+    if filename:
+        filename = without_gzip_suffix(filename)
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]
+    return Loaded(name=name, filename=filename, data=raw)
+
+
+def without_gzip_suffix(filename: str) -> str:
+    """``run.txt.gz`` -> ``run.txt`` (also ``.gzip``, any case); other names unchanged."""
+    if filename.lower().endswith((".gz", ".gzip")):
+        return filename.rsplit(".", 1)[0]
+    return filename
+
+
+def gunzip(raw: bytes, source: str, size: int | None = None) -> bytes:
+    """Decompress gzip data: all of it, or only its first ``size`` bytes (for detection,
+    which need not inflate everything).
+
+    Streams in 1 MB steps and stops at the first step past :data:`LIMITS` (the total, or
+    the expansion ratio of a bomb), so memory never exceeds the limit whatever the input.
+    """
+    try:
+        if size is not None:
+            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, size)
+        return _gunzip_bounded(raw, source)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError("corrupt gzip data", source=source, text=str(exc),
+                         expected="a complete gzip stream") from None
+
+
+def _gunzip_bounded(raw: bytes, source: str) -> bytes:
+    out = bytearray()
+    view, position = memoryview(raw), 0
+    while position < len(raw):  # one decompressor per gzip member (files may concatenate)
+        if raw[position:position + 2] != GZIP_MAGIC:
+            if raw[position:].strip(b"\0"):
+                raise zlib.error("trailing garbage after the gzip data")
+            break
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        pending = b""
+        while not inflater.eof:
+            if not pending:
+                if position >= len(raw):
+                    raise EOFError("compressed file ended before the end-of-stream marker")
+                pending, position = view[position:position + _CHUNK], position + _CHUNK
+            out += inflater.decompress(pending, _CHUNK)
+            pending = inflater.unconsumed_tail
+            consumed = position - len(pending) - len(inflater.unused_data)
+            if len(out) > LIMITS.max_bytes:
+                raise _too_large(source, "the decompressed input")
+            if len(out) > LIMITS.ratio_floor and len(out) > LIMITS.max_ratio * max(consumed, 1):
+                raise InputError(
+                    f"gzip data expands more than {LIMITS.max_ratio} fold (a decompression "
+                    f"bomb?): {len(out):,} bytes from {consumed:,}", source=source,
+                    expected="an ordinary gzip file of a run or qrels (CLI: --max-input-size "
+                             "and --max-ratio raise the limits)")
+        position -= len(inflater.unused_data)
+    return bytes(out)
+
+
+def check_utf8(data: bytes, source: str) -> None:
+    """Raise on the first byte sequence that is not UTF-8, naming its line."""
+    if data.isascii():  # C-speed scan; almost every run and qrels file is pure ASCII
+        return
+    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        raise InputError("undecodable bytes (not UTF-8)", source=source, line=1,
+                         expected="UTF-8 text (this file looks like UTF-16)")
+    view, position, step = memoryview(data), 0, 1 << 20
+    while position < len(data):
+        try:
+            # final=False: a character cut at the chunk end is left for the next round
+            _, used = codecs.utf_8_decode(view[position:position + step], "strict",
+                                          position + step >= len(data))
+        except UnicodeDecodeError as exc:
+            bad = position + exc.start
+            line_start = data.rfind(b"\n", 0, bad) + 1
+            line_end = data.find(b"\n", bad)
+            text = data[line_start:None if line_end < 0 else line_end]
+            raise InputError("undecodable bytes (not UTF-8)", source=source,
+                             line=data.count(b"\n", 0, bad) + 1,
+                             text=text.decode("utf-8", "replace").rstrip("\r"),
+                             expected="UTF-8 text") from None
+        position += used
+
+
+def stem(filename: str | None) -> str | None:
+    """A file name without folder and last extension; None for ``<bytes>``-like names.
+
+    Examples
+    --------
+    >>> stem("runs/bm25.txt"), stem(".hidden"), stem("<bytes>")
+    ('bm25', '.hidden', None)
+    """
+    if not filename or filename.startswith("<"):
+        return None
+    base = Path(filename).name
+    return base.rsplit(".", 1)[0] if "." in base.lstrip(".") else base

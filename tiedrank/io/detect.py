@@ -1,0 +1,146 @@
+"""Which format a file is in: magic bytes, then the extension, then the first line."""
+from __future__ import annotations
+
+import csv
+from typing import Any
+
+from ..errors import InputError
+from ..validation import Options
+from ._load import GZIP_MAGIC, Loaded, check_utf8, gunzip, without_gzip_suffix
+from ._text import INT_MATCH, blank_split, first_line, is_number
+
+FORMATS = ("trec_run", "trec_qrels", "csv", "tsv", "parquet", "jsonl")
+
+ACCEPTED = ("a TREC run (qid Q0 docno rank score tag), TREC qrels (qid iter docno grade), "
+            "CSV or TSV with a header row, Parquet, or JSON lines (optionally gzip-compressed)")
+
+_PARQUET_MAGIC = b"PAR1"
+_EXTENSIONS = (((".parquet", ".pq"), "parquet"), ((".jsonl", ".ndjson"), "jsonl"),
+               ((".csv",), "csv"), ((".tsv",), "tsv"))
+_SNIFF_BYTES = 1 << 16
+
+
+class _AnyCase(Options):
+    """One of the values, in any letter case and with blanks around (``"TREC_RUN "``)."""
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, str) and value.strip().lower() in self.values
+
+
+FORMAT_OPTION = [_AnyCase(*FORMATS), None]
+"""The constraint of every reader's ``format=`` (:func:`tiedrank.validation.check` form)."""
+
+
+def detect_format(data: bytes, name: str | None = None) -> str:
+    """Guess the format of raw file contents.
+
+    Order: magic bytes (gzip is looked through, then Parquet's ``PAR1``), then the file
+    extension (``.parquet``, ``.jsonl``/``.ndjson``, ``.csv``, ``.tsv``; others such as
+    ``.txt``, ``.run``, ``.qrels`` say nothing), then the first non-empty line: ``{`` means
+    JSON lines, a comma- or tab-separated header means CSV or TSV, 6 whitespace-separated
+    fields a TREC run and 4 a TREC qrels file.
+
+    Parameters
+    ----------
+    data : bytes
+        File contents (possibly gzip-compressed).
+    name : str, optional
+        File name, for the extension and for messages.
+
+    Returns
+    -------
+    str
+        One of :data:`FORMATS`.
+
+    Raises
+    ------
+    InputError
+        ``"unknown format"`` (saying which formats are accepted), or ``"empty input"``.
+
+    Examples
+    --------
+    >>> detect_format(b"301 Q0 d1 1 12.5 bm25\\n")
+    'trec_run'
+    >>> detect_format(b"qid,docno,score\\n301,d1,12.5\\n")
+    'csv'
+    """
+    source = name or "<bytes>"
+    if data[:2] == GZIP_MAGIC:
+        data = gunzip(data, source, size=_SNIFF_BYTES)
+    if data[:4] == _PARQUET_MAGIC:
+        return "parquet"
+    by_extension = _format_from_extension(name)
+    if by_extension:
+        return by_extension
+    return _sniff(data[:_SNIFF_BYTES], source)
+
+
+def choose_format(loaded: Loaded, format: str | None) -> str:
+    """The format to read ``loaded`` as: ``format`` (already checked against
+    :data:`FORMAT_OPTION`) or the detected one; ``"dataframe"`` for a DataFrame, whatever
+    ``format`` says.  Raises on empty input and, for text formats, on bytes that are not UTF-8.
+    """
+    if loaded.frame is not None:
+        return "dataframe"
+    if not loaded.data or loaded.data.isspace():  # isspace() stops at the first non-blank
+        raise InputError("empty input", source=loaded.name, expected="at least one data row")
+    if format is None:
+        fmt = detect_format(loaded.data, loaded.filename or loaded.name)
+    else:
+        fmt = format.strip().lower()
+    if fmt != "parquet":
+        check_utf8(loaded.data, loaded.name)
+    return fmt
+
+
+def _format_from_extension(name: str | None) -> str | None:
+    if not name:
+        return None
+    lower = without_gzip_suffix(name.lower())
+    for suffixes, fmt in _EXTENSIONS:
+        if lower.endswith(suffixes):
+            return fmt
+    return None
+
+
+def _sniff(head: bytes, source: str) -> str:
+    """Decide from the first non-empty line (see :func:`detect_format`)."""
+    if b"\0" in head or head[:4] == b"PK\x03\x04":
+        raise InputError("unknown format", source=source,
+                         text="binary data (zip, xlsx and similar are not read)",
+                         expected=ACCEPTED)
+    line_no, line = first_line(head)
+    if line is None:
+        raise InputError("empty input", source=source, expected="at least one data row")
+    stripped = line.strip()
+    if stripped.startswith("{"):
+        return "jsonl"
+    if _is_trec_shaped(stripped):
+        return "trec_run" if len(blank_split(stripped)) >= 6 else "trec_qrels"
+    for delimiter, fmt in ((",", "csv"), ("\t", "tsv")):
+        if delimiter in stripped and _looks_like_header(stripped, delimiter):
+            return fmt
+    fields = blank_split(stripped)
+    if len(fields) == 6 and "," not in stripped:
+        return "trec_run"
+    if len(fields) == 4 and "," not in stripped:
+        return "trec_qrels"
+    raise InputError("unknown format", source=source, line=line_no, text=line,
+                     expected=ACCEPTED)
+
+
+def _is_trec_shaped(line: str) -> bool:
+    """6 fields (or more: trec_eval reads text after a run's tag as part of the tag) with a
+    numeric 5th, or 4 with an integer 4th: never a header."""
+    fields = blank_split(line)
+    if len(fields) >= 6:
+        return is_number(fields[4]) and fields[1] == "Q0" or len(fields) == 6 and is_number(fields[4])
+    if len(fields) == 4:
+        return bool(INT_MATCH(fields[3]))
+    return False
+
+
+def _looks_like_header(line: str, delimiter: str) -> bool:
+    """At least two non-empty names, none of them a number."""
+    fields = [f.strip() for f in next(csv.reader([line], delimiter=delimiter))]
+    return len(fields) >= 2 and all(fields) and not any(is_number(f) for f in fields)

@@ -1,0 +1,157 @@
+"""Duplicate (query, doc) rows: found by a vectorised 64-bit hash, then checked exactly.
+
+A run may list a document once per query (trec_eval refuses repeats) and qrels may judge
+it once; :func:`check_duplicates` raises naming both lines, or for runs read with
+``duplicates="max"`` keeps the highest-scoring row and records a finding.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ..errors import Finding
+from ._arrow import string_layout
+from ._parallel import parallel_map
+from ._text import Locator, fail
+
+DUPLICATE_POLICIES = ("error", "max")
+
+# splitmix64 constants (Steele, Lea & Flood 2014): a cheap, well-mixing 64-bit finaliser.
+_M1 = np.uint64(0x9E3779B97F4A7C15)
+_M2 = np.uint64(0xBF58476D1CE4E5B9)
+_M3 = np.uint64(0x94D049BB133111EB)
+_BYTE_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)], dtype=np.uint64)
+# Hashing works on slices of this many rows, one per thread.
+_HASH_ROWS = 1 << 20
+
+
+def check_duplicates(table: pa.Table, locate: Locator, source: str, policy: str,
+                     kind: str) -> tuple[pa.Table, list[Finding]]:
+    """Reject (or, for runs with policy "max", resolve) a (query, doc) seen twice.
+
+    ``kind`` is ``"run"`` or ``"qrels"`` (for the message); returns the table (rows of
+    repeats dropped under "max") and the findings.
+    """
+    rows = _duplicate_rows(table.column("query"), table.column("doc"))
+    if rows is None:
+        return table, []
+    sub = pd.DataFrame({
+        "query": table.column("query").take(pa.array(rows)).to_pylist(),
+        "doc": table.column("doc").take(pa.array(rows)).to_pylist(),
+        "row": rows,
+    })
+    if policy == "error":
+        repeat = sub[sub.duplicated(["query", "doc"], keep="first")].iloc[0]
+        first = sub[(sub["query"] == repeat["query"]) & (sub["doc"] == repeat["doc"])].iloc[0]
+        first_line, _ = locate(int(first["row"]))
+        if kind == "run":
+            problem = "duplicate document within a query"
+            expected = (f"each document at most once per query; {repeat['doc']!r} was first "
+                        f"seen for query {repeat['query']!r} on line {first_line}; pass "
+                        "duplicates='max' to keep the highest score")
+        else:
+            problem = "duplicate judgement"
+            expected = (f"one judgement per (query, doc); {repeat['doc']!r} was first judged "
+                        f"for query {repeat['query']!r} on line {first_line}")
+        raise fail(problem, int(repeat["row"]), locate, source, expected)
+    # policy "max": keep the highest-scoring row of each group (the earliest among equals)
+    sub["score"] = table.column("score").take(pa.array(rows)).to_numpy()
+    ordered = sub.sort_values("score", ascending=False, kind="stable")
+    dropped = ordered.loc[ordered.duplicated(["query", "doc"], keep="first")]
+    keep = np.ones(table.num_rows, dtype=bool)
+    keep[dropped["row"].to_numpy()] = False
+    queries = tuple(dict.fromkeys(dropped.sort_values("row")["query"]))  # file order
+    finding = Finding(
+        kind="duplicates_kept_max",
+        message=(f"{len(dropped)} duplicate (query, doc) row(s) in {len(queries)} "
+                 f"quer{'y' if len(queries) == 1 else 'ies'} dropped; the highest score was kept"),
+        source=source, count=len(queries), queries=queries[:20])
+    return table.filter(pa.array(keep)), [finding]
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    x = x ^ (x >> np.uint64(30))
+    x = x * _M2
+    x = x ^ (x >> np.uint64(27))
+    x = x * _M3
+    return x ^ (x >> np.uint64(31))
+
+
+def hash_strings(column: pa.ChunkedArray) -> np.ndarray:
+    """A 64-bit hash per string, vectorised over Arrow's offset/data buffers.
+
+    Hashing 7 million short ids this way is several times faster than building a hash
+    table of the strings themselves (pandas/pyarrow), which is what makes the duplicate
+    check affordable on big runs.  Collisions only cost time: candidates are re-checked
+    exactly.
+
+    Examples
+    --------
+    >>> h = hash_strings(pa.chunked_array([["d1", "d2"], ["d1"]]))
+    >>> bool(h[0] == h[2]), bool(h[0] == h[1])
+    (True, False)
+    """
+    parts = []
+    for chunk in column.chunks:
+        if len(chunk) == 0:
+            continue
+        offsets, data_buffer = string_layout(chunk)
+        low, high = int(offsets[0]), int(offsets[-1])
+        padded = np.zeros(high - low + 8, dtype=np.uint8)
+        if high > low:
+            padded[:high - low] = np.frombuffer(data_buffer, dtype=np.uint8,
+                                                count=high - low, offset=low)
+        # every byte position seen as the start of an (unaligned) little-endian 8-byte word
+        words = np.ndarray(shape=(high - low + 1,), dtype="<u8", buffer=padded, strides=(1,))
+        starts = offsets[:-1] - low
+        lengths = offsets[1:] - offsets[:-1]
+        h = _mix(lengths.astype(np.uint64) + _M1)
+        for w in range(int((lengths.max() + 7) // 8)):
+            remaining = lengths - 8 * w
+            word = words[np.minimum(starts + 8 * w, high - low)]
+            word = np.where(remaining >= 8, word, word & _BYTE_MASKS[np.clip(remaining, 0, 7)])
+            # strings already consumed keep their hash: the result must not depend on the
+            # longest string of the chunk (equal ids in different chunks must collide)
+            h = np.where(remaining > 0, _mix(h ^ (word * _M1)), h)
+        parts.append(h)
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+
+
+def _duplicate_rows(query: pa.ChunkedArray, doc: pa.ChunkedArray) -> np.ndarray | None:
+    """Sorted row numbers of every row whose (query, doc) occurs more than once, or None.
+
+    A 64-bit hash of (query, doc) per row, then a sort of the hashes: equal neighbours are
+    candidates, checked exactly.  Hashing works on slices of a million rows and the sort on
+    two halves (split by a hash bit, so equal keys stay together), each on a thread: numpy
+    releases the GIL, so this uses both cores of a small machine.
+    """
+    n = len(query)
+    if n < 2:
+        return None
+    step = _HASH_ROWS
+    key = np.concatenate(parallel_map(
+        lambda start: _pair_hash(query.slice(start, step), doc.slice(start, step)),
+        range(0, n, step)))
+    if n > step:
+        upper = (key >> np.uint64(63)).astype(bool)
+        halves = parallel_map(np.sort, [key[upper], key[~upper]])
+    else:
+        halves = [np.sort(key)]
+    repeated = np.concatenate([h[1:][h[1:] == h[:-1]] for h in halves])
+    if len(repeated) == 0:
+        return None
+    candidates = np.flatnonzero(np.isin(key, repeated))
+    # exact check on the (few) candidates: equal hashes need not be equal ids
+    sub = pd.DataFrame({"q": query.take(pa.array(candidates)).to_pylist(),
+                        "d": doc.take(pa.array(candidates)).to_pylist()})
+    exact = sub.duplicated(keep=False).to_numpy()
+    return candidates[exact] if exact.any() else None
+
+
+def _pair_hash(query: pa.ChunkedArray, doc: pa.ChunkedArray) -> np.ndarray:
+    # Queries repeat (a few thousand distinct ids), so hash each distinct one once.
+    encoded = query.combine_chunks().dictionary_encode()
+    query_hash = hash_strings(pa.chunked_array([encoded.dictionary]))
+    query_hash = query_hash[encoded.indices.to_numpy(zero_copy_only=False)]
+    return _mix(query_hash * _M3 ^ hash_strings(doc))

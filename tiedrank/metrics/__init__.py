@@ -1,0 +1,21 @@
+"""Metrics: the registry of names (:mod:`.registry`) and the kernels that compute them
+(:mod:`.kernels`).
+
+``parse_metric("nDCG@10")`` reads a name, ``metric_values(table, metric)`` computes one
+value per query on a :class:`~tiedrank.ties.TieTable` (exact expectation on the expected
+table, the single ordering's value on a resolved one), and :data:`METRIC_NAMES` lists every
+way to write a metric.
+"""
+from .kernels import (GAINS, FirstRelevantPmf, average_precision, dcg, discount, first_relevant_group,
+                      first_relevant_pmf, gain, ideal_dcg, mtrr_grag, ndcg, precision, r_precision,
+                      recall, reciprocal_rank, relevant_in_top, success, tmhits_grag, tsrr, tsrr2)
+from .registry import (CUTOFF_RULES, METRIC_NAMES, REGISTRY, Metric, MetricFamily, Parameter, family,
+                       metric_values, parse_metric, register)
+
+__all__ = [
+    "CUTOFF_RULES", "GAINS", "METRIC_NAMES", "REGISTRY", "FirstRelevantPmf", "Metric", "MetricFamily",
+    "Parameter", "average_precision", "dcg", "discount", "family", "first_relevant_group",
+    "first_relevant_pmf", "gain", "ideal_dcg", "metric_values", "mtrr_grag", "ndcg", "parse_metric",
+    "precision", "r_precision", "recall", "reciprocal_rank", "register", "relevant_in_top", "success",
+    "tmhits_grag", "tsrr", "tsrr2",
+]

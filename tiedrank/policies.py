@@ -1,0 +1,69 @@
+"""The tie-policy vocabulary: names, labels, ``ties=`` parsing (one place for every layer)."""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .validation import Options, Pattern, check
+
+POLICIES = ("expected", "optimistic", "pessimistic", "trec_eval", "input", "random")
+"""Every tie policy: the exact expectation, best case, worst case, trec_eval's order (score
+descending, then docno descending), the file order, and a seeded uniform random order."""
+POLICY_LABELS = {
+    "expected": "expected (exact)", "optimistic": "best case", "pessimistic": "worst case",
+    "trec_eval": "trec_eval order", "input": "file order", "random": "random tie-break",
+}
+"""What people read for each policy, on every page, figure and table."""
+ALL_POLICIES = ("expected", "optimistic", "pessimistic", "trec_eval")
+"""What ``ties="all"`` evaluates: the expectation, best, worst and trec_eval's order."""
+REPORT_COLUMNS = {"expected": "expected", "optimistic": "best", "pessimistic": "worst",
+                  "trec_eval": "trec_eval", "input": "input"}
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A tie policy; ``seed`` only for ``random``. ``label`` is what results show."""
+
+    name: str
+    seed: int | None = None
+
+    @property
+    def label(self) -> str:
+        return f"random(seed={self.seed})" if self.name == "random" else self.name
+
+
+_RANDOM = r"random\s*(?:\(\s*(?:seed\s*=\s*)?(-?\d+)\s*\))?"
+_TIES = [Options(*POLICIES, "all"), Pattern(_RANDOM, "random(seed=N)")]
+"""What ``ties=`` accepts, item by item."""
+
+
+def parse_policies(ties: "str | Iterable[str]", seed: int = 0) -> list[Policy]:
+    """Parse ``ties=``: a policy, ``"all"``, ``"random(seed=3)"`` or a list of those.
+
+    Examples
+    --------
+    >>> [p.label for p in parse_policies(["all", "random(seed=3)"])]
+    ['expected', 'optimistic', 'pessimistic', 'trec_eval', 'random(seed=3)']
+    >>> parse_policies("median")
+    Traceback (most recent call last):
+    ...
+    tiedrank.validation.InvalidParameterError: ties= must be one of 'expected', 'optimistic', \
+'pessimistic', 'trec_eval', 'input', 'random', 'all' or 'random(seed=N)'; got 'median'
+    """
+    items = [ties] if isinstance(ties, str) else list(ties)
+    policies: list[Policy] = []
+    for item in items:
+        text = str(item).strip()
+        check("ties", text, _TIES)
+        if text == "all":
+            policies += [Policy(p) for p in ALL_POLICIES]
+            continue
+        match = re.fullmatch(_RANDOM, text)
+        if match:
+            policies.append(Policy("random", int(match.group(1)) if match.group(1) else seed))
+        else:
+            policies.append(Policy(text))
+    if not policies:  # ties=[] or the CLI's "--ties ,": nothing would be evaluated
+        check("ties", ties if isinstance(ties, str) else "", _TIES)
+    return list(dict.fromkeys(policies))

@@ -1,0 +1,147 @@
+"""Exact laws of a metric under uniform random tie-breaking, by enumeration (tiny cases).
+
+These enumerate every ordering consistent with the tie groups, so they are the oracle of
+the sampled estimates of :mod:`tiedrank.stats.stability` (and are refused above
+``max_orderings`` orderings per query).
+
+Examples
+--------
+>>> import pandas as pd
+>>> from tiedrank import Run, Qrels, build_tie_table
+>>> qrels = Qrels(pd.DataFrame({"query": ["q"], "doc": ["b"], "relevance": [1]}))
+>>> table = build_tie_table(Run("A", pd.DataFrame({"query": "q", "doc": ["a", "b"],
+...                                                "score": [1.0, 1.0]})), qrels)
+>>> query_value_distribution(table, "RR", "q").values.tolist()  # RR = 1/2 or 1
+[[0.5, 0.5], [1.0, 0.5]]
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from ..metrics import GAINS, Metric, metric_values, parse_metric
+from ..spread import MAX_ORDERINGS
+from ..ties import TieTable
+from ..validation import Interval, Options, validate_params
+from .stability import check_same_queries, win_score
+
+__all__ = ["exact_win_probability", "query_value_distribution", "run_mean_distribution"]
+
+_EXACT_OPTIONS = {"gain": [Options(*GAINS)], "max_orderings": [Interval(int, 1, None)]}
+
+
+def _query_orderings(table: TieTable, q: int, max_orderings: int) -> np.ndarray:
+    """Every ordering of query ``q``'s document positions consistent with its groups."""
+    start, stop = int(table.query_start[q]), int(table.query_start[q + 1])
+    groups = np.flatnonzero(table.group_query == q)
+    total = math.prod(math.factorial(int(s)) for s in table.group_size[groups])
+    if total > max_orderings:
+        raise ValueError(f"query {table.queries[q]!r} of run {table.run_name!r} has "
+                         f"{total:,} orderings, above the limit of {max_orderings:,}; "
+                         "exact enumeration is for tiny cases (use win_probability)")
+    per_group = [itertools.permutations(range(int(table.group_start[g]),
+                                              int(table.group_start[g] + table.group_size[g])))
+                 for g in groups]
+    orderings = [np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+                 for parts in itertools.product(*per_group)]
+    return np.array(orderings, dtype=np.int64).reshape(total, stop - start)
+
+
+def _ordering_table(table: TieTable, q: int, orderings: np.ndarray) -> TieTable:
+    """A resolved table with one query per ordering of query ``q`` (true R and IDCG kept)."""
+    m, n = orderings.shape
+    ideal = table.ideal_grade[table.ideal_start[q]:table.ideal_start[q + 1]]
+    flat = orderings.ravel()
+    return replace(
+        table, policy="input", queries=np.arange(m),
+        n_relevant=np.full(m, table.n_relevant[q], dtype=np.int64),
+        n_retrieved=np.full(m, n, dtype=np.int64),
+        query_start=np.arange(m + 1, dtype=np.int64) * n,
+        ideal_start=np.arange(m + 1, dtype=np.int64) * len(ideal), ideal_grade=np.tile(ideal, m),
+        group_query=np.repeat(np.arange(m, dtype=np.int64), n),
+        group_start=np.arange(m * n, dtype=np.int64), group_size=np.ones(m * n, dtype=np.int64),
+        group_above=np.tile(np.arange(n, dtype=np.int64), m), doc_score=table.doc_score[flat], doc_grade=table.doc_grade[flat],
+        doc_judged=table.doc_judged[flat], doc_row=table.doc_row[flat], findings=())
+
+
+@validate_params(_EXACT_OPTIONS)
+def query_value_distribution(table: TieTable, metric: str | Metric, query: int | str, *,
+                             gain: str = "linear",
+                             max_orderings: int = MAX_ORDERINGS) -> pd.DataFrame:
+    """Exact distribution of one query's metric over every ordering of its ties.
+
+    Enumerates the product of the permutations inside each tie group (itertools), scores
+    each ordering with the engine's kernels against the query's true R and ideal grades,
+    and merges equal values. Returns DataFrame(value, probability).
+    """
+    m = parse_metric(metric)
+    q = int(np.searchsorted(table.queries, query)) if isinstance(query, str) else int(query)
+    if m.tie_aware_by_definition or table.n_retrieved[q] == 0:
+        return pd.DataFrame({"value": [float(metric_values(table, m, gain=gain)[q])],
+                             "probability": [1.0]})
+    values = metric_values(_ordering_table(table, q, _query_orderings(table, q, max_orderings)),
+                           m, gain=gain)
+    keys, counts = np.unique(np.round(values, 12), return_counts=True)
+    return pd.DataFrame({"value": keys, "probability": counts / counts.sum()})
+
+
+@validate_params(_EXACT_OPTIONS)
+def run_mean_distribution(table: TieTable, metric: str | Metric, *, gain: str = "linear",
+                          included: np.ndarray | None = None,
+                          max_orderings: int = MAX_ORDERINGS,
+                          max_support: int = 1_000_000) -> pd.DataFrame:
+    """Exact distribution of a run's mean metric under uniform random tie-breaking.
+
+    Tie groups are permuted independently, so the mean over the included queries is
+    (1/|Q|) sum_q X_q with independent X_q; its law is the convolution of the per-query
+    laws of :func:`query_value_distribution` -- the same as enumerating every joint
+    ordering, without materialising their product. For tiny cases and tests.
+
+    Returns
+    -------
+    DataFrame(value, probability), sorted by value.
+    """
+    if included is None:
+        included = table.n_relevant > 0
+    support = {0.0: 1.0}
+    for q in np.flatnonzero(included):
+        law = query_value_distribution(table, metric, int(q), gain=gain, max_orderings=max_orderings)
+        nxt: dict[float, float] = {}
+        for (s, ps), (v, pv) in itertools.product(support.items(), zip(law["value"], law["probability"])):
+            key = round(s + v, 12)  # merge sums that differ only by rounding
+            nxt[key] = nxt.get(key, 0.0) + ps * pv
+        if len(nxt) > max_support:
+            raise ValueError(f"the exact distribution has more than {max_support:,} values; "
+                             "use win_probability")
+        support = nxt
+    n = int(np.count_nonzero(included))
+    values = np.array(sorted(support))
+    return pd.DataFrame({"value": values / max(n, 1) if n else np.full(1, np.nan),
+                         "probability": [support[v] for v in values]})
+
+
+@validate_params(_EXACT_OPTIONS)
+def exact_win_probability(table_a: TieTable, table_b: TieTable, metric: str | Metric, *,
+                          gain: str = "linear", included: np.ndarray | None = None,
+                          max_orderings: int = MAX_ORDERINGS) -> float:
+    """Exact P(mean_A > mean_B) + 0.5 P(mean_A = mean_B) over every joint ordering.
+
+    Uses :func:`run_mean_distribution` of each run (independent tie-breaks), so it checks
+    :func:`~tiedrank.stats.stability.win_probability` on tiny cases. Equality uses
+    :data:`~tiedrank.stats.pairing.REL_TOL` (relative), as every verdict does.
+    """
+    check_same_queries(table_a, table_b)
+    if included is None:
+        included = table_a.n_relevant > 0
+    law_a = run_mean_distribution(table_a, metric, gain=gain, included=included,
+                                  max_orderings=max_orderings)
+    law_b = run_mean_distribution(table_b, metric, gain=gain, included=included,
+                                  max_orderings=max_orderings)
+    score = win_score(law_a["value"].to_numpy()[:, None], law_b["value"].to_numpy()[None, :])
+    weight = law_a["probability"].to_numpy()[:, None] * law_b["probability"].to_numpy()[None, :]
+    return float((score * weight).sum())
+
