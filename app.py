@@ -123,7 +123,7 @@ def _source_label(key: str) -> str:
     return SESSION_LABEL if key == SESSION else "Upload your own"
 
 
-@st.cache_resource(ttl="2h", max_entries=64)
+@common.shared_cache()
 def _inspect(content_hash: str, name: str, fields: tuple[str, ...], _data: bytes):
     """(format, columns) of an upload, or the InputError explaining why it is unreadable."""
     try:

@@ -48,6 +48,7 @@ from tiedrank.dashboard.ui import (
     empty_state,
     figure_download,
     my_runs,
+    shared_cache,
     show_findings,
 )
 from tiedrank.simulate import PRESETS, QUANTIZE_METHODS
@@ -60,7 +61,7 @@ LEVEL_OPTIONS = ["continuous", *range(2, 21)]
 SWEEP_METRICS = {"RR": "RR", "nDCG@k": f"nDCG@{k}", "P@k": f"P@{k}", "AP": "AP", "R@k": f"R@{k}"}
 
 
-@st.cache_resource(ttl="2h", max_entries=24, show_spinner="Evaluating…")
+@shared_cache("Evaluating…")
 def _evaluate(set_key: str, settings_key: tuple, metrics: tuple[str, ...], _run_set, _settings):
     return evaluate_set(_run_set, metrics, _settings)
 

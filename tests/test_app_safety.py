@@ -1,5 +1,5 @@
 """Issue 12: the dashboard's safety settings (local bind, upload cap, no error details,
-expiring caches) and the page-level error wrapper."""
+caches bounded by memory and expiring) and the page-level error wrapper."""
 from __future__ import annotations
 
 import re
@@ -24,6 +24,10 @@ def test_every_cache_expires_and_is_bounded():
     assert decorators, "no caches found"
     for decorator in decorators:
         assert "ttl=" in decorator and "max_entries=" in decorator, decorator
+    # Loaded data and everything derived from it go through the memory-bounded cache.
+    ui = (ROOT / "tiedrank" / "dashboard" / "ui.py").read_text()
+    for loader in ("load_run", "load_qrels", "_tables", "_evaluation", "_memo"):
+        assert re.search(r"@shared_cache\([^)]*\)\ndef " + loader + r"\(", ui), loader
 
 
 def test_page_errors_show_one_message_not_a_traceback(tmp_path):
@@ -62,7 +66,6 @@ st.write(repr(first))
 if st.session_state.get("attack"):
     numeric = evaluation.summary.select_dtypes("number").columns
     evaluation.summary[numeric] = -1.0
-    evaluation.per_query.drop(columns=[], inplace=False)
     table = next(iter(ctx.tables().values()))
     try:
         table.group_size[:] = 0

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import hashlib
+import inspect
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -39,6 +41,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from tiedrank.dashboard.cache import SHARED
 from tiedrank.dashboard.datasets import (
     SESSION,
     SESSION_LABEL,
@@ -78,6 +81,33 @@ the Simulator page (the sidebar's "Simulated in this session" dataset)."""
 # Cached loading (keyed by content hashes; the data itself never goes through a hash)
 # ---------------------------------------------------------------------------------------
 
+def shared_cache(spinner: str | None = None) -> Callable[[Callable], Callable]:
+    """Cache a function's result in :data:`tiedrank.dashboard.cache.SHARED`, the one
+    cache all sessions share, bounded by memory (``TIEDRANK_CACHE_MB``) and by age (2 h).
+
+    As with Streamlit's resource cache, arguments whose name starts with ``_`` are not part
+    of the key (they are the data itself; the key holds its content hash instead).
+    """
+    def decorate(fn: Callable) -> Callable:
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def cached(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            key = (fn.__module__, fn.__qualname__) + tuple(
+                (name, value) for name, value in bound.arguments.items() if not name.startswith("_"))
+
+            def compute():
+                if spinner is None:
+                    return fn(*args, **kwargs)
+                with st.spinner(spinner):
+                    return fn(*args, **kwargs)
+            return SHARED.get_or_compute(key, compute)
+        return cached
+    return decorate
+
+
 DUPLICATE_CHOICES = {"error": "error", "max": "keep the highest score"}
 """The upload form's "Duplicate documents" control: reader ``duplicates=`` -> label."""
 
@@ -111,20 +141,20 @@ def _read(kind: str, name: str, fmt: str | None, columns: tuple, source,
         return InputError(f"could not read the file ({type(err).__name__}: {err})", source=name)
 
 
-@st.cache_resource(ttl="2h", max_entries=24, show_spinner="Reading run…")
+@shared_cache("Reading run…")
 def load_run(content_hash: str, name: str, fmt: str | None, columns: tuple, _source,
              duplicates: str = "error") -> Run | InputError:
     """Read one run once per content and duplicates policy (see :func:`_read`)."""
     return _read("run", name, fmt, columns, _source, duplicates)
 
 
-@st.cache_resource(ttl="2h", max_entries=16, show_spinner="Reading qrels…")
+@shared_cache("Reading qrels…")
 def load_qrels(content_hash: str, name: str, fmt: str | None, columns: tuple, _source) -> Qrels | InputError:
     """Read qrels once per content (see :func:`_read`)."""
     return _read("qrels", name, fmt, columns, _source)
 
 
-@st.cache_resource(ttl="2h", max_entries=16)
+@shared_cache()
 def load_query_text(content_hash: str, _source) -> dict[str, str]:
     return read_query_text(_source)
 
@@ -133,13 +163,13 @@ def load_query_text(content_hash: str, _source) -> dict[str, str]:
 # Derived results, keyed by (dataset key, settings, arguments)
 # ---------------------------------------------------------------------------------------
 
-@st.cache_resource(ttl="2h", max_entries=8, show_spinner="Building tie groups…")
+@shared_cache("Building tie groups…")
 def _tables(data_key: str, rel_level: int, round_: int | None, _ctx: "Context") -> dict[str, TieTable]:
     return {name: build_tie_table(run, _ctx.qrels, rel_level=rel_level, round=round_)
             for name, run in _ctx.runs.items()}
 
 
-@st.cache_resource(ttl="2h", max_entries=48, show_spinner="Evaluating…")
+@shared_cache("Evaluating…")
 def _evaluation(data_key: str, settings_key: tuple, metrics: tuple[str, ...], ties: tuple[str, ...],
                 _ctx: "Context") -> Evaluation:
     settings = _ctx.settings
@@ -152,7 +182,7 @@ def _evaluation(data_key: str, settings_key: tuple, metrics: tuple[str, ...], ti
     return result
 
 
-@st.cache_resource(ttl="2h", max_entries=256)
+@shared_cache()
 def _memo(data_key: str, settings_key: tuple, name: str, args: tuple, _fn: Callable) -> Any:
     return _fn(*args)
 

@@ -1,0 +1,166 @@
+"""A cache shared by every dashboard session, bounded by memory and by age.
+
+Streamlit's ``st.cache_resource`` bounds a cache by its number of entries only, so ten
+uploads of 10M rows fill the server as easily as ten toy files. :class:`MemoryBoundedCache`
+charges every entry its measured size (numpy buffers, pandas frames with their object
+columns, containers and dataclasses walked) against one byte budget shared by all the
+dashboard's caches, evicts the least recently used entries first, and drops entries
+older than their time to live. An entry larger than the whole budget is computed but
+not kept, so one huge upload cannot push everyone else out for nothing.
+
+The module is Streamlit-free (it is tested without a server); ``tiedrank.dashboard.ui``
+wraps its functions with it.
+
+Examples
+--------
+>>> import numpy as np
+>>> cache = MemoryBoundedCache(budget_bytes=10_000, ttl_seconds=60)
+>>> first = cache.get_or_compute(("a",), lambda: np.zeros(500))    # 4,000 bytes, kept
+>>> second = cache.get_or_compute(("b",), lambda: np.zeros(1_000))  # 8,000 bytes: "a" is evicted
+>>> sorted(key for key, in cache.keys()), cache.used_bytes
+(['b'], 8000)
+>>> _ = cache.get_or_compute(("c",), lambda: np.zeros(5_000))      # larger than the budget
+>>> sorted(key for key, in cache.keys())
+['b']
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+DEFAULT_BUDGET_MB = 1024
+"""Default byte budget (MiB) of all dashboard caches together; ``TIEDRANK_CACHE_MB`` sets it."""
+DEFAULT_TTL_SECONDS = 2 * 3600
+
+
+def size_of(value: Any, _seen: set[int] | None = None, _depth: int = 0) -> int:
+    """Bytes held by ``value``: array buffers, frames (deep), containers, dataclasses.
+
+    Objects reached twice (a tie table shared by two results) count once.
+
+    >>> size_of(np.zeros(10)) >= 80
+    True
+    """
+    seen = set() if _seen is None else _seen
+    if id(value) in seen or _depth > 6:
+        return 0
+    seen.add(id(value))
+    if isinstance(value, np.ndarray):
+        base = value.base if isinstance(value.base, np.ndarray) else None
+        return 0 if base is not None and id(base) in seen else int(value.nbytes)
+    if isinstance(value, (pd.DataFrame, pd.Series, pd.Index)):
+        usage = value.memory_usage(deep=True)
+        return int(usage.sum() if hasattr(usage, "sum") else usage)
+    if isinstance(value, (str, bytes, bytearray)):
+        return sys.getsizeof(value)
+    if isinstance(value, Mapping):
+        return sys.getsizeof(value) + sum(size_of(k, seen, _depth + 1) + size_of(v, seen, _depth + 1)
+                                          for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return sys.getsizeof(value) + sum(size_of(v, seen, _depth + 1) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return sys.getsizeof(value) + sum(size_of(getattr(value, f.name), seen, _depth + 1)
+                                          for f in dataclasses.fields(value))
+    if hasattr(value, "__dict__"):
+        return sys.getsizeof(value) + size_of(vars(value), seen, _depth + 1)
+    return sys.getsizeof(value)
+
+
+class MemoryBoundedCache:
+    """Least-recently-used cache with a byte budget and a time to live (thread safe).
+
+    Parameters
+    ----------
+    budget_bytes : int
+        Sum of the measured sizes of the entries kept.
+    ttl_seconds : float
+        An entry older than this is recomputed at its next use and dropped when any other
+        entry is stored.
+    clock : callable, optional
+        Seconds as a float (tests pass a fake clock).
+    """
+
+    def __init__(self, budget_bytes: int, ttl_seconds: float = DEFAULT_TTL_SECONDS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.budget_bytes = int(budget_bytes)
+        self.ttl_seconds = float(ttl_seconds)
+        self._clock = clock
+        self._entries: OrderedDict[Hashable, tuple[Any, int, float]] = OrderedDict()
+        self._lock = threading.RLock()
+        self.used_bytes = 0
+
+    def keys(self) -> list[Hashable]:
+        with self._lock:
+            return list(self._entries)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.used_bytes = 0
+
+    def get_or_compute(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """The cached value of ``key``, or ``compute()`` stored under it if it fits."""
+        found, value = self._lookup(key)
+        if found:
+            return value
+        # Computed outside the lock: two sessions asking for the same new key may both
+        # compute it (same result); one slow upload never blocks every other session.
+        value = compute()
+        self._store(key, value, size_of(value))
+        return value
+
+    def _lookup(self, key: Hashable) -> tuple[bool, Any]:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return False, None
+            value, size, stored = entry
+            if self._clock() - stored > self.ttl_seconds:
+                self._drop(key)
+                return False, None
+            self._entries.move_to_end(key)
+            return True, value
+
+    def _store(self, key: Hashable, value: Any, size: int) -> None:
+        with self._lock:
+            if key in self._entries:
+                self._drop(key)
+            self._expire()
+            if size > self.budget_bytes:
+                return
+            while self._entries and self.used_bytes + size > self.budget_bytes:
+                self._drop(next(iter(self._entries)))
+            self._entries[key] = (value, size, self._clock())
+            self.used_bytes += size
+
+    def _expire(self) -> None:
+        now = self._clock()
+        for key in [k for k, (_, _, stored) in self._entries.items() if now - stored > self.ttl_seconds]:
+            self._drop(key)
+
+    def _drop(self, key: Hashable) -> None:
+        _, size, _ = self._entries.pop(key)
+        self.used_bytes -= size
+
+
+def budget_from_environment() -> int:
+    """Bytes from ``TIEDRANK_CACHE_MB`` (MiB), else :data:`DEFAULT_BUDGET_MB`."""
+    text = os.environ.get("TIEDRANK_CACHE_MB", "").strip()
+    try:
+        megabytes = float(text) if text else DEFAULT_BUDGET_MB
+    except ValueError:
+        megabytes = DEFAULT_BUDGET_MB
+    return int(max(megabytes, 0) * 2**20)
+
+
+SHARED = MemoryBoundedCache(budget_from_environment())
+"""The one cache every dashboard session shares (loaded data and derived results)."""
