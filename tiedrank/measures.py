@@ -49,6 +49,7 @@ except ImportError as error:  # pragma: no cover - exercised only without ir_mea
     raise ImportError("tiedrank.measures needs ir_measures: pip install ir-measures") from error
 
 from .data import Qrels
+from .io import read_qrels
 from .metrics import Metric, parse_metric
 from .policies import parse_policies
 
@@ -137,7 +138,7 @@ class TiedrankEvaluator(Evaluator):
         frame = pd.DataFrame({"query": frame["query_id"].astype(str),
                               "doc": frame["doc_id"].astype(str),
                               "relevance": frame["relevance"].astype("int64")})
-        self.qrels = Qrels(frame)
+        self.qrels: Qrels = read_qrels(frame)  # the checks of a qrels file (duplicates, ...)
         measures = list(measures)
         super().__init__(measures, set(frame["query"]))
 
