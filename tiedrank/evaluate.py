@@ -183,19 +183,24 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
     runs : Run, DataFrame, path, or a list / dict of those
         A dict gives the run names; otherwise the TREC tag or file name does.
     qrels : Qrels, DataFrame or path
-    metrics : str or list of str
+    metrics : str, ir_measures measure, or a list of those
         ir_measures-style names: ``RR``, ``RR@k``, ``Success@k``, ``Hits@k`` (a count), ``P@k``,
         ``R@k``, ``AP``, ``AP@k``, ``nDCG``, ``nDCG@k``, ``DCG@k``, ``Rprec``,
-        ``TsRR(alpha=a)``, ``TsRR2``, ``MTRR_GRAG``, ``TMHits_GRAG@k``.
+        ``TsRR(alpha=a)``, ``TsRR2``, ``MTRR_GRAG``, ``TMHits_GRAG@k``; or ir_measures
+        objects (``ir_measures.RR(rel=2)``, ``P(rel=2)@10``, ``nDCG@10``), mixed freely.
+        A measure that sets ``rel=``, ``judged_only=`` or nDCG's gain (``RR(rel=2)``,
+        ``nDCG(dcg='exp-log2')@10``) is evaluated with its own setting and keeps it in its
+        name, so ``RR(rel=2)`` and ``RR`` are two metrics of one evaluation.
     ties : str or list of str, default "expected"
         ``expected``, ``optimistic``, ``pessimistic``, ``trec_eval``, ``input``, ``random``
         (seeded by ``seed``; or ``"random(seed=3)"``) or ``"all"`` (the first four).
     rel_level : int, default 1
-        Minimum grade of a relevant document for binary metrics.
+        Minimum grade of a relevant document for binary metrics that do not set ``rel=``.
     gain : {"linear", "exp"}, default "linear"
         DCG gain: the grade, or 2**grade - 1.
     judged_only : bool, default False
-        Drop unjudged documents before ranking (trec_eval ``-J``).
+        Drop unjudged documents before ranking (trec_eval ``-J``), for the metrics that do
+        not set ``judged_only=``.
     depth : int, optional
         Only the first ``depth`` documents of each query count, in trec_eval's order (score
         descending, then docno descending), as trec_eval's ``-M``: a tie group that
@@ -223,15 +228,21 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
     >>> ev.report()[["expected", "best", "worst", "trec_eval"]].round(3).values.tolist()
     [[0.75, 1.0, 0.5, 1.0]]
     """
-    metric_list = [parse_metric(m) for m in ([metrics] if isinstance(metrics, (str, Metric))
-                                             else metrics)]
+    metric_list = [parse_metric(m) for m in ([metrics] if _is_one_metric(metrics) else metrics)]
     if not metric_list:
         raise ValueError("no metrics given")
     metric_list = list(dict.fromkeys(metric_list))  # RR, mrr, RR: one metric, counted once
     policies = parse_policies(ties, seed)
     run_map = label_runs(runs)
     qrels_obj = _as_qrels(qrels)
-    _check_exp_gain(qrels_obj, gain)
+    for kind in dict.fromkeys(m.gain or gain for m in metric_list):
+        _check_exp_gain(qrels_obj, kind)
+    # a measure may fix its own relevance level and judged_only (RR(rel=2)): one tie table
+    # per (rel_level, judged_only) in use, the default one first
+    setting = {m: (rel_level if m.rel is None else m.rel,
+                   judged_only if m.judged_only is None else m.judged_only) for m in metric_list}
+    settings = list(dict.fromkeys(sorted(setting.values(),
+                                         key=lambda s: s != (rel_level, judged_only))))
 
     tables: dict[str, TieTable] = {}
     findings: list[Finding] = []
@@ -239,27 +250,39 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
     for name, run in run_map.items():
         if depth is not None:
             run = truncate_run(run, depth)
-        table = build_tie_table(run, qrels_obj, rel_level=rel_level, judged_only=judged_only,
-                                round=round)
-        tables[name] = table
-        findings += [f for f in table.findings if f not in findings]
-        included = table.n_relevant > 0
-        if missing == "skip":
-            included &= table.n_retrieved > 0
-        query_ids = table.queries[included]
-        scoring = table.scoring()  # policies only reorder inside groups: resolve the compact view
-        for policy in policies:
-            resolved = scoring.resolve(policy.name, policy.seed)
-            for metric in metric_list:
-                source = table if metric.tie_aware_by_definition else resolved
-                values = metric_values(source, metric, gain=gain)[included]
-                blocks.append((name, query_ids, metric.name, policy.label, values))
+        values: dict = {}
+        for level, judged in settings:
+            table = build_tie_table(run, qrels_obj, rel_level=level, judged_only=judged,
+                                    round=round)
+            tables.setdefault(name, table)
+            findings += [f for f in table.findings if f not in findings]
+            included = table.n_relevant > 0
+            if missing == "skip":
+                included &= table.n_retrieved > 0
+            query_ids = table.queries[included]
+            group = [m for m in metric_list if setting[m] == (level, judged)]
+            scoring = table.scoring()  # policies only reorder inside groups: resolve the compact view
+            for policy in policies:
+                resolved = scoring.resolve(policy.name, policy.seed)
+                for metric in group:
+                    source = table if metric.tie_aware_by_definition else resolved
+                    values[policy, metric] = (query_ids, metric_values(
+                        source, metric, gain=gain)[included])
+        blocks += [(name, *values[policy, metric][:1], metric.name, policy.label,
+                    values[policy, metric][1]) for policy in policies for metric in metric_list]
     per_query = _tidy(blocks)
     summary = summarize(per_query)  # exact means: the same bits however queries are split
+    own = sorted({m.rel for m in metric_list if m.rel is not None and m.rel != rel_level})
     rule = ("mean over the qrels' queries with at least one relevant document (grade >= "
-            f"{rel_level}); queries the run misses "
-            + ("score 0" if missing == "zero" else "are skipped"))
+            f"{rel_level}" + "".join(f"; >= {r} for the measures that set rel={r}" for r in own)
+            + "); queries the run misses " + ("score 0" if missing == "zero" else "are skipped"))
     return Evaluation(per_query, summary, tables, findings, rule)
+
+
+def _is_one_metric(metrics) -> bool:
+    """A single metric (a name, a Metric or one ir_measures measure) rather than a list."""
+    return isinstance(metrics, (str, Metric)) or (hasattr(metrics, "NAME") and
+                                                  hasattr(metrics, "params"))
 
 
 def _tidy(blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]]) -> pd.DataFrame:
@@ -340,7 +363,7 @@ def trec_eval_name(metric: str) -> str:
     """
     m = parse_metric(metric)
     base = _TREC_EVAL_NAMES.get(m.family)
-    if base is None or m.alpha is not None:
+    if base is None or m.alpha is not None or m.settings:
         return m.name
     if m.k is None:
         return base
@@ -352,6 +375,6 @@ def ranx_name(metric: str) -> str:
     """ranx's name of a metric (``Success@10`` -> ``hit_rate@10``); ours where it has none."""
     m = parse_metric(metric)
     base = _RANX_NAMES.get(m.family)
-    if base is None:
+    if base is None or m.settings:
         return m.name
     return base if m.k is None else f"{base}@{m.k}"

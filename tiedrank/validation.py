@@ -36,16 +36,20 @@ class InvalidParameterError(ValueError):
     it as another interface does (``--ties`` on the CLI, ``Tie policy`` in the dashboard).
     """
 
-    def __init__(self, parameter: str, value: Any, allowed: str, *, function: str | None = None):
+    def __init__(self, parameter: str, value: Any, allowed: str, *, function: str | None = None,
+                 subject: str | None = None):
         self.parameter = parameter
         self.value = value
         self.allowed = allowed
         self.function = function
+        self.subject = subject  # what the argument belongs to when not a function: "metric 'RR(rel=0)'"
         super().__init__(self.worded())
 
     def worded(self, name: str | None = None) -> str:
         """The message with the argument called ``name`` (default: ``parameter=``)."""
         where = f"{self.function}(): " if self.function and name is None else ""
+        if self.subject and name is None:
+            where = f"{self.subject}: "
         label = name if name is not None else f"{self.parameter}="
         return f"{where}{label} must be {self.allowed}; got {_show(self.value)}"
 

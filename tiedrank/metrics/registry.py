@@ -26,10 +26,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ties import TieTable
-from ..validation import Options, check
+from ..validation import InvalidParameterError, Options, check
 from . import kernels as K
 
 CUTOFF_RULES = ("none", "optional", "required")
+SETTINGS = ("rel", "judged_only", "gain")
+"""Settings a metric may fix for itself, written like ir_measures' parameters:
+``RR(rel=2)``, ``P(judged_only=True)@10``, ``nDCG(gain=exp)@10`` (``dcg='exp-log2'``, as
+ir_measures spells it, is read too)."""
 """Whether a family takes ``@k``: never, optionally, or always."""
 
 Kernel = Callable[[TieTable, "Metric", str], np.ndarray]
@@ -63,6 +67,8 @@ class MetricFamily:
     aliases: tuple[str, ...] = ()
     parameters: tuple[Parameter, ...] = ()
     tie_aware_by_definition: bool = False
+    graded: bool = False
+    """True for metrics of the grades themselves (nDCG, DCG): they take ``gain=``, not ``rel=``."""
     usage: tuple[str, ...] | None = None
     """How the family is listed in :data:`METRIC_NAMES`; derived from the cutoff rule and
     the parameters when ``None`` (e.g. ``("RR", "RR@k")``)."""
@@ -104,11 +110,17 @@ def family(name: str) -> MetricFamily:
 
 @dataclass(frozen=True)
 class Metric:
-    """A parsed metric: ``family`` (canonical name), cutoff ``k`` and TsRR's ``alpha``."""
+    """A parsed metric: ``family`` (canonical name), cutoff ``k``, TsRR's ``alpha``, and the
+    settings a measure may fix for itself (``None``: :func:`~tiedrank.evaluate`'s argument
+    applies): ``rel`` (a binary metric's relevance level, ``RR(rel=2)``), ``judged_only``
+    and ``gain`` (nDCG/DCG: ``"linear"`` or ``"exp"``)."""
 
     family: str
     k: int | None = None
     alpha: float | None = None
+    rel: int | None = None
+    judged_only: bool | None = None
+    gain: str | None = None
 
     @property
     def entry(self) -> MetricFamily:
@@ -117,9 +129,15 @@ class Metric:
     @property
     def name(self) -> str:
         """The canonical spelling, e.g. ``nDCG@10`` or ``TsRR(alpha=1)``."""
-        args = ", ".join(f"{p.name}={getattr(self, p.name):g}" for p in self.entry.parameters)
+        args = ", ".join([f"{p.name}={getattr(self, p.name):g}" for p in self.entry.parameters]
+                         + [f"{name}={value}" for name, value in self.settings.items()])
         base = f"{self.family}({args})" if args else self.family
         return base if self.k is None else f"{base}@{self.k}"
+
+    @property
+    def settings(self) -> dict:
+        """The settings this metric fixes for itself (``rel``, ``judged_only``, ``gain``)."""
+        return {name: getattr(self, name) for name in SETTINGS if getattr(self, name) is not None}
 
     @property
     def tie_aware_by_definition(self) -> bool:
@@ -149,9 +167,9 @@ for _entry in (
                  description="relevant documents in the top k, over all relevant documents"),
     MetricFamily("AP", lambda t, m, g: K.average_precision(t, m.k), aliases=("MAP",),
                  description="average precision (over the top k)"),
-    MetricFamily("nDCG", lambda t, m, g: K.ndcg(t, m.k, g),
+    MetricFamily("nDCG", lambda t, m, g: K.ndcg(t, m.k, g), graded=True,
                  description="DCG over the ideal DCG of the qrels (gain= linear or exp)"),
-    MetricFamily("DCG", lambda t, m, g: K.dcg(t, m.k, g), usage=("DCG@k",),
+    MetricFamily("DCG", lambda t, m, g: K.dcg(t, m.k, g), usage=("DCG@k",), graded=True,
                  description="discounted cumulative gain, 1/log2(rank+1) discount"),
     MetricFamily("Rprec", lambda t, m, g: K.r_precision(t), cutoff="none",
                  description="precision in the top R, R = relevant documents of the query"),
@@ -179,22 +197,28 @@ _NUMBER = r"[-+0-9.eE]+"
 
 
 # ---- parsing -------------------------------------------------------------------------------
-def parse_metric(text: "str | Metric") -> Metric:
-    """Parse an ir_measures-style metric string.
+def parse_metric(text: "str | Metric | object") -> Metric:
+    """Parse an ir_measures-style metric string, or an ir_measures measure object.
 
     Parameters
     ----------
-    text : str
+    text : str, Metric or ir_measures measure
         ``"RR"``, ``"RR@10"``, ``"nDCG@10"``, ``"P@5"``, ``"TsRR(alpha=2)"``, ... (case of
         the name is ignored; ``MRR`` is ``RR``, ``MAP`` is ``AP``, ``hit_rate@k`` is
         ``Success@k``, a rate, while ``Hits@k`` is the count of relevant documents in the top
         k, as in ranx). trec_eval's names are read too, as on its ``-m`` (``ndcg_cut.10``) and
         in its output (``ndcg_cut_10``, ``P_10``, ``recip_rank``, ``map``, ``success_10``).
+        A metric may fix its own settings as ir_measures writes them: ``RR(rel=2)``,
+        ``P(rel=2)@10``, ``nDCG(judged_only=True)@10``, ``nDCG(gain=exp)@10`` (or
+        ``dcg='exp-log2'``). An ir_measures object (``ir_measures.RR(rel=2)``,
+        ``nDCG@10``, ``AP@100``, ``Success@10``, ``Rprec``) is read with its parameters.
 
     Raises
     ------
     ValueError
-        With the list of valid names, and a suggestion for a near miss.
+        With the list of valid names, and a suggestion for a near miss; for a parameter
+        tiedrank cannot honour, an :class:`~tiedrank.validation.InvalidParameterError`
+        naming the measure and what to write instead.
 
     Examples
     --------
@@ -204,21 +228,32 @@ def parse_metric(text: "str | Metric") -> Metric:
     0.5
     >>> [parse_metric(m).name for m in ("ndcg_cut.10", "P_5", "recip_rank", "hits@10", "r-precision")]
     ['nDCG@10', 'P@5', 'RR', 'Hits@10', 'Rprec']
+    >>> [parse_metric(m).name for m in ("RR(rel=2)", "P(rel=2)@10", "nDCG(dcg='exp-log2')@10")]
+    ['RR(rel=2)', 'P(rel=2)@10', 'nDCG(gain=exp)@10']
     """
     if isinstance(text, Metric):
         return text
-    match = _PATTERN.match(_translate(str(text)))
+    if not isinstance(text, str) and hasattr(text, "NAME") and hasattr(text, "params"):
+        from .peers import from_ir_measures  # duck-typed: ir_measures is not imported here
+
+        return from_ir_measures(text)
+    return parse_text(str(text), f"metric {str(text)!r}")
+
+
+def parse_text(text: str, subject: str) -> Metric:
+    """:func:`parse_metric` of a string; messages start with ``subject``."""
+    match = _PATTERN.match(_translate(text))
     entry = REGISTRY.get(_BY_LOWER.get(match.group(1).lower(), "")) if match else None
     if entry is None:
-        raise ValueError(_unknown_message(str(text)))
+        raise ValueError(_unknown_message(text))
     args, k = match.group(2), match.group(3)
     if k is None and entry.cutoff == "required":
-        raise ValueError(f"metric {text!r} needs a cutoff, e.g. {entry.name}@10")
+        raise ValueError(f"{subject} needs a cutoff, e.g. {entry.name}@10")
     if k is not None and entry.cutoff == "none":
-        raise ValueError(f"metric {text!r} takes no cutoff")
+        raise ValueError(f"{subject} takes no cutoff")
     if k is not None and int(k) < 1:
-        raise ValueError(f"metric {text!r}: the cutoff must be >= 1")
-    values = _parse_parameters(text, entry, args)
+        raise ValueError(f"{subject}: the cutoff must be >= 1")
+    values = _parse_parameters(subject, entry, args)
     return Metric(entry.name, None if k is None else int(k), **values)
 
 
@@ -249,29 +284,76 @@ def _unknown_message(text: str) -> str:
     return f"unknown metric {text!r}.{hint} Valid metrics: {', '.join(forms)}"
 
 
-def _parse_parameters(text: "str | Metric", entry: MetricFamily, args: str | None) -> dict:
-    """The values of ``entry``'s parameters written as ``name=value`` or by position."""
+def usage(entry: MetricFamily) -> str:
+    """How ``entry`` takes parameters: ``TsRR(alpha=<positive number>); it also takes rel=...``."""
+    settings = ([] if entry.graded else ["rel=<integer >= 1>"]) + ["judged_only=<True|False>"] \
+        + (["gain=<linear|exp>"] if entry.graded else [])
+    if not entry.parameters:
+        return f"{entry.name}({', '.join(settings)})"
+    args = ", ".join(f"{p.name}=<{p.hint}>" for p in entry.parameters)
+    return f"{entry.name}({args}); it also takes {', '.join(settings)}"
+
+
+_ITEM = re.compile(r"\s*(?:([A-Za-z_]\w*)\s*=\s*)?(.*?)\s*")
+
+
+def _parse_parameters(subject: str, entry: MetricFamily, args: str | None) -> dict:
+    """The values of ``entry``'s parameters (``name=value`` or by position) and settings."""
     given = args.split(",") if args and args.strip() else []
-    if given and not entry.parameters:
-        raise ValueError(f"metric {text!r} takes no parameters")
-    usage = ", ".join(f"{p.name}=<{p.hint}>" for p in entry.parameters)
-    values = {p.name: p.default for p in entry.parameters}
-    if len(given) > len(entry.parameters):
-        raise ValueError(f"metric {text!r}: expected {entry.name}({usage})")
-    for position, item in enumerate(given):
-        named = re.fullmatch(rf"\s*(?:([A-Za-z_]\w*)\s*=\s*)?({_NUMBER})\s*", item)
-        names = [p.name for p in entry.parameters]
-        key = named.group(1) if named and named.group(1) else names[position]
-        if not named or key not in names:
-            raise ValueError(f"metric {text!r}: expected {entry.name}({usage})")
+    values: dict = {p.name: p.default for p in entry.parameters}
+    names = [p.name for p in entry.parameters]
+    bad = ValueError(f"{subject}: expected {usage(entry)}")
+    position = 0
+    for item in given:
+        key, raw = _ITEM.fullmatch(item).groups()
+        raw = raw.strip().strip("'\"")
+        if key in ("rel", "judged_only", "gain", "dcg"):
+            name, value = _setting(subject, entry, key, raw)
+            values[name] = value
+            continue
+        if key is None:
+            key, position = (names[position] if position < len(names) else None), position + 1
+        if key not in names and not names:
+            raise ValueError(f"{subject} takes no parameters other than settings: expected "
+                             f"{usage(entry)}")
+        if key not in names or not re.fullmatch(_NUMBER, raw):
+            raise bad
         try:
-            values[key] = float(named.group(2))
+            values[key] = float(raw)
         except ValueError:  # e.g. "1e": matched the character class, is not a number
-            raise ValueError(f"metric {text!r}: expected {entry.name}({usage})") from None
+            raise bad from None
     for parameter in entry.parameters:
         if not parameter.accepts(values[parameter.name]):
-            raise ValueError(f"metric {text!r}: {parameter.name} must be {parameter.requirement}")
+            raise ValueError(f"{subject}: {parameter.name} must be {parameter.requirement}")
     return values
+
+
+def _setting(subject: str, entry: MetricFamily, key: str, raw: str) -> tuple[str, object]:
+    """One of :data:`SETTINGS` written in parentheses, checked against ``entry``."""
+    name = "gain" if key == "dcg" else key
+    if name == "rel" and entry.graded:
+        raise InvalidParameterError("rel", raw, f"left out: {entry.name} uses the grades "
+                                    f"themselves (write {entry.name}, and evaluate(..., "
+                                    "rel_level=) to choose which queries count)", subject=subject)
+    if name == "gain" and not entry.graded:
+        raise InvalidParameterError(key, raw, f"left out: {entry.name} is a binary metric "
+                                    f"(write {entry.name}(rel=2) to count grade >= 2 as "
+                                    "relevant)", subject=subject)
+    if name == "rel":
+        if not re.fullmatch(r"\d+", raw) or int(raw) < 1:
+            raise InvalidParameterError("rel", raw, "an integer >= 1 (grade >= rel is relevant)",
+                                        subject=subject)
+        return name, int(raw)
+    if name == "judged_only":
+        if raw.lower() not in ("true", "false"):
+            raise InvalidParameterError("judged_only", raw, "True or False", subject=subject)
+        return name, raw.lower() == "true"
+    spellings = {"log2": "linear", "exp-log2": "exp"} if key == "dcg" else \
+        {g: g for g in K.GAINS}
+    if raw.lower() not in spellings:
+        allowed = " or ".join(repr(s) for s in spellings)
+        raise InvalidParameterError(key, raw, allowed, subject=subject)
+    return name, spellings[raw.lower()]
 
 
 # ---- dispatch ------------------------------------------------------------------------------
@@ -283,4 +365,8 @@ def metric_values(table: TieTable, metric: "str | Metric", *, gain: str = "linea
     """
     m = parse_metric(metric)
     check("gain", gain, [Options(*K.GAINS)], function="metric_values")
-    return m.entry.kernel(table.scoring(), m, gain)
+    if m.rel is not None and m.rel != table.rel_level:
+        raise ValueError(f"{m.name} counts grade >= {m.rel} as relevant, but the table was built "
+                         f"with rel_level={table.rel_level}; build it with "
+                         f"build_tie_table(..., rel_level={m.rel})")
+    return m.entry.kernel(table.scoring(), m, m.gain or gain)

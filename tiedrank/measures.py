@@ -1,0 +1,190 @@
+"""tiedrank's tie policies as ir_measures measures: ``Expected(nDCG@10)``, ``Best``, ``Worst``,
+``TrecEvalOrder``.
+
+Each wraps an ir_measures measure (``nDCG@10``, ``RR(rel=2)``, ``P(rel=2)@10``) or a tiedrank
+metric name (``"TsRR2"``) and *is* an ir_measures measure, so ``ir_measures.calc_aggregate``,
+``ir_measures.iter_calc`` and PyTerrier's ``pt.Experiment`` (``baseline=``, ``correction=``)
+compute it. Importing this module registers a ``tiedrank`` provider first in
+``ir_measures.DefaultPipeline``; it evaluates the run with :func:`tiedrank.evaluate`, so
+every value is tiedrank's:
+
+- the whole ranking is evaluated (ir_measures' runtime provider cuts each ranking at the
+  cutoff first, which splits a tie group straddling ``k``; ``Expected(P@10)`` is the exact
+  E[P@10] over the orderings of the whole run, never a value of the truncated list);
+- per query, the values equal ``tiedrank.evaluate(run, qrels, [metric], ties=policy)``;
+- as in tiedrank, a query without any relevant document at the measure's level has no
+  value (trec_eval scores it 0) and does not enter the mean; a qrels query the run misses
+  scores 0. When such a measure is computed together with other providers' measures,
+  ir_measures fills the missing queries with the measure's ``DEFAULT``, NaN, which the
+  measure's aggregator skips.
+
+Examples
+--------
+>>> import ir_measures
+>>> from ir_measures import nDCG, RR
+>>> from tiedrank.measures import Best, Expected, Worst
+>>> run = {"q1": {"a": 1.0, "b": 1.0, "c": 0.5}}   # a and b tie at the top
+>>> qrels = {"q1": {"b": 1}}
+>>> measures = [Expected(RR), Best(RR), Worst(RR)]
+>>> result = ir_measures.calc_aggregate(measures, qrels, run)
+>>> [(str(m), round(result[m], 3)) for m in measures]
+[('Expected(RR)', 0.75), ('Best(RR)', 1.0), ('Worst(RR)', 0.5)]
+>>> Expected(nDCG@10) == Expected("nDCG@10"), str(Expected(nDCG)@5)
+(True, 'Expected(nDCG@5)')
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import pandas as pd
+
+try:
+    import ir_measures
+    from ir_measures.measures.base import Agg, Measure, ParamInfo
+    from ir_measures.providers.base import Evaluator, Provider
+    from ir_measures.util import Metric as Value
+    from ir_measures.util import QrelsConverter, RunConverter
+except ImportError as error:  # pragma: no cover - exercised only without ir_measures
+    raise ImportError("tiedrank.measures needs ir_measures: pip install ir-measures") from error
+
+from .data import Qrels
+from .io import read_qrels
+from .metrics import Metric, parse_metric
+from .policies import parse_policies
+
+__all__ = ["Best", "Expected", "TiedrankProvider", "TrecEvalOrder", "Worst", "provider"]
+
+
+class _NanSkippingMean(Agg):
+    """The mean of the values that are not NaN (NaN: a query the measure does not define)."""
+
+    def __init__(self) -> None:
+        self.sum, self.count = 0.0, 0
+
+    def add(self, value: float) -> None:
+        if not math.isnan(value):
+            self.sum, self.count = self.sum + value, self.count + 1
+
+    def result(self) -> float:
+        return self.sum / self.count if self.count else float("nan")
+
+
+class _PolicyMeasure(Measure):
+    """A tiedrank metric under one tie policy, as an ir_measures measure."""
+
+    POLICY = ""
+    SUPPORTED_PARAMS = {"measure": ParamInfo(required=True, desc="the wrapped measure: an "
+                                             "ir_measures measure or a tiedrank metric name")}
+    DEFAULT = float("nan")  # ir_measures' fill-in for a query without a value: skipped in means
+
+    def __init__(self, measure=None, **params):
+        if measure is None:
+            measure = params.pop("measure", None)
+        if measure is None:
+            raise TypeError(f"{self.NAME}() wraps a measure: {self.NAME}(nDCG@10), "
+                            f"{self.NAME}(RR(rel=2)) or {self.NAME}('TsRR2')")
+        if params:
+            raise TypeError(f"{self.NAME}() takes only the measure it wraps; put parameters on "
+                            f"that measure, e.g. {self.NAME}(RR(rel=2)@10)")
+        super().__init__(measure=measure)
+        self.metric: Metric = parse_metric(measure)  # refuses what tiedrank cannot honour, now
+
+    def __matmul__(self, cutoff: int) -> "_PolicyMeasure":
+        """``Expected(nDCG)@10`` is ``Expected(nDCG@10)``."""
+        inner = self.params["measure"]
+        return type(self)(inner @ cutoff if isinstance(inner, Measure) else f"{inner}@{cutoff}")
+
+    def __repr__(self) -> str:
+        return f"{self.NAME}({self.metric.name})"
+
+    def aggregator(self) -> Agg:
+        return _NanSkippingMean()
+
+
+def _policy_measure(name: str, policy: str, doc: str) -> type:
+    return type(name, (_PolicyMeasure,), {"NAME": name, "__name__": name, "POLICY": policy,
+                                          "__doc__": doc, "__module__": __name__})
+
+
+Expected = _policy_measure("Expected", "expected", "The exact expectation over every ordering "
+                           "of the tied documents (tiedrank's ``expected`` policy).")
+Best = _policy_measure("Best", "optimistic", "The best case over the tie orderings "
+                       "(relevant documents first inside each tie group).")
+Worst = _policy_measure("Worst", "pessimistic", "The worst case over the tie orderings "
+                        "(relevant documents last inside each tie group).")
+TrecEvalOrder = _policy_measure("TrecEvalOrder", "trec_eval", "The value in trec_eval's "
+                                "order: score descending, then docno descending.")
+
+
+class TiedrankProvider(Provider):
+    """The ir_measures provider of :class:`Expected`, :class:`Best`, :class:`Worst` and
+    :class:`TrecEvalOrder`: one :func:`tiedrank.evaluate` call per run."""
+
+    NAME = "tiedrank"
+
+    def supports(self, measure) -> bool:
+        return isinstance(measure, _PolicyMeasure)
+
+    def _evaluator(self, measures, qrels) -> "TiedrankEvaluator":
+        return TiedrankEvaluator(measures, qrels)
+
+
+class TiedrankEvaluator(Evaluator):
+    """Evaluates runs against one set of qrels for a list of tiedrank policy measures."""
+
+    def __init__(self, measures, qrels):
+        frame = QrelsConverter(qrels, strict=False).as_pd_dataframe()
+        frame = pd.DataFrame({"query": frame["query_id"].astype(str),
+                              "doc": frame["doc_id"].astype(str),
+                              "relevance": frame["relevance"].astype("int64")})
+        self.qrels: Qrels = read_qrels(frame)  # the checks of a qrels file (duplicates, ...)
+        measures = list(measures)
+        super().__init__(measures, set(frame["query"]))
+
+    def iter_calc(self, run) -> Iterator[Value]:
+        """Per-query values, only for the queries tiedrank evaluates (see the module notes)."""
+        return self._iter_calc(run)
+
+    def _iter_calc(self, run) -> Iterator[Value]:
+        from .evaluate import evaluate  # local: keeps `import tiedrank.measures` light
+
+        frame = RunConverter(run, strict=False).as_pd_dataframe()
+        if len(frame) == 0:
+            yield from self._empty_run()
+            return
+        frame = pd.DataFrame({"query": frame["query_id"].astype(str),
+                              "doc": frame["doc_id"].astype(str),
+                              "score": frame["score"].astype("float64")})
+        policies = list(dict.fromkeys(m.POLICY for m in self.measures))
+        metrics = list(dict.fromkeys(m.metric for m in self.measures))
+        per_query = evaluate({"run": frame}, self.qrels, metrics, ties=policies).per_query
+        for measure in self.measures:
+            label = parse_policies(measure.POLICY)[0].label
+            rows = per_query[(per_query["metric"] == measure.metric.name)
+                             & (per_query["policy"] == label)]
+            for query, value in zip(rows["query"], rows["value"]):
+                yield Value(str(query), measure, float(value))
+
+    def _empty_run(self) -> Iterator[Value]:
+        """No documents at all: every query with a relevant document scores 0."""
+        grades = self.qrels.frame
+        for measure in self.measures:
+            level = measure.metric.rel or 1
+            for query in sorted(set(grades.loc[grades["relevance"] >= level, "query"])):
+                yield Value(str(query), measure, 0.0)
+
+
+provider = TiedrankProvider()
+"""The registered provider (``ir_measures.providers.registry["tiedrank"]``)."""
+
+
+def _register() -> None:
+    """Register the provider and put it first in ir_measures' default pipeline (once)."""
+    ir_measures.providers.registry.setdefault(provider.NAME, provider)
+    chain = ir_measures.DefaultPipeline.providers
+    if not any(isinstance(p, TiedrankProvider) for p in chain):
+        chain.insert(0, provider)
+
+
+_register()
