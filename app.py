@@ -47,6 +47,7 @@ def _menu() -> None:
             st.page_link(page)
 
 
+common.count_run()  # numbers the runs: kept page widgets re-assert after a gap (ui.persist)
 _menu()
 _return_to = st.session_state.pop(common.RETURN_KEY, None)
 if _return_to:  # a page was opened before app.py had run (see common._enter_through_app)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tiedrank.dashboard import learn
+from tiedrank.dashboard import learn, walkthrough
 from tiedrank.dashboard.figures import learn as figures
 from tiedrank.dashboard.ui import download_row, empty_state, figure_download, persist
 from tiedrank.errors import InputError
@@ -29,13 +29,20 @@ st.caption("One query, a handful of documents. Edit the scores and grades and wa
            "metric under every tie policy. This page does not use the data in the sidebar.")
 
 keys = list(learn.SCENARIOS)
+scenario_kwargs = persist("learn_scenario", "S2")
+current = st.session_state["learn_scenario"]
+# the editor's pending edits are known before it is drawn: the selector can say "Custom"
+edited_before = walkthrough.is_edited(learn.SCENARIOS[current], walkthrough.apply_editor_state(
+    learn.SCENARIOS[current].frame(), st.session_state.get(f"learn_editor_{current}")))
 scenario_key = st.selectbox(
-    "Scenario", keys, format_func=lambda k: learn.SCENARIOS[k].label + ("  (seed)" if k in learn.SEED_SCENARIOS else ""),
+    "Scenario", keys, format_func=lambda k: walkthrough.scenario_label(k, edited_before and k == current)
+    + ("  (seed)" if k in learn.SEED_SCENARIOS and not (edited_before and k == current) else ""),
     help="S1-S4 are the seed notebook's scenarios (metrics-reference.md, section 7); V5-V10 are "
-         "further test vectors of the reference. Picking one resets the table below.",
-    **persist("learn_scenario", "S2"))
+         "further test vectors of the reference. Picking one resets the table below; after an "
+         "edit the selector shows Custom and the hint describes your ranking.",
+    **scenario_kwargs)
 scenario = learn.SCENARIOS[scenario_key]
-st.info(scenario.description, icon=":material/lightbulb:")
+hint = st.empty()
 
 c1, c2, c3, c4 = st.columns(4)
 k = c1.number_input("Cutoff k", min_value=1, max_value=50, step=1,
@@ -67,11 +74,18 @@ try:
     result = learn.evaluate_toy(edited, k=int(k), alpha=float(alpha), rel_level=int(rel_level),
                                 gain=gain or "linear")
 except (InputError, ValueError) as err:
+    hint.info("Your edited ranking cannot be evaluated yet: see the message beside the table.",
+              icon=":material/edit:")
     with right:
         st.error(f"The table cannot be evaluated: {err}", icon=":material/error:")
         st.caption("Line numbers count the table's rows from 1. Fix the cell (or delete the row) "
                    "and everything below is recomputed.")
     st.stop()
+
+if walkthrough.is_edited(scenario, edited):
+    hint.info(walkthrough.ranking_hint(edited, int(rel_level)), icon=":material/edit:")
+else:
+    hint.info(scenario.description, icon=":material/lightbulb:")
 
 with right:
     fig = figures.ranking_figure(result.ranked("expected"), result.rel_level)
@@ -142,6 +156,31 @@ else:
         figure_download(fig, f"toy_{scenario_key}_orderings_{shown}", key="learn_enum_fig")
     st.caption("TsRR, TsRR2 and the G-RAG metrics are not means over orderings, so they are not "
                "listed here.")
+
+# ---- step by step: E[AP] and E[nDCG@k] ------------------------------------------------------
+st.subheader(f"Step by step: E[AP] and E[nDCG@{int(k)}] from the tie groups", divider="gray")
+st.markdown("Each tie group contributes on its own, whatever happens inside the others. The "
+            "closed forms below (metrics-reference.md, section 3) add up one term per group; "
+            "the enumeration of every ordering gives the same mean.")
+steps = walkthrough.walkthrough_check(edited, result, k=int(k), gain=gain or "linear",
+                                      rel_level=int(rel_level), limit=learn.ENUMERATION_LIMIT)
+w_ap, w_ndcg = st.columns(2, gap="large")
+with w_ap:
+    st.latex(walkthrough.AP_LATEX)
+    if steps.ap.steps.empty:
+        empty_state(f"No document has a grade >= {int(rel_level)}: E[AP] = 0.")
+    else:
+        st.dataframe(steps.ap.steps, hide_index=True, column_config={
+            "value": st.column_config.NumberColumn(format="%.6f")})
+        st.markdown(walkthrough.ap_sentence(steps))
+with w_ndcg:
+    st.latex(walkthrough.NDCG_LATEX)
+    st.dataframe(steps.ndcg.steps, hide_index=True, column_config={
+        c: st.column_config.NumberColumn(format="%.6f") for c in ("sum of 1/log2(rank+1)", "contribution")})
+    st.markdown(walkthrough.ndcg_sentence(steps))
+st.dataframe(steps.check, hide_index=True, column_config={
+    c: st.column_config.NumberColumn(format="%.10f") for c in steps.check.columns[1:]})
+download_row(steps.check, f"toy_{scenario_key}_walkthrough_check", key="learn_walk_check", digits=10)
 
 # ---- MTRR vs G-RAG -----------------------------------------------------------------------------
 st.subheader("MTRR = E[1/rank] is not the G-RAG paper's 1/E[rank]", divider="gray")

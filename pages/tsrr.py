@@ -6,6 +6,7 @@ alpha; the formula; and its two pathologies on live toy examples. Widgets and la
 """
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from tiedrank.dashboard import learn
@@ -13,9 +14,13 @@ from tiedrank.dashboard.figures import tsrr as figures
 from tiedrank.dashboard.tsrr import (
     TSRR2_LATEX,
     TSRR_LATEX,
+    NO_REFERENCES,
     alpha_grid,
+    alpha_steps,
     appended_example,
+    format_alpha,
     fully_tied_example,
+    nearest_alpha,
     sweep_references,
     sweep_table,
     tsrr_query_table,
@@ -53,31 +58,39 @@ tables = ctx.tables()
 # ---- the sweep -------------------------------------------------------------------------
 st.header("Mean TsRR per run across alpha", divider="gray")
 left, right = st.columns([3, 2])
-low, high = left.slider(
-    "alpha range (log10)", min_value=-3.0, max_value=3.0, step=0.1, format="%.1f",
-    help=f"The sweep covers alpha from 10^low to 10^high, {SWEEP_POINTS} points evenly spaced on "
-         "a log scale. The default 10^-2 to 10^2 shows both limits.",
-    **persist("tsrr_range", (-2.0, 2.0)))
+steps = alpha_steps(-3.0, 3.0)
+range_kwargs = persist("tsrr_alpha_range")  # value= below makes it a range slider
+if "tsrr_alpha_range" in st.session_state:  # a kept pair snaps to the offered alphas
+    kept = tuple(nearest_alpha(a, steps) for a in st.session_state["tsrr_alpha_range"])
+    if kept != tuple(st.session_state["tsrr_alpha_range"]):
+        st.session_state["tsrr_alpha_range"] = kept
+alpha_low, alpha_high = left.select_slider(
+    "alpha range", options=steps, format_func=format_alpha, value=(0.01, 100.0),
+    help=f"The sweep covers alpha from the left end to the right end, {SWEEP_POINTS} points evenly "
+         "spaced on a log scale. The default 0.01 to 100 shows both limits.", **range_kwargs)
+low, high = float(np.log10(alpha_low)), float(np.log10(alpha_high))
 runs_kwargs = persist_choice("tsrr_runs", runs)
 st.session_state.setdefault("tsrr_runs", runs)  # first visit: every run
 chosen = right.multiselect(
     "Runs", runs, help="Runs drawn in the sweep (all by default). Click a legend entry to hide "
-    "a run's curve and its reference lines.", **runs_kwargs)
-show_refs = right.toggle(
-    "Reference lines (MRR in trec_eval's order, E[RR], TsRR2)",
-    help="Horizontal lines in each run's colour: dotted = MRR as trec_eval reports it, dashed = "
-         "exact E[RR], dash-dot = TsRR2 (no alpha).", **persist("tsrr_refs", True))
+    "a run's curve.", **runs_kwargs)
+ref_options = [NO_REFERENCES, *chosen]
+ref_run = right.selectbox(
+    "Reference lines for", ref_options, format_func=lambda r: "no run" if r == NO_REFERENCES else r,
+    help="Horizontal lines for one run, in its colour: dotted = MRR as trec_eval reports it, "
+         "dashed = exact E[RR], dash-dot = TsRR2 (no alpha). One run at a time keeps the chart "
+         "readable with many runs.",
+    **persist_choice("tsrr_ref_run", ref_options, chosen[0] if chosen else NO_REFERENCES))
 if high <= low:
     empty_state("The alpha range is empty: move the two ends of the slider apart.")
     st.stop()
-alpha_kwargs = persist("tsrr_alpha_log", 0.0)
-st.session_state["tsrr_alpha_log"] = min(max(float(st.session_state["tsrr_alpha_log"]), low), high)
-marked = st.slider(
-    "alpha of the per-query table (log10)", min_value=float(low), max_value=float(high), step=0.05,
-    format="%.2f", help="The per-query table below (and the vertical guide in the chart) use "
-    "alpha = 10^this value. 0 means alpha = 1.",
+in_range = [a for a in steps if alpha_low <= a <= alpha_high]
+alpha_kwargs = persist("tsrr_alpha", 1.0)
+st.session_state["tsrr_alpha"] = nearest_alpha(float(st.session_state["tsrr_alpha"]), in_range)
+alpha = st.select_slider(
+    "alpha of the per-query table", options=in_range, format_func=format_alpha,
+    help="The per-query table below (and the vertical guide in the chart) use this alpha.",
     **alpha_kwargs)
-alpha = 10.0 ** marked
 
 if not chosen:
     empty_state("Pick at least one run to draw the sweep.")
@@ -87,8 +100,8 @@ else:
         {n: tables[n] for n in names}, alpha_grid(lo, hi, SWEEP_POINTS)),
         tuple(chosen), float(low), float(high))
     references = sweep_references(ctx.evaluation(("RR", "TsRR2"), ("expected", "trec_eval")).summary)
-    references = references[references["run"].isin(chosen)]
-    fig = figures.sweep_figure(sweep, references if show_refs else None, marked_alpha=alpha,
+    references = references[references["run"] == ref_run]
+    fig = figures.sweep_figure(sweep, references if len(references) else None, marked_alpha=alpha,
                                title=f"Mean TsRR over {ctx.dataset_label or 'the loaded data'}")
     st.plotly_chart(fig, theme=None, key="tsrr_sweep_chart")
     figure_download(fig, "tsrr_sweep", key="tsrr_sweep_fig")

@@ -101,7 +101,7 @@ def test_tsrr_page_on_sample_data():
     assert at.title[0].value == "TsRR alpha sweep"
     assert _charts(at) == 3  # sweep and the two pathologies
     assert len(at.get("latex")) >= 2
-    assert at.slider(key="tsrr_range").value == (-2.0, 2.0)
+    assert at.select_slider(key="tsrr_alpha_range").value == (0.01, 100.0)
     assert len(at.multiselect(key="tsrr_runs").value) == 8
     assert _metric(at, "TsRR (every alpha)") == "0.0000"
     assert float(_metric(at, "E[RR]")) > 0
@@ -114,8 +114,8 @@ def test_tsrr_controls():
     at.slider(key="tsrr_appended").set_value(100).run()
     assert_no_trouble(at)
     assert float(_metric(at, "TsRR, alpha = 1")) > start  # the value rises
-    at.slider(key="tsrr_range").set_value((-1.0, 1.5)).run()
-    at.slider(key="tsrr_alpha_log").set_value(1.0).run()
+    at.select_slider(key="tsrr_alpha_range").set_value((0.1, 31.6)).run()
+    at.select_slider(key="tsrr_alpha").set_value(10.0).run()
     assert_no_trouble(at)
     assert any(h.value.startswith("Per query at alpha = 10") for h in at.header)
     at.selectbox(key="tsrr_table_run").select("TREMA-all").run()

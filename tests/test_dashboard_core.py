@@ -322,7 +322,7 @@ def test_ranked_list_figure_modes(small_table):
 def test_top_strip_figure(small_table):
     strip = top_strip(small_table, depth=3)
     fig = top_strip_figure(strip, color="parity", depth=3)
-    assert len(fig.data) == 1 and fig.data[0].type == "heatmap"
+    assert fig.data[0].type == "heatmap" and all(t.type == "scatter" for t in fig.data[1:])  # + colour legend
     z = np.asarray(fig.data[0].z, dtype=float)
     assert z.shape == (2, 3)
     assert z[0].tolist() == [0, 1, 1]  # alone, then a tied group (group 2, parity 0 -> 1)

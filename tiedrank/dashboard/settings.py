@@ -72,3 +72,18 @@ def validate_metrics(names: Iterable[str]) -> tuple[list[str], list[str]]:
         if canonical not in valid:
             valid.append(canonical)
     return valid, errors
+
+
+def needs_reassert(drawn_at: int | None, run_serial: int | None) -> bool:
+    """Whether a kept page widget must have its value written back before it is drawn in
+    run ``run_serial``: it was drawn before, but not in the previous run (nor already in
+    this one). A widget that reappears after runs without it (an empty state, another
+    page) would otherwise mount at its element default in the browser, showing nothing
+    chosen while the page uses the kept value, and the next click would replace it.
+
+    >>> needs_reassert(None, 5), needs_reassert(4, 5), needs_reassert(5, 5), needs_reassert(3, 5)
+    (False, False, False, True)
+    """
+    if drawn_at is None or run_serial is None:
+        return False
+    return drawn_at < run_serial - 1

@@ -90,7 +90,9 @@ def top_strip(table: TieTable, depth: int = 20, queries: Sequence[str] | None = 
 
     Columns: query, position (1..depth), group (1-based inside the query), group_size,
     group_relevant (relevant documents in the whole group), tied (size > 1), parity
-    (group number mod 2, to tell neighbouring groups apart), score. Queries without
+    (group number mod 2, to tell neighbouring groups apart), score, grade and judged (of
+    the document at that position; the order inside a group is the expected table's, so
+    the cell shows which grades the group holds). Queries without
     results have no rows; ``queries`` restricts and orders the output.
     """
     mask = table.doc_rank <= depth
@@ -108,6 +110,8 @@ def top_strip(table: TieTable, depth: int = 20, queries: Sequence[str] | None = 
         "tied": table.group_size[groups] > 1,
         "parity": group_number % 2,
         "score": table.doc_score[positions],
+        "grade": table.doc_grade[positions],
+        "judged": table.doc_judged[positions],
     })
     if queries is not None:
         order = {q: n for n, q in enumerate(queries)}

@@ -52,6 +52,9 @@ def tsrr_query_table(table: TieTable, alpha: float, *, query_text: Mapping[str, 
     return out.reset_index(drop=True)
 
 
+NO_REFERENCES = ""
+"""The TsRR page's "Reference lines for" choice that draws none."""
+
 REFERENCE_METRICS = {"MRR (trec_eval order)": ("RR", "trec_eval"), "E[RR]": ("RR", "expected"),
                      "TsRR2": ("TsRR2", "expected")}
 """Reference lines of the alpha sweep: label -> (metric, policy)."""
@@ -133,3 +136,25 @@ def sweep_table(sweep: pd.DataFrame) -> pd.DataFrame:
     for run in wide.columns:
         out[f"TsRR {run}"] = wide[run].to_numpy()
     return out
+
+
+# ---- alpha controls ------------------------------------------------------------------------------
+def alpha_steps(log10_low: float = -3.0, log10_high: float = 3.0, per_decade: int = 10) -> list[float]:
+    """The alphas the page's sliders offer: ``per_decade`` per factor of 10, rounded to three
+    significant digits (0.001, 0.00126, ..., 1, 1.26, ..., 1000), so the sliders show alpha
+    itself rather than its logarithm."""
+    exponents = np.arange(round(log10_low * per_decade), round(log10_high * per_decade) + 1) / per_decade
+    return [float(f"{10.0 ** e:.3g}") for e in exponents]
+
+
+def format_alpha(alpha: float) -> str:
+    """``0.01``, ``1.26``, ``100``: an alpha as the sliders show it."""
+    return f"{alpha:g}"
+
+
+def nearest_alpha(value: float, options: Sequence[float]) -> float:
+    """The option closest to ``value`` on a log scale (a kept alpha outside a new range is
+    moved to the range's nearest end)."""
+    if value is None or not np.isfinite(value) or value <= 0:
+        value = 1.0
+    return min(options, key=lambda a: abs(np.log10(a) - np.log10(value)))

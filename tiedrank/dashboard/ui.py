@@ -56,6 +56,7 @@ from tiedrank.dashboard.settings import (
     Settings,
     default_metrics,
     metric_options,
+    needs_reassert,
     retarget_metrics,
     validate_metrics,
 )
@@ -569,7 +570,30 @@ def persist(key: str, default: Any = None) -> dict:
     """
     if default is not None:
         st.session_state.setdefault(key, default)
+    _reassert_on_remount(key)
     return {"key": key, "persist_state": KEEP}
+
+
+RUN_SERIAL_KEY = "_tiedrank_run_serial"
+"""session_state key: a counter app.py raises on every script run (see :func:`count_run`)."""
+_DRAWN_KEY = "_tiedrank_widget_drawn"
+
+
+def count_run() -> None:
+    """Called by app.py at the top of every run: numbers the runs for :func:`persist`."""
+    st.session_state[RUN_SERIAL_KEY] = st.session_state.get(RUN_SERIAL_KEY, 0) + 1
+
+
+def _reassert_on_remount(key: str) -> None:
+    """A kept widget that was not drawn in the previous run (the page stopped early on an
+    empty state, or another page was shown) gets its kept value written back before it is
+    drawn again, so the browser is told the value instead of mounting the widget empty
+    while the page still computes with the kept value (see settings.needs_reassert)."""
+    serial = st.session_state.get(RUN_SERIAL_KEY)
+    drawn: dict = st.session_state.setdefault(_DRAWN_KEY, {})
+    if needs_reassert(drawn.get(key), serial) and key in st.session_state:
+        st.session_state[key] = copy.deepcopy(st.session_state[key])
+    drawn[key] = serial
 
 
 def persist_choice(key: str, options: Sequence, default: Any = None) -> dict:

@@ -58,4 +58,18 @@ def range_figure(report: pd.DataFrame, metric: str, *, flipped_runs: set[str] | 
         margin=dict(l=10, r=10, t=50, b=40),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0, title=None))
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=labels)
+    fig.update_xaxes(range=value_range(rows))
     return fig
+
+
+def value_range(rows: pd.DataFrame) -> list[float]:
+    """The x range of a range figure: [0, 1] (metrics are rates) widened to any value outside
+    it (DCG), with a little room; never plotly's automatic [-0.5, ...] around one point."""
+    columns = [c for c, _ in _REPORT_POLICIES if c in rows]
+    values = rows[columns].to_numpy(dtype=float).ravel() if columns else np.array([])
+    values = values[np.isfinite(values)]
+    lo = min(0.0, float(values.min())) if len(values) else 0.0
+    hi = max(1.0, float(values.max())) if len(values) else 1.0
+    pad = 0.03 * (hi - lo)
+    return [lo - pad, hi + pad]
+

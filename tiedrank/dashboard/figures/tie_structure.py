@@ -130,7 +130,9 @@ def top_strip_figure(strip: pd.DataFrame, *, color: str = "parity", depth: int =
 
     ``color="parity"``: a document alone in its group is pale; tied groups alternate two
     colours so that neighbouring groups stand apart. ``color="size"``: log colour scale of
-    the group size. Hover gives the group number, size and relevant documents.
+    the group size (with a colour bar). Cells show the grade of the document at that rank
+    (when there are at most 40 rows); hover gives the grade, the group number, size,
+    relevant documents and the grades the group holds in the top ranks.
 
     Parameters
     ----------
@@ -171,24 +173,48 @@ def top_strip_figure(strip: pd.DataFrame, *, color: str = "parity", depth: int =
     relevant = np.full(shape, np.nan)
     relevant[r, c] = sub["group_relevant"]
     # numeric customdata travels as a compact typed array; query text only when there is some
-    customdata = np.stack([group, size, relevant], axis=-1)
+    grade_text = np.full(shape, "", dtype=object)
+    if "grade" in sub:
+        judged = sub["judged"].to_numpy(dtype=bool) if "judged" in sub else np.ones(len(sub), bool)
+        grade_text[r, c] = np.where(judged, sub["grade"].astype(int).astype(str), "–")
+    group_grades = np.full(shape, "", dtype=object)  # the grades a group holds (top ranks only)
+    for q_row in range(n_rows):
+        for g in set(group[q_row][np.isfinite(group[q_row])]):
+            cols = np.flatnonzero(group[q_row] == g)
+            group_grades[q_row, cols] = " ".join(grade_text[q_row, cols])
+    # numeric customdata travels as a compact typed array; strings only where needed
+    customdata = np.stack([group, size, relevant], axis=-1).astype(object)
     texts = [(query_text or {}).get(q, "") for q in queries]
-    extra = {}
-    if any(texts):
-        extra = dict(text=[[t] * depth for t in texts])
+    row_text = np.repeat(np.asarray(texts, dtype=object)[:, None], depth, axis=1)
+    customdata = np.concatenate([customdata, group_grades[..., None], row_text[..., None]], axis=-1)
+    query_line = "query %{y}" + (" %{customdata[4]}" if any(texts) else "")
+    show_text = n_rows <= 40
     fig = go.Figure(go.Heatmap(
         z=z, x=np.arange(1, depth + 1), y=queries, colorscale=colorscale, zmin=zmin, zmax=zmax,
         showscale=colorbar is not None, colorbar=colorbar, xgap=1, ygap=1 if n_rows <= 60 else 0,
-        customdata=customdata, **extra,
-        hovertemplate=("query %{y}" + (" %{text}" if extra else "") + "<br>rank %{x}: group "
-                       "%{customdata[0]}, size %{customdata[1]}, %{customdata[2]} relevant in the "
-                       "group<extra></extra>")))
+        customdata=customdata, text=grade_text,
+        texttemplate="%{text}" if show_text else None, textfont=dict(size=10, color="#222222"),
+        hovertemplate=(query_line + "<br>rank %{x}: grade %{text} (– unjudged); group "
+                       "%{customdata[0]}, size %{customdata[1]}, %{customdata[2]} relevant in "
+                       "the group; grades in the group's top ranks: %{customdata[3]}"
+                       "<extra></extra>")))
+    if color == "parity":  # the colour legend of the groups
+        for name, swatch in (("alone on its score", PARITY_COLORS[0]),
+                             ("tied group", PARITY_COLORS[1]),
+                             ("next tied group (neighbours alternate)", PARITY_COLORS[2])):
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
+                                     marker=dict(symbol="square", size=13, color=swatch,
+                                                 line=dict(color="#999999", width=1)),
+                                     hoverinfo="skip"))
     fig.update_layout(
         template=TEMPLATE, height=min(900, max(260, 90 + 18 * n_rows)),
         margin=dict(l=10, r=10, t=30, b=40),
-        xaxis=dict(title="rank", dtick=1 if depth <= 30 else None),
+        xaxis=dict(title="rank (cell text: the document's grade)" if show_text else "rank",
+                   dtick=1 if depth <= 30 else None, range=[0.5, depth + 0.5]),
         yaxis=dict(title=None, autorange="reversed", type="category",
-                   showticklabels=n_rows <= 80))
+                   showticklabels=n_rows <= 80),
+        showlegend=color == "parity",
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0, title=None))
     return fig
 
 
