@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from .style import TEMPLATE, grade_color
 
 _SPAN_COLOR = "#bdbdbd"
+_SPAN_COLORS = ("#bdbdbd", "#8f8f8f")
 _X_A, _X_B = 0.0, 1.0
 
 
@@ -22,7 +23,8 @@ def _middle(first: float, last: float, missing: float) -> float:
 
 def _spans(flows: pd.DataFrame, side: str) -> pd.DataFrame:
     spans = flows[[f"{side}_first", f"{side}_last", "n"]].dropna()
-    return spans.groupby([f"{side}_first", f"{side}_last"], as_index=False)["n"].sum()
+    return spans.groupby([f"{side}_first", f"{side}_last"], as_index=False)["n"].sum().sort_values(
+        f"{side}_first", kind="stable")
 
 
 def slope_figure(flows: pd.DataFrame, run_a: str, run_b: str, *, depth: int,
@@ -39,14 +41,15 @@ def slope_figure(flows: pd.DataFrame, run_a: str, run_b: str, *, depth: int,
     missing = deepest + max(2.0, deepest * 0.06)
     for side, x in (("a", _X_A), ("b", _X_B)):
         spans = _spans(flows, side)
-        xs, ys, hover = [], [], []
-        for first, last, n in spans.itertuples(index=False):
-            xs += [x, x, None]
-            ys += [first - 0.45, last + 0.45, None]
-            label = f"ranks {int(first)}" + ("" if first == last else f"-{int(last)}")
-            hover += [f"{label}: {int(n)} document{'s' if n != 1 else ''} shown"] * 2 + [None]
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=_SPAN_COLOR, width=14),
-                                 text=hover, hovertemplate="%{text}<extra></extra>", showlegend=False))
+        for parity in (0, 1):  # neighbouring groups alternate two greys, so they stand apart
+            xs, ys, hover = [], [], []
+            for first, last, n in spans.iloc[parity::2].itertuples(index=False):
+                xs += [x, x, None]
+                ys += [first - 0.45, last + 0.45, None]
+                label = f"ranks {int(first)}" + ("" if first == last else f"-{int(last)}")
+                hover += [f"{label}: {int(n)} document{'s' if n != 1 else ''} shown"] * 2 + [None]
+            fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=_SPAN_COLORS[parity], width=14),
+                                     text=hover, hovertemplate="%{text}<extra></extra>", showlegend=False))
     seen: set[int] = set()
     biggest = float(flows["n"].max()) if len(flows) else 1.0
     order = np.argsort(flows["grade"].to_numpy(), kind="stable") if len(flows) else []
