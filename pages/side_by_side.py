@@ -36,17 +36,19 @@ st.markdown(
     "On **Compare**, a click on a query of the per-query differences opens it here.")
 
 queries = [str(q) for q in tables[runs[0]].queries]
-metrics = [m for m in metric_options(k) if not parse_metric(m).tie_aware_by_definition]
-kept_metric = st.session_state.get("sbs_metric")
-if kept_metric and kept_metric not in metrics and not validate_metrics([kept_metric])[1]:
-    metrics.append(kept_metric)  # e.g. a metric typed on Compare, opened by a click there
-
 # ---- the choices: a link first, then a click on Compare (the newer wins) ----------------------
 URL_WRITTEN = "_sbs_url_written"
 in_link = {name: st.query_params[name] for name in view.URL_PARAMS.values() if name in st.query_params}
-if in_link and in_link != st.session_state.get(URL_WRITTEN):  # a link, not what we wrote
+if in_link == st.session_state.get(URL_WRITTEN):
+    in_link = {}  # what this page wrote: the widgets already hold it
+drill = st.session_state.pop(view.DRILL_PAIR_KEY, None) or {}
+metrics = [m for m in metric_options(k) if not parse_metric(m).tie_aware_by_definition]
+# a metric typed on Compare (opened by a click there) or in a link is offered too, if valid
+extra, _ = validate_metrics(m for m in (st.session_state.get("sbs_metric"), in_link.get("metric"),
+                                        drill.get("sbs_metric")) if m)
+metrics += [m for m in extra if m not in metrics and not parse_metric(m).tie_aware_by_definition]
+if in_link:
     st.session_state.update(view.choices_from_url(in_link, runs, queries, metrics))
-drill = st.session_state.pop(view.DRILL_PAIR_KEY, None)
 if drill:
     st.session_state.update(view.choices_from_url(view.url_from_choices(drill), runs, queries, metrics))
 
