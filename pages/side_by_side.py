@@ -51,6 +51,10 @@ if in_link:
     st.session_state.update(view.choices_from_url(in_link, runs, queries, metrics))
 if drill:
     st.session_state.update(view.choices_from_url(view.url_from_choices(drill), runs, queries, metrics))
+chosen_a = st.session_state.get("sbs_run_a")
+if (in_link or drill) and chosen_a in runs and len(runs) > 1 and chosen_a == st.session_state.get(
+        "sbs_run_b", runs[1]):  # a link naming run A only (Tie structure's): B is another run
+    st.session_state["sbs_run_b"] = next(r for r in runs if r != chosen_a)
 
 if len(runs) < 2:
     empty_state(f"The loaded data has one run ({runs[0]}): both sides show it. Upload more runs "

@@ -89,3 +89,24 @@ def test_llmjudge_renders():
     at.switch_page(PAGE).run()
     assert_no_trouble(at)
     assert len(_groups(at)) == 2
+
+
+def test_a_link_naming_run_a_only_shows_another_run_as_b():
+    """Tie structure's link names the run and the query only."""
+    at = _simulated(run_a="0-10", query="q002")  # B's first-visit default is 0-10 too
+    at.switch_page(PAGE).run()
+    assert_no_trouble(at)
+    assert at.selectbox(key="sbs_run_a").value == "0-10"
+    assert at.selectbox(key="sbs_run_b").value not in (None, "0-10")
+    assert at.query_params["query"] == "q002"
+
+
+def test_tie_structure_links_its_query_here():
+    at = _simulated()
+    at.switch_page("pages/tie_structure.py").run()
+    assert_no_trouble(at)
+    links = [e for e in at.get("page_link") if "beside another run" in str(e.proto.label)]
+    assert len(links) == 1
+    assert links[0].proto.page == "side_by_side"
+    run, query = at.selectbox(key="tie_run").value, at.selectbox(key="tie_query").value
+    assert links[0].proto.query_string == f"run_a={run}&query={query}"
