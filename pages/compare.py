@@ -11,7 +11,9 @@ from __future__ import annotations
 import streamlit as st
 
 from tiedrank.dashboard import compare as view
+from tiedrank.dashboard.drilldown import DRILL_PAIR_KEY, clicked_query
 from tiedrank.dashboard.figures import compare as figures
+from tiedrank.dashboard.side_by_side import drill_choices
 from tiedrank.dashboard.ui import (
     download_row,
     empty_state,
@@ -234,7 +236,13 @@ else:
                     help=f"Mean of run − baseline over the {len(differences)} paired queries.")
     st.markdown(view.difference_sentence(differences, run, baseline, chart_metric, policy_name))
     fig = figures.difference_figure(differences, run, baseline, chart_metric, policy_name)
-    st.plotly_chart(fig, theme=None, key="compare_difference_chart")
+    picked = clicked_query(st.plotly_chart(fig, theme=None, key="compare_difference_chart",
+                                           on_select="rerun", selection_mode="points"), axis="x")
+    if picked in set(differences["query"]):  # drill-down: both runs on that query, side by side
+        st.session_state[DRILL_PAIR_KEY] = drill_choices(run, baseline, picked, chart_metric)
+        st.switch_page("pages/side_by_side.py")
+    st.caption("Click a bar to open that query on **Two runs, one query**: both runs' tie groups "
+               "side by side.")
     figure_download(fig, f"tiedrank-compare-per-query-{run}-{chart_metric}", key="compare_difference_fig")
     with st.expander("The per-query differences as a table", icon=":material/table_rows:"):
         st.dataframe(differences, hide_index=True, column_config={

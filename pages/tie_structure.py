@@ -88,6 +88,11 @@ else:
         f"{int(info['largest_group'])} documents; {info['tie_ratio']:.0%} of the documents share "
         f"their score with another; {int(info['n_relevant'])} relevant in the qrels "
         f"(grade ≥ {ctx.settings.rel_level}). Outlined blocks are tie groups.")
+    if len(tables) > 1:
+        st.page_link("pages/side_by_side.py", label="Open this query beside another run",
+                      icon=":material/vertical_split:", query_params={"run_a": run, "query": query},
+                      help="Both runs' tie groups side by side, where each puts the relevant "
+                           "documents, and each run's range on this query.")
     evaluation = ctx.evaluation(tuple(default_metrics(k)), ("all",))
     values = query_values(evaluation, run, query)
     left, right = st.columns([3, 2])

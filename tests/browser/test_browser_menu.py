@@ -7,7 +7,8 @@ from browser_support import MENU, wait_idle
 
 pytestmark = pytest.mark.browser
 
-TITLES = ["Overview", "Tie structure", "Spread", "TsRR", "Learn", "Compare", "Simulator"]
+TITLES = ["Overview", "Tie structure", "Spread", "TsRR", "Learn", "Compare", "Two runs, one query",
+          "Simulator"]
 RAW_FILES = ["app", "tie_structure", "simulator", "overview", "compare", "learn", "spread", "tsrr"]
 
 

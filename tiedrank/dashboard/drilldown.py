@@ -2,7 +2,9 @@
 
 A per-query chart puts the query id first in each point's ``customdata``; Streamlit's
 ``st.plotly_chart(..., on_select="rerun")`` returns the selection, and the page stores the
-query under :data:`DRILL_KEY` before switching to Tie structure, which opens it.
+query under :data:`DRILL_KEY` before switching to Tie structure, which opens it. Compare's
+per-query differences store the run, the baseline and the query under
+:data:`DRILL_PAIR_KEY` and switch to the "Two runs, one query" page.
 """
 from __future__ import annotations
 
@@ -11,6 +13,11 @@ from typing import Any
 
 DRILL_KEY = "drill_query"
 """Session-state key of the query a click asked Tie structure to open."""
+
+DRILL_PAIR_KEY = "drill_pair"
+"""Session-state key of the two runs and the query (a dict keyed like
+:data:`tiedrank.dashboard.side_by_side.URL_PARAMS`) a click on Compare's per-query
+differences asked the "Two runs, one query" page to open."""
 
 
 def clicked_query(event: Mapping[str, Any] | None, axis: str | None = None) -> str | None:
