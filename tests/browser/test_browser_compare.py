@@ -43,7 +43,7 @@ def test_compare_page(page, app_url, ui, tmp_path):
     assert page.locator('[data-testid="stAlert"]').filter(has_text="Cannot use the groups file").count() == 0
 
     page.locator(PLOT).nth(4).wait_for(state="visible")
-    assert page.locator(PLOT).count() == 5
+    assert page.locator(PLOT).count() == 6  # + the verdict-flip heatmap
     for plot in page.locator(PLOT).all():
         assert plot.locator(".main-svg").count() > 0
     assert page.locator('[data-testid="stException"]').count() == 0
