@@ -44,7 +44,7 @@ SCALES = {
     # (a) queries x depth of the big run; (b) runs x queries x depth; (c) values x seeds
     "small": {"a": (500, 1000), "b": (4, 50, 1000), "c": (4, 4, 60), "buckets": 4},
     "medium": {"a": (5000, 1000), "b": (8, 200, 1000), "c": (8, 4, 200), "buckets": 8},
-    "full": {"a": (50_000, 1000), "b": (20, 1000, 1000), "c": (8, 8, 400), "buckets": None},
+    "full": {"a": (50_000, 1000), "b": (20, 1000, 1000), "c": (8, 8, 2000), "buckets": None},
 }
 SWEEP_VALUES = [2, 3, 4, 6, 8, 11, 16, None]
 
@@ -99,25 +99,35 @@ def ensure_data(data: Path, scale: dict, only: str) -> dict:
 
 
 # ---- children ----------------------------------------------------------------------------
-def _peak_mb() -> dict:
+def _cpu_s() -> float:
+    usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    return sum(u.ru_utime + u.ru_stime for u in usage)
+
+
+def _peak_mb(cpu_before: float) -> dict:
     own = None
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
             own = int(line.split()[1]) / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return {"peak_rss_mb": round(own or 0, 1), "largest_child_rss_mb": round(children, 1)}
+    # CPU seconds of this process and its reaped children: cpu_s / wall_s is how many cores
+    # the mode kept busy (a "one process" run that already uses 1.3 cores, through Arrow's
+    # reader threads, can gain at most 2 / 1.3 = 1.5x from a second core).
+    cpu = _cpu_s() - cpu_before
+    return {"peak_rss_mb": round(own or 0, 1), "largest_child_rss_mb": round(children, 1),
+            "cpu_s": round(cpu, 2)}
 
 
 def child(task: str, payload: dict) -> dict:
     from tiedrank import distributed as D
 
-    started = time.perf_counter()
+    started, cpu_before = time.perf_counter(), _cpu_s()
     client = payload.get("client")
     with (D.connect(client) if client else nullcontext()) as client:
         startup = time.perf_counter() - started  # starting a local cluster, if any
         result = _work(task, payload, client)
     wall = time.perf_counter() - started
-    return {"task": task, "wall_s": round(wall, 2), "startup_s": round(startup, 2), **_peak_mb(),
+    return {"task": task, "wall_s": round(wall, 2), "startup_s": round(startup, 2), **_peak_mb(cpu_before),
             "result": result.astype({c: str for c in result.columns
                                      if str(result[c].dtype) in ("category", "object")})
             .to_json(orient="split", double_precision=15)}
@@ -198,13 +208,14 @@ def _rows(name: str, what: str, measured: list[tuple[str, dict]]) -> list[dict]:
              "speedup_after_startup": round(base["wall_s"] / (m["wall_s"] - m["startup_s"]), 2)
              if m["wall_s"] > m["startup_s"] else None,
              "peak_rss_mb": m["peak_rss_mb"], "largest_child_rss_mb": m["largest_child_rss_mb"],
+             "cores_busy": round(m.get("cpu_s", 0) / m["wall_s"], 2) if m["wall_s"] else None,
              "identical_to_first": _same(base, m)} for mode, m in measured]
 
 
 def markdown(rows: list[dict]) -> str:
     head = ["experiment", "input", "mode", "wall_s", "startup_s", "speedup",
             "speedup_after_startup", "peak_rss_mb",
-            "largest_child_rss_mb", "identical_to_first"]
+            "largest_child_rss_mb", "cores_busy", "identical_to_first"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(str(r[h]) for h in head) + " |" for r in rows]
     return "\n".join(lines)
