@@ -9,6 +9,8 @@ import io
 import re
 from collections.abc import Callable, Iterator
 
+import numpy as np
+
 from ..errors import InputError
 
 # The ASCII blanks TREC tools split on (what C's isspace() accepts, minus the newline).
@@ -91,3 +93,85 @@ def fail(problem: str, row: int, locate: Locator, source: str, expected: str) ->
     """The error for data row ``row``, naming its file line and text."""
     line, text = locate(row)
     return InputError(problem, source=source, line=line, text=text, expected=expected)
+
+
+# ---- comment lines, as trec_eval reads them ---------------------------------------------------
+COMMENTS_RULE = (
+    "trec_eval 9.0.8 (the version pytrec_eval bundles) skips, in a run, every line whose first "
+    "non-blank character is '#', and in qrels a line whose very first character is '#', but "
+    "only one such line in a row (it reads the line after a comment as a judgement); newer "
+    "trec_eval (after its commit 4a0dc1a, Nov 2024) has no comments at all. A '#' inside a "
+    "field (a docno such as 'd#1') is data everywhere")
+"""What :func:`blank_comments` implements, for messages and documentation."""
+
+_BLANK_BYTES = np.zeros(256, dtype=bool)
+_BLANK_BYTES[[9, 11, 12, 32]] = True
+
+
+def blank_comments(data: bytes, source: str, *, qrels: bool) -> bytes:
+    """``data`` with the text of its comment lines removed (their line ends kept, so line
+    numbers do not change and the parsers skip the now empty lines).
+
+    A comment line is what trec_eval 9.0.8 skips (see :data:`COMMENTS_RULE`): in a run
+    (``qrels=False``) a line whose first non-blank character is ``#``; in qrels a line whose
+    first character is ``#``.  A qrels ``#`` line that trec_eval would *not* skip (indented,
+    or right after another comment line: trec_eval reads it as a judgement, or rejects the
+    file as malformed) raises an :class:`InputError` saying so, rather than being read
+    differently from trec_eval.
+
+    Examples
+    --------
+    >>> blank_comments(b"# run of 2024\\nq1 Q0 d#1 1 2.5 x\\n  # note\\n", "r", qrels=False)
+    b'\\nq1 Q0 d#1 1 2.5 x\\n\\n'
+    >>> blank_comments(b"# judged by NIST\\n301 0 d1 1\\n", "q", qrels=True)
+    b'\\n301 0 d1 1\\n'
+    """
+    if b"#" not in data:  # C-speed; almost no file has a '#' at all
+        return data
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero((buffer == 10) | (buffer == 13))  # \r\n: an empty "line" between
+    starts = np.concatenate(([0], ends + 1))
+    starts = starts[starts < len(data)]
+    first = buffer[starts]
+    hits = starts[first == 35]  # '#' in the first column
+    indented = starts[_BLANK_BYTES[first]]
+    if len(indented):  # rare: lines starting with a blank; find their first non-blank byte
+        for start in indented.tolist():
+            end = data.find(b"\n", start)
+            line = data[start:len(data) if end < 0 else end]
+            if line.lstrip(b" \t\v\f").startswith(b"#"):
+                if qrels:
+                    raise _qrels_comment_error(data, start, source, "an indented '#' line")
+                hits = np.append(hits, start)
+        hits.sort()
+    if not len(hits):
+        return data
+    pieces, position, previous_end = [], 0, -2
+    for start in hits.tolist():
+        index = int(np.searchsorted(ends, start))
+        end = int(ends[index]) if index < len(ends) else len(data)
+        if qrels and _follows(data, previous_end, start):
+            raise _qrels_comment_error(data, start, source, "a second comment line in a row")
+        pieces.append(data[position:start])
+        position, previous_end = end, end
+    pieces.append(data[position:])
+    return b"".join(pieces)
+
+
+def _follows(data: bytes, previous_end: int, start: int) -> bool:
+    """Whether the line at ``start`` comes right after the line ending at ``previous_end``."""
+    if previous_end < 0:
+        return False
+    gap = data[previous_end:start]
+    return gap in (b"\n", b"\r", b"\r\n")
+
+
+def _qrels_comment_error(data: bytes, start: int, source: str, problem: str) -> InputError:
+    end = data.find(b"\n", start)
+    text = data[start:len(data) if end < 0 else end].decode("utf-8", "replace").rstrip("\r")
+    return InputError(
+        f"{problem} in qrels, which trec_eval does not skip: it reads it as a judgement or "
+        "rejects the file (trec_eval 9.0.8 skips one line starting with '#' at a time; newer "
+        "trec_eval skips none)", source=source, line=data.count(b"\n", 0, start) + 1, text=text,
+        expected="at most one comment line in a row, '#' as its first character, or none "
+                 "(grep -v '^#' removes them)")
