@@ -96,13 +96,11 @@ def fail(problem: str, row: int, locate: Locator, source: str, expected: str) ->
 
 
 # ---- comment lines, as trec_eval reads them ---------------------------------------------------
-COMMENTS_RULE = (
-    "trec_eval 9.0.8 (the version pytrec_eval bundles) skips, in a run, every line whose first "
-    "non-blank character is '#', and in qrels a line whose very first character is '#', but "
-    "only one such line in a row (it reads the line after a comment as a judgement); newer "
-    "trec_eval (after its commit 4a0dc1a, Nov 2024) has no comments at all. A '#' inside a "
-    "field (a docno such as 'd#1') is data everywhere")
-"""What :func:`blank_comments` implements, for messages and documentation."""
+# trec_eval 9.0.8 (the version pytrec_eval bundles; comments came with its PR #23, 2020)
+# skips, in a run, every line whose first non-blank character is '#' (get_trec_results.c)
+# and, in qrels, a line whose first character is '#', one at a time: the line after it is
+# parsed as a judgement (get_qrels.c).  trec_eval reverted comment support in Nov 2024
+# (issue #46, commit 4a0dc1a: docnos containing '#').  A '#' inside a field is data.
 
 _BLANK_BYTES = np.zeros(256, dtype=bool)
 _BLANK_BYTES[[9, 11, 12, 32]] = True
@@ -112,7 +110,7 @@ def blank_comments(data: bytes, source: str, *, qrels: bool) -> bytes:
     """``data`` with the text of its comment lines removed (their line ends kept, so line
     numbers do not change and the parsers skip the now empty lines).
 
-    A comment line is what trec_eval 9.0.8 skips (see :data:`COMMENTS_RULE`): in a run
+    A comment line is what trec_eval 9.0.8 skips (see the comment above): in a run
     (``qrels=False``) a line whose first non-blank character is ``#``; in qrels a line whose
     first character is ``#``.  A qrels ``#`` line that trec_eval would *not* skip (indented,
     or right after another comment line: trec_eval reads it as a judgement, or rejects the
