@@ -250,8 +250,8 @@ def bootstrap_ci(a, b, *, seed: int = 0, confidence: float = 0.95,
     return low, high
 
 
-# scipy >= 1.15 has stats.quantile (default: linear interpolation, Hyndman-Fan type 7), the
-# definition np.quantile's default uses too; older scipy (the floor is 1.11) gets numpy's.
+# scipy >= 1.16 has stats.quantile (default: linear interpolation, Hyndman-Fan type 7), the
+# definition np.quantile's default uses too; older scipy (the floor is 1.15) gets numpy's.
 _quantile = getattr(stats, "quantile", np.quantile)
 
 
