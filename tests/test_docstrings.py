@@ -11,9 +11,11 @@ import tiedrank
 
 MODULES = sorted(m.name for m in pkgutil.walk_packages(tiedrank.__path__, "tiedrank.")
                  if m.name != "tiedrank.__main__")  # importing it runs the CLI
+APP_MODULES = ("tiedrank.dashboard.figures", "tiedrank.dashboard.ui")  # plotly / streamlit
 
 
-@pytest.mark.parametrize("name", MODULES)
+@pytest.mark.parametrize("name", [pytest.param(m, marks=pytest.mark.app)
+                                  if m.startswith(APP_MODULES) else m for m in MODULES])
 def test_docstring_examples(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

@@ -58,7 +58,7 @@ class Evaluation:
         conventional evaluator). Columns appear for the policies that were evaluated.
         """
         wide = self.summary.pivot_table(index=["run", "metric"], columns="policy",
-                                        values="value", sort=False)
+                                        values="value", sort=False, observed=True)
         order = [p for p in REPORT_COLUMNS if p in wide.columns]
         extra = [p for p in wide.columns if p not in REPORT_COLUMNS]
         wide = wide[order + extra].rename(columns=REPORT_COLUMNS)

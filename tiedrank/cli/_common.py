@@ -73,8 +73,22 @@ def flag_message(error: InvalidParameterError) -> str:
     return error.worded(flag) if flag else str(error)
 
 
-_PYTHON_REMEDIES = {"pass duplicates='max'": "add --duplicates max"}
-"""Remedies the library words as Python arguments, as the CLI user types them."""
+COLUMN_FLAGS = {"read_run": "--columns", "read_qrels": "--qrels-columns"}
+"""Reader -> the flag that passes its ``columns=`` mapping."""
+
+
+def _columns_remedy(match: re.Match) -> str:
+    pairs = ",".join(f"{role}=<column>" for role in re.findall(r"'(\w+)': '<column>'",
+                                                                match.group(1)))
+    return f"add {COLUMN_FLAGS[match.group(2)]} {pairs}"
+
+
+_PYTHON_REMEDIES = {
+    re.compile(re.escape("pass duplicates='max'")): "add --duplicates max",
+    re.compile(r"pass columns=\{([^}]*)\} to (read_run|read_qrels)"): _columns_remedy,
+}
+"""Remedies the library words as Python arguments (:mod:`tiedrank.io`), as the CLI user
+types them: pattern -> replacement (text or function of the match)."""
 
 
 def in_cli_terms(message: str) -> str:
@@ -82,9 +96,13 @@ def in_cli_terms(message: str) -> str:
 
     >>> in_cli_terms("... on line 1; pass duplicates='max' to keep the highest score)")
     '... on line 1; add --duplicates max to keep the highest score)'
+    >>> in_cli_terms("... or pass columns={'score': '<column>'} to read_run; found ...")
+    '... or add --columns score=<column>; found ...'
+    >>> in_cli_terms("pass columns={'query': '<column>', 'relevance': '<column>'} to read_qrels")
+    'add --qrels-columns query=<column>,relevance=<column>'
     """
-    for python, cli in _PYTHON_REMEDIES.items():
-        message = message.replace(python, cli)
+    for pattern, cli in _PYTHON_REMEDIES.items():
+        message = pattern.sub(cli, message)
     return message
 
 
@@ -133,6 +151,62 @@ def add_duplicates(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-ratio", type=integer_at_least(2), default=None, metavar="R",
                         help=f"largest gzip expansion past {LIMITS.ratio_floor >> 20}MB "
                              f"(default {LIMITS.max_ratio}; a decompression bomb expands far more)")
+
+
+RUN_ROLES = ("query", "doc", "score")
+QRELS_ROLES = ("query", "doc", "relevance")
+
+
+def column_mapping(flag: str, roles: tuple[str, ...]):
+    """An argparse ``type`` for ``--columns query=qid,doc=docid,score=s``: the ``columns=``
+    mapping of :func:`tiedrank.io.read_run` / :func:`~tiedrank.io.read_qrels`.
+
+    >>> column_mapping("--columns", RUN_ROLES)("score=bm25, doc = docno")
+    {'score': 'bm25', 'doc': 'docno'}
+    >>> column_mapping("--columns", RUN_ROLES)("score")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: 'score' is not ROLE=COLUMN; type e.g. --columns query=qid,doc=docid,score=s (roles: query, doc, score)
+    """
+    sample = {"query": "qid", "doc": "docid", "score": "s", "relevance": "rel"}
+    example = f"{flag} " + ",".join(f"{role}={sample[role]}" for role in roles)
+    tail = f"; type e.g. {example} (roles: {', '.join(roles)})"
+
+    def parse(text: str) -> dict[str, str]:
+        mapping: dict[str, str] = {}
+        for item in text.split(","):
+            role, equals, column = (part.strip() for part in item.partition("="))
+            if not item.strip():
+                problem = f"empty item in {text!r}"
+            elif not equals or not role or not column:
+                problem = f"{item.strip()!r} is not ROLE=COLUMN"
+            elif role not in roles:
+                problem = f"unknown role {role!r}"
+            elif role in mapping:
+                problem = f"role {role!r} given twice"
+            else:
+                mapping[role] = column
+                continue
+            raise argparse.ArgumentTypeError(problem + tail)
+        return mapping
+
+    return parse
+
+
+def add_columns(parser: argparse.ArgumentParser, runs: bool = True, qrels: bool = True) -> None:
+    """``--columns`` (runs) and ``--qrels-columns``: which columns of a CSV, TSV, Parquet or
+    JSON-lines file hold each field (the readers' ``columns=``; TREC files ignore them)."""
+    if runs:
+        parser.add_argument("--columns", type=column_mapping("--columns", RUN_ROLES),
+                            default=None, metavar="ROLE=COL,...",
+                            help="columns of tabular run files, e.g. query=qid,doc=docid,"
+                                 "score=s (unmapped roles are found by their usual names)")
+    if qrels:
+        parser.add_argument("--qrels-columns", type=column_mapping("--qrels-columns",
+                                                                   QRELS_ROLES),
+                            default=None, metavar="ROLE=COL,...",
+                            help="columns of a tabular qrels file, e.g. query=qid,doc=docid,"
+                                 "relevance=rel")
 
 
 _UNITS = {"": 1, "b": 1, "kb": 1 << 10, "k": 1 << 10, "mb": 1 << 20, "m": 1 << 20,

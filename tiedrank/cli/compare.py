@@ -34,8 +34,8 @@ from ..policies import ALL_POLICIES, POLICIES, parse_policies
 from ..report import render
 from ..stats import CORRECTIONS, TESTS, compare_runs, group_breakdown, verdict_stability
 from ..validation import InvalidParameterError, check_arguments
-from ._common import (add_duplicates, add_gain, add_output, add_rel_level, integer_at_least,
-                      probability, run_handler)
+from ._common import (add_columns, add_duplicates, add_gain, add_output, add_rel_level,
+                      integer_at_least, probability, run_handler)
 
 _COMMENT = {"table": "#", "csv": "#", "latex": "%", "markdown": "###"}
 _positive_int = integer_at_least(1)
@@ -48,8 +48,8 @@ def _compare(args: argparse.Namespace) -> int:
         raise InvalidParameterError("ties", args.ties, "a single policy (the tests compare "
                                     "one value per query)")
     groups = read_groups(args.groups) if args.groups else None  # fail fast, before the work
-    qrels = read_qrels(args.qrels)
-    runs = label_runs([read_run(path, duplicates=args.duplicates)
+    qrels = read_qrels(args.qrels, columns=args.qrels_columns)
+    runs = label_runs([read_run(path, duplicates=args.duplicates, columns=args.columns)
                        for path in [args.baseline, *args.runs]])
     names = list(runs)
     # the chosen policy for the tests, plus the four fixed policies for the verdicts
@@ -166,6 +166,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="randomization / bootstrap resamples (default 9999)")
     add_gain(parser)
     add_duplicates(parser)
+    add_columns(parser)
     parser.add_argument("--groups", metavar="CSV",
                         help="CSV with columns query,group: adds per-group means")
     add_output(parser)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-from ._common import add_rel_level
+from ._common import add_columns, add_rel_level
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -20,6 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--queries", help="query texts: qid<TAB>text")
     parser.add_argument("--depth", type=int, default=20, help="ranks shown (default 20)")
     add_rel_level(parser)
+    add_columns(parser)
     parser.set_defaults(handler=_docs)
 
 
@@ -28,7 +29,9 @@ def _docs(args: argparse.Namespace) -> int:
     from ..io import read_qrels, read_query_text, read_run
     from ..ties import build_tie_table
 
-    table = build_tie_table(read_run(args.run), read_qrels(args.qrels), rel_level=args.rel_level)
+    table = build_tie_table(read_run(args.run, columns=args.columns),
+                            read_qrels(args.qrels, columns=args.qrels_columns),
+                            rel_level=args.rel_level)
     try:
         table.query_slice(args.query)
     except KeyError:

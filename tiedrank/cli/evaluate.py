@@ -18,7 +18,7 @@ from ..policies import ALL_POLICIES, POLICIES, REPORT_COLUMNS
 from ..report import natural_rank, render
 from ..validation import check_arguments
 from . import scale
-from ._common import add_duplicates, add_gain, add_output, add_rel_level
+from ._common import add_columns, add_duplicates, add_gain, add_output, add_rel_level
 
 
 def register(subparsers: "argparse._SubParsersAction") -> None:
@@ -63,6 +63,7 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
                         help="queries the run misses score 0 (default, trec_eval -c) or are skipped")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random policy")
     add_duplicates(parser)
+    add_columns(parser)
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -71,8 +72,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     scaled = scale.evaluate_scaled(args)  # --buckets / --dask / --out; None: one pass here
     if scaled is not None:
         return scaled
-    qrels = read_qrels(args.qrels)
-    runs = label_runs([read_run(path, duplicates=args.duplicates) for path in args.runs])
+    qrels = read_qrels(args.qrels, columns=args.qrels_columns)
+    runs = label_runs([read_run(path, duplicates=args.duplicates, columns=args.columns)
+                       for path in args.runs])
     ties = [t.strip() for t in args.ties.split(",") if t.strip()]
     evaluation = evaluate(runs, qrels, args.metrics or list(DEFAULT_METRICS),
                           ties=ties, rel_level=args.rel_level, gain=args.gain,

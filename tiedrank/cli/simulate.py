@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from ..io import read_run, write_qrels, write_run
 from ..simulate import PRECISION_ALIASES, PRESETS, QUANTIZE_METHODS, quantize_run, simulate
 from ..ties import build_tie_table, tie_statistics
-from ._common import add_duplicates, integer_at_least, run_handler
+from ._common import add_columns, add_duplicates, integer_at_least, run_handler
 
 _PRECISION_CHOICES = sorted(PRECISION_ALIASES)
 _PRECISION_HELP = ("cast the scores: bf16, fp16 or fp32 (also bfloat16, float16, float32); "
@@ -49,7 +49,7 @@ def _simulate(args: argparse.Namespace) -> int:
 def _quantize(args: argparse.Namespace) -> int:
     if args.levels is None and args.precision is None:
         raise ValueError("quantize needs --levels and/or --precision")
-    run = read_run(args.run, duplicates=args.duplicates)
+    run = read_run(args.run, duplicates=args.duplicates, columns=args.columns)
     out = quantize_run(run, levels=args.levels, precision=args.precision, method=args.method,
                        name=args.name)
     write_run(out, args.out)
@@ -102,6 +102,7 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     quant.add_argument("--out", required=True, metavar="OUT", help="run file to write")
     quant.add_argument("--name", help="run name / TREC tag (default: input name + suffix)")
     add_duplicates(quant)
+    add_columns(quant, qrels=False)
     quant.set_defaults(handler=_quantize)
 
 

@@ -17,7 +17,10 @@ Accepted formats
 ``parquet``     columns found by name
 ``jsonl``       one JSON object per line; keys found by name
 
-Any of them may be gzip-compressed (detected by the magic bytes, not the extension).
+Any of them may be gzip-compressed (detected by the magic bytes, not the extension).  TREC
+files may hold ``#`` comment lines where trec_eval 9.0.8 skips them (runs: a line whose first
+non-blank character is ``#``; qrels: one line starting with ``#`` at a time; see
+:func:`tiedrank.io._text.blank_comments`).
 
 Modules
 -------

@@ -91,3 +91,81 @@ def fail(problem: str, row: int, locate: Locator, source: str, expected: str) ->
     """The error for data row ``row``, naming its file line and text."""
     line, text = locate(row)
     return InputError(problem, source=source, line=line, text=text, expected=expected)
+
+
+# ---- comment lines, as trec_eval reads them ---------------------------------------------------
+# trec_eval 9.0.8 (the version pytrec_eval bundles; comments came with its PR #23, 2020)
+# skips, in a run, every line whose first non-blank character is '#' (get_trec_results.c)
+# and, in qrels, a line whose first character is '#', one at a time: the line after it is
+# parsed as a judgement (get_qrels.c).  trec_eval reverted comment support in Nov 2024
+# (issue #46, commit 4a0dc1a: docnos containing '#').  A '#' inside a field is data.
+
+_INDENTED_COMMENT = re.compile(rb"(?:\A|(?<=[\r\n]))[ \t\v\f]+#")
+_BLANK_LINE_STARTS = tuple(end + blank for end in (b"\n", b"\r")
+                           for blank in (b" ", b"\t", b"\v", b"\f"))
+
+
+def blank_comments(data: bytes, source: str, *, qrels: bool) -> bytes:
+    """``data`` with the text of its comment lines removed (their line ends kept, so line
+    numbers do not change and the parsers skip the now empty lines).
+
+    A comment line is what trec_eval 9.0.8 skips (see the comment above): in a run
+    (``qrels=False``) a line whose first non-blank character is ``#``; in qrels a line whose
+    first character is ``#``.  A qrels ``#`` line that trec_eval would *not* skip (indented,
+    or right after another comment line: trec_eval reads it as a judgement, or rejects the
+    file as malformed) raises an :class:`InputError` saying so, rather than being read
+    differently from trec_eval.  Costs a few C-speed substring searches when there is no
+    comment (a '#' inside docnos, as in MS MARCO, included), and memory only for the copy
+    when there is one.
+
+    Examples
+    --------
+    >>> blank_comments(b"# run of 2024\\nq1 Q0 d#1 1 2.5 x\\n  # note\\n", "r", qrels=False)
+    b'\\nq1 Q0 d#1 1 2.5 x\\n\\n'
+    >>> blank_comments(b"# judged by NIST\\n301 0 d1 1\\n", "q", qrels=True)
+    b'\\n301 0 d1 1\\n'
+    """
+    if b"#" not in data:  # almost no file has a '#' at all
+        return data
+    starts = [0] if data[:1] == b"#" else []
+    for line_end in (b"\n#", b"\r#"):  # '#' in the first column
+        position = data.find(line_end)
+        while position >= 0:
+            starts.append(position + 1)
+            position = data.find(line_end, position + 2)
+    if data[:1] in (b" ", b"\t", b"\v", b"\f") or any(b in data for b in _BLANK_LINE_STARTS):
+        for match in _INDENTED_COMMENT.finditer(data):  # rare: lines starting with a blank
+            if qrels:
+                raise _qrels_comment_error(data, match.start(), source, "an indented '#' line")
+            starts.append(match.start())
+    if not starts:
+        return data
+    pieces, position, previous_end = [], 0, -2
+    for start in sorted(starts):
+        ends = [e for e in (data.find(b"\n", start), data.find(b"\r", start)) if e >= 0]
+        end = min(ends) if ends else len(data)
+        if qrels and _follows(data, previous_end, start):
+            raise _qrels_comment_error(data, start, source, "a second comment line in a row")
+        pieces.append(data[position:start])
+        position, previous_end = end, end
+    pieces.append(data[position:])
+    return b"".join(pieces)
+
+
+def _follows(data: bytes, previous_end: int, start: int) -> bool:
+    """Whether the line at ``start`` comes right after the line ending at ``previous_end``."""
+    if previous_end < 0:
+        return False
+    gap = data[previous_end:start]
+    return gap in (b"\n", b"\r", b"\r\n")
+
+
+def _qrels_comment_error(data: bytes, start: int, source: str, problem: str) -> InputError:
+    end = data.find(b"\n", start)
+    text = data[start:len(data) if end < 0 else end].decode("utf-8", "replace").rstrip("\r")
+    return InputError(
+        f"{problem} in qrels, which trec_eval does not skip: it reads it as a judgement or "
+        "rejects the file (trec_eval 9.0.8 skips one line starting with '#' at a time; newer "
+        "trec_eval skips none)", source=source, line=data.count(b"\n", 0, start) + 1, text=text,
+        expected="at most one comment line in a row, '#' as its first character, or none "
+                 "(grep -v '^#' removes them)")

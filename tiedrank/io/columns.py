@@ -60,6 +60,18 @@ GRADE = ValueRule("grade", integer=True,
                   expected=f"an integer grade from -{MAX_GRADE:,} to {MAX_GRADE:,}")
 
 
+def columns_remedy(roles: tuple[str, ...], missing: list[str]) -> str:
+    """The Python remedy for unmapped columns, one fixed form that front ends re-word
+    (the CLI: ``--columns score=<column>``; see :func:`tiedrank.cli._common.in_cli_terms`).
+
+    >>> columns_remedy(("query", "doc", "score"), ["score"])
+    "pass columns={'score': '<column>'} to read_run"
+    """
+    reader = "read_qrels" if "relevance" in roles else "read_run"
+    pairs = ", ".join(f"'{role}': '<column>'" for role in missing)
+    return f"pass columns={{{pairs}}} to {reader}"
+
+
 def resolve_columns(found: list[str], roles: tuple[str, ...],
                     mapping: Mapping[str, str] | None, source: str) -> dict[str, str]:
     """Our role -> the file's column name, by explicit mapping, else by alias.
@@ -80,6 +92,7 @@ def resolve_columns(found: list[str], roles: tuple[str, ...],
         folded.setdefault(name.strip().casefold(), name)
     resolved: dict[str, str] = {}
     missing: list[str] = []
+    missing_roles: list[str] = []
     for role in roles:
         if role in mapping:
             wanted = str(mapping[role])
@@ -90,6 +103,7 @@ def resolve_columns(found: list[str], roles: tuple[str, ...],
             label = role
         if hit is None:
             missing.append(label)
+            missing_roles.append(role)
         else:
             resolved[role] = hit
     repeated = [hit for hit in resolved.values()
@@ -102,7 +116,7 @@ def resolve_columns(found: list[str], roles: tuple[str, ...],
         wanted = "; ".join(f"{role}: one of {', '.join(ALIASES[role])}" for role in roles)
         raise InputError(
             f"missing required columns: {', '.join(missing)}", source=source,
-            expected=(f"columns named ({wanted}), or a columns= mapping; "
+            expected=(f"columns named ({wanted}), or {columns_remedy(roles, missing_roles)}; "
                       f"found columns: {', '.join(repr(f) for f in found) or 'none'}"))
     return resolved
 

@@ -7,7 +7,7 @@ from typing import Any
 from ..errors import InputError
 from ..validation import Options
 from ._load import GZIP_MAGIC, Loaded, check_utf8, gunzip, without_gzip_suffix
-from ._text import INT_MATCH, blank_split, first_line, is_number
+from ._text import BLANKS, INT_MATCH, blank_comments, blank_split, first_line, is_number
 
 FORMATS = ("trec_run", "trec_qrels", "csv", "tsv", "parquet", "jsonl")
 
@@ -38,7 +38,8 @@ def detect_format(data: bytes, name: str | None = None) -> str:
     extension (``.parquet``, ``.jsonl``/``.ndjson``, ``.csv``, ``.tsv``; others such as
     ``.txt``, ``.run``, ``.qrels`` say nothing), then the first non-empty line: ``{`` means
     JSON lines, a comma- or tab-separated header means CSV or TSV, 6 whitespace-separated
-    fields a TREC run and 4 a TREC qrels file.
+    fields a TREC run and 4 a TREC qrels file.  Leading ``#`` comment lines are looked past
+    when the first line after them is a TREC line.
 
     Parameters
     ----------
@@ -112,6 +113,10 @@ def _sniff(head: bytes, source: str) -> str:
     line_no, line = first_line(head)
     if line is None:
         raise InputError("empty input", source=source, expected="at least one data row")
+    if line.lstrip(BLANKS).startswith("#"):  # comment lines, as trec_eval skips them
+        _, data_line = first_line(blank_comments(head, source, qrels=False))
+        if data_line is not None and _is_trec_shaped(data_line.strip()):
+            return "trec_run" if len(blank_split(data_line)) >= 6 else "trec_qrels"
     stripped = line.strip()
     if stripped.startswith("{"):
         return "jsonl"

@@ -5,6 +5,10 @@ delimiter.  Files whose whitespace is irregular (runs of spaces, mixed tabs and 
 leading/trailing blanks, CR line ends) are first normalised with a chunked numpy pass, then
 parsed the same way.  Line-by-line Python only runs on the error path, to name the exact
 offending line.
+
+Comment lines are skipped as trec_eval 9.0.8 skips them (:func:`~tiedrank.io._text.blank_comments`:
+in a run any line whose first non-blank character is ``#``; in qrels one line starting with
+``#`` at a time).
 """
 from __future__ import annotations
 
@@ -16,7 +20,8 @@ import pyarrow.csv as pacsv
 from ..errors import InputError
 from . import _parallel
 from ._load import Loaded
-from ._text import INT_MATCH, blank_split, first_line, is_number, nonblank_lines, text_locator
+from ._text import (INT_MATCH, blank_comments, blank_split, first_line, is_number,
+                    nonblank_lines, text_locator)
 from .columns import GRADE, SCORE, RawColumns
 
 RUN_EXPECTED = "6 whitespace-separated columns: qid Q0 docno rank score tag"
@@ -36,11 +41,13 @@ def read_trec(loaded: Loaded, *, ncols: int, value_col: int,
     first line's tag (runs).  ``value_type`` string means the values are integer grades,
     checked as text (pyarrow's integer parser would also accept hexadecimal such as "0x10").
     """
-    data, source = loaded.data, loaded.name
+    source = loaded.name
+    data = blank_comments(loaded.data, source, qrels=ncols == 4)
     expected = RUN_EXPECTED if ncols == 6 else QRELS_EXPECTED
     line_no, first = first_line(data)
     if first is None:
-        raise InputError("empty input", source=source, expected="at least one data row")
+        raise InputError("empty input" if data is loaded.data else "only comment lines",
+                         source=source, expected="at least one data row")
     fields = blank_split(first)
     if len(fields) != ncols and not (ncols == 6 and len(fields) > 6):
         # pyarrow takes the column count from the first row, so check it here.

@@ -94,6 +94,8 @@ def write_qrels(qrels: Qrels, dest: Any) -> None:
 
 def _writable_ids(series: pd.Series, what: str, source: str) -> pa.Array:
     column = pa.array(series.astype(STR_DTYPE), type=pa.string(), from_pandas=True)
+    if pa.types.is_large_string(column.type):  # pyarrow < 17 keeps pandas' large_string
+        column = column.cast(pa.string())
     bad = pc.or_(pc.match_substring_regex(column, r"\s"), pc.equal(pc.binary_length(column), 0))
     row = first_true(pc.fill_null(bad, True))
     if row is not None:

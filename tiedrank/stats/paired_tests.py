@@ -243,11 +243,16 @@ def bootstrap_ci(a, b, *, seed: int = 0, confidence: float = 0.95,
     alpha = (1 - confidence) / 2
     levels = (_bca_levels(d, means, alpha) if method == "BCa"
               else np.array([alpha, 1 - alpha]))
-    low, high = (float(v) for v in stats.quantile(means, levels))
+    low, high = (float(v) for v in _quantile(means, levels))
     if method == "basic":
         centre = float(np.mean(d))
         low, high = 2 * centre - high, 2 * centre - low
     return low, high
+
+
+# scipy >= 1.16 has stats.quantile (default: linear interpolation, Hyndman-Fan type 7), the
+# definition np.quantile's default uses too; older scipy (the floor is 1.15) gets numpy's.
+_quantile = getattr(stats, "quantile", np.quantile)
 
 
 def _bootstrap_means(d: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
