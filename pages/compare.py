@@ -336,7 +336,8 @@ with right:
 
 # ---- 5. groups ------------------------------------------------------------------------------------
 st.header("By query group", divider="gray")
-upload_col, template_col = st.columns([3, 1], vertical_alignment="bottom")
+# the uploader, then the example file's button on its own row (a narrow column cut its label)
+upload_col = template_col = st.container()
 groups_file = upload_col.file_uploader(
     "Query groups (CSV with columns query, group)", type=["csv", "txt"], key="compare_groups",
     help="A CSV file with a header line 'query,group' and one line per query, e.g. "
@@ -350,7 +351,7 @@ template_col.download_button(
 if groups_file is None:
     empty_state("Upload a query → group CSV to see every chosen metric per group of queries "
                 f"(under the {policy_name} policy), e.g. by query type or length. The example file "
-                "on the right splits the queries by how many relevant documents they have.")
+                "below splits the queries by how many relevant documents they have.")
 else:
     try:
         groups = read_groups(groups_file.getvalue(), source_name=groups_file.name)
