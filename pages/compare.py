@@ -20,8 +20,10 @@ from tiedrank.dashboard.ui import (
     figure_download,
     get_context,
     metric_multiselect,
+    number_cards,
     persist,
     persist_choice,
+    show_figure,
     show_findings,
 )
 from tiedrank.errors import InputError
@@ -66,9 +68,10 @@ if len(runs) < 2:
 
 # ---- controls ---------------------------------------------------------------------------
 with st.container(border=True):
-    top = st.columns([2, 4, 4])
-    baseline = top[0].selectbox(
-        "Baseline run", runs, **persist_choice("compare_baseline", runs, runs[0]),
+    # Rows of fixed-width controls that wrap onto more rows in a narrow window (never a
+    # column too narrow for its label or value); the two lists take a full row each.
+    baseline = st.selectbox(
+        "Baseline run", runs, **persist_choice("compare_baseline", runs, runs[0]), width=260,
         help="The run every other run is compared with (differences are run − baseline). Its "
              "key in the report is 'a'.")
     others = [r for r in runs if r != baseline]
@@ -82,47 +85,48 @@ with st.container(border=True):
     if any(r not in others for r in st.session_state[RUNS_KEY]):
         st.session_state[RUNS_KEY] = [r for r in st.session_state[RUNS_KEY] if r in others]
     st.session_state["_compare_runs_others"] = others
-    compared = top[1].multiselect(
+    compared = st.multiselect(
         "Runs to compare", others, **runs_args,
         help="The runs tested against the baseline (default: all others). With 'all pairs' "
              "every two of them are tested too.")
 
     metrics = metric_multiselect(
-        top[2], "compare_metrics", k,
+        st.container(), "compare_metrics", k,
         help=f"Metrics of the report and of the group breakdown (k = {k} from the sidebar). "
              "Type another one, e.g. P@5, and press Enter.")
 
-    row = st.columns([2, 2, 2, 1, 1.4, 1, 1.2], vertical_alignment="bottom")
-    policy = row[0].selectbox(
+    row = st.container(horizontal=True, gap="small", vertical_alignment="bottom")
+    policy = row.selectbox(
         "Tie policy of the test", list(view.TEST_POLICIES), **persist_choice("compare_policy", list(view.TEST_POLICIES)),
-        format_func=lambda p: POLICY_LABELS.get(p, p) + (" (seeded)" if p == "random" else ""),
+        format_func=lambda p: POLICY_LABELS.get(p, p) + (" (seeded)" if p == "random" else ""), width=230,
         help="Whose per-query values the test compares: the exact expectation over tie orderings "
              "(default), trec_eval's tie order (docno descending), the best or worst case, the "
              "file order, or one random tie-break drawn with the seed.")
-    test = row[1].selectbox(
+    test = row.selectbox(
         "Test", list(TESTS), **persist_choice("compare_test", list(TESTS)), format_func=view.TEST_LABELS.get,
+        width=260,
         help="Paired test on the per-query values: Student's t-test, Wilcoxon signed-rank (zero "
              "differences dropped), or Fisher's randomization test (sign flips; seeded).")
-    correction = row[2].selectbox(
+    correction = row.selectbox(
         "Correction", list(CORRECTIONS), **persist_choice("compare_correction", list(CORRECTIONS)),
-        format_func=view.CORRECTION_LABELS.get,
+        format_func=view.CORRECTION_LABELS.get, width=250,
         help="Multiple-comparison correction over the tests of each metric: Holm (family-wise "
              "error, default), Bonferroni, Benjamini-Hochberg (false discovery rate) or none.")
-    alpha = row[3].selectbox(
-        "α", [0.01, 0.05, 0.1], **persist_choice("compare_alpha", [0.01, 0.05, 0.1], 0.05),
+    alpha = row.selectbox(
+        "α", [0.01, 0.05, 0.1], **persist_choice("compare_alpha", [0.01, 0.05, 0.1], 0.05), width=110,
         help="Significance level: a difference is significant when its (corrected) p ≤ α.")
-    all_pairs = row[4].toggle(
-        "All pairs", **persist("compare_all_pairs", False),
+    all_pairs = row.toggle(
+        "All pairs", **persist("compare_all_pairs", False), width="content",
         help="Test every pair of runs (ranx's default) instead of each run against the "
              "baseline only; the correction then covers all pairs and the superscripts list "
              "every run a run significantly beats.")
-    seed = int(row[5].number_input(
-        "Seed", min_value=0, max_value=2**31 - 1, step=1, **persist("compare_seed", 0),
+    seed = int(row.number_input(
+        "Seed", min_value=0, max_value=2**31 - 1, step=1, **persist("compare_seed", 0), width=150,
         help="Seeds the randomization test, the bootstrap intervals, the random tie-breaks "
              "of the stability analysis and the 'random' policy: same seed, same numbers."))
-    n_resamples = int(row[6].number_input(
+    n_resamples = int(row.number_input(
         "Resamples", min_value=100, max_value=view.MAX_RESAMPLES, step=1000,
-        **persist("compare_resamples", 9999),
+        **persist("compare_resamples", 9999), width=170,
         help="Bootstrap (and randomization test) resamples per test, at most "
              f"{view.MAX_RESAMPLES:,} on this page (the CLI takes any number): 9,999 resample "
              "10,000 queries in about a second per pair."))
@@ -213,7 +217,7 @@ default_run = view.fragile_run(evaluation, baseline, compared, chart_metric)
 run = st.session_state.get("compare_run")
 highlight = run if run in compared else default_run
 fig = figures.interval_figure(intervals, chart_metric, baseline, highlight=highlight)
-st.plotly_chart(fig, theme=None, key="compare_interval_chart")
+show_figure(fig, key="compare_interval_chart")
 figure_download(fig, f"tiedrank-compare-intervals-{chart_metric}", key="compare_interval_fig")
 
 # ---- 2. one run, query by query -------------------------------------------------------------
@@ -228,15 +232,16 @@ if differences.empty:
     empty_state(f"{run} and {baseline} have no evaluated query in common for {chart_metric}.")
 else:
     counts = view.outcome_counts(differences)
-    cards = st.columns(4)
-    cards[0].metric(f"{run} better", counts["win"], help="Queries where the run's value is higher.")
-    cards[1].metric("Equal", counts["tie"], help="Queries where both values are equal (within 1e-12).")
-    cards[2].metric(f"{baseline} better", counts["loss"], help="Queries where the baseline's value is higher.")
-    cards[3].metric("Mean difference", f"{view.mean_difference(differences):+.4f}",
-                    help=f"Mean of run − baseline over the {len(differences)} paired queries.")
+    cards = number_cards()
+    cards.metric(f"{run} better", counts["win"], help="Queries where the run's value is higher.", width="content")
+    cards.metric("Equal", counts["tie"], help="Queries where both values are equal (within 1e-12).", width="content")
+    cards.metric(f"{baseline} better", counts["loss"], help="Queries where the baseline's value is higher.",
+                 width="content")
+    cards.metric("Mean difference", f"{view.mean_difference(differences):+.4f}", width="content",
+                 help=f"Mean of run − baseline over the {len(differences)} paired queries.")
     st.markdown(view.difference_sentence(differences, run, baseline, chart_metric, policy_name))
     fig = figures.difference_figure(differences, run, baseline, chart_metric, policy_name)
-    picked = clicked_query(st.plotly_chart(fig, theme=None, key="compare_difference_chart",
+    picked = clicked_query(show_figure(fig, key="compare_difference_chart",
                                            on_select="rerun", selection_mode="points"), axis="x")
     if picked in set(differences["query"]):  # drill-down: both runs on that query, side by side
         st.session_state[DRILL_PAIR_KEY] = drill_choices(run, baseline, picked, chart_metric)
@@ -268,29 +273,30 @@ else:
 st.markdown(view.stability_sentence(stability, bold=True))
 st.caption(view.trec_eval_position_sentence(view.trec_eval_position(evaluation, stability),
                                             run, baseline))
-cards = st.columns(4)
-cards[0].metric("P(run beats baseline)", f"{stability.p_win:.1%}" + (
+cards = number_cards()
+cards.metric("P(run beats baseline)", f"{stability.p_win:.1%}" + (
                     " (exact)" if stability.method == "exact" else f" ± {stability.se:.1%}"),
                 help="Share of random tie-breaks (both runs shuffled independently) in which the "
                      "run's mean is higher; equal means count half. ± one standard error; exact "
                      "(every tie order) on Success@k, P@k, R@k and Rprec. Normal approximation "
-                     f"from the exact moments: {stability.p_normal:.1%}.")
-cards[1].metric("Exact expectation", stability.verdict("expected") or "–",
-                help="The run's verdict on the exact expected values (every tie order equally likely).")
-cards[2].metric("trec_eval order", stability.verdict("trec_eval") or "–",
+                     f"from the exact moments: {stability.p_normal:.1%}.", width="content")
+cards.metric("Exact expectation", stability.verdict("expected") or "–",
+                help="The run's verdict on the exact expected values (every tie order equally likely).",
+             width="content")
+cards.metric("trec_eval order", stability.verdict("trec_eval") or "–",
                 help="The run's verdict when both runs' ties are broken as trec_eval does "
-                     "(docno descending): the number most papers report.")
-cards[3].metric("Significance survives", "yes" if stability.significance_survives else "no",
+                     "(docno descending): the number most papers report.", width="content")
+cards.metric("Significance survives", "yes" if stability.significance_survives else "no",
                 help=f"Yes when the {view.TEST_LABELS[test]} is significant (p ≤ {alpha:g}, "
                      "uncorrected) under the exact expectation and, with the same winner, under "
-                     "every other fixed policy.")
+                     "every other fixed policy.", width="content")
 verdicts = view.verdict_table(stability)
 st.dataframe(verdicts, hide_index=True, key="compare_verdict_table", column_config={
     **{c: st.column_config.NumberColumn(c, format="%.4f") for c in verdicts.columns[1:4]},
     "p": st.column_config.NumberColumn("p", format="%.4f", help="Uncorrected p of the test under this policy.")})
 download_row(verdicts, f"tiedrank-compare-verdicts-{run}-{chart_metric}", key="compare_verdict_download")
 fig = figures.stability_figure(stability.draws, stability.verdicts, run, baseline, chart_metric)
-st.plotly_chart(fig, theme=None, key="compare_stability_chart")
+show_figure(fig, key="compare_stability_chart")
 figure_download(fig, f"tiedrank-compare-stability-{run}-{chart_metric}", key="compare_stability_fig")
 
 # ---- 4. system rankings per policy -------------------------------------------------------------
@@ -325,12 +331,13 @@ with left:
     download_row(agreement, f"tiedrank-compare-kendall-{chart_metric}", key="compare_agreement_download")
 with right:
     fig = figures.ranking_figure(ranking, ALL_POLICIES, chart_metric, baseline=baseline, highlight=run)
-    st.plotly_chart(fig, theme=None, key="compare_ranking_chart")
+    show_figure(fig, key="compare_ranking_chart")
     figure_download(fig, f"tiedrank-compare-rankings-{chart_metric}", key="compare_ranking_fig")
 
 # ---- 5. groups ------------------------------------------------------------------------------------
 st.header("By query group", divider="gray")
-upload_col, template_col = st.columns([3, 1], vertical_alignment="bottom")
+# the uploader, then the example file's button on its own row (a narrow column cut its label)
+upload_col = template_col = st.container()
 groups_file = upload_col.file_uploader(
     "Query groups (CSV with columns query, group)", type=["csv", "txt"], key="compare_groups",
     help="A CSV file with a header line 'query,group' and one line per query, e.g. "
@@ -344,7 +351,7 @@ template_col.download_button(
 if groups_file is None:
     empty_state("Upload a query → group CSV to see every chosen metric per group of queries "
                 f"(under the {policy_name} policy), e.g. by query type or length. The example file "
-                "on the right splits the queries by how many relevant documents they have.")
+                "below splits the queries by how many relevant documents they have.")
 else:
     try:
         groups = read_groups(groups_file.getvalue(), source_name=groups_file.name)
@@ -365,7 +372,7 @@ else:
             diffs = view.group_differences(breakdown, policy_name, baseline, compared, chart_metric)
             if not diffs.empty:
                 fig = figures.group_figure(diffs, chart_metric, baseline)
-                st.plotly_chart(fig, theme=None, key="compare_group_chart")
+                show_figure(fig, key="compare_group_chart")
                 figure_download(fig, f"tiedrank-compare-groups-{chart_metric}", key="compare_group_fig")
 
 # ---- rule and findings ----------------------------------------------------------------------------
@@ -384,7 +391,7 @@ else:
     _flips = ctx.memo("flip_matrix", lambda m: flip_matrix(ctx.evaluation(m, ("all",)), list(m),
                                                            gain=ctx.settings.gain),
                       tuple(metrics))
-    st.plotly_chart(flip_heatmap(_flips), theme=None, key="compare_flip_chart")
+    show_figure(flip_heatmap(_flips), key="compare_flip_chart")
     st.caption("Colour: probability that breaking ties at random reverses the order the "
                "expectation gives the two runs (0.5 = a coin toss). ✕: trec_eval's order and the "
                "expectation disagree on which run is ahead. P(win) is exact on lattice metrics "

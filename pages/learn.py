@@ -12,7 +12,14 @@ import streamlit as st
 
 from tiedrank.dashboard import learn, walkthrough
 from tiedrank.dashboard.figures import learn as figures
-from tiedrank.dashboard.ui import download_row, empty_state, figure_download, persist
+from tiedrank.dashboard.ui import (
+    download_row,
+    empty_state,
+    figure_download,
+    number_cards,
+    persist,
+    show_figure,
+)
 from tiedrank.errors import InputError
 from tiedrank.policies import POLICY_LABELS
 
@@ -89,14 +96,15 @@ else:
 
 with right:
     fig = figures.ranking_figure(result.ranked("expected"), result.rel_level)
-    st.plotly_chart(fig, theme=None, key="learn_ranking_chart")
+    show_figure(fig, key="learn_ranking_chart")
     figure_download(fig, f"toy_{scenario_key}_ranking", key="learn_ranking_fig")
-    m = st.columns(4)
+    m = number_cards()  # cards of their own width: they wrap onto more rows in a narrow window
     rr = result.value("RR")
-    m[0].metric("E[RR]", f"{rr:.4f}", help="The exact MTRR: the mean of RR over all tie orderings.")
-    m[1].metric("RR, trec_eval order", f"{result.value('RR', 'trec_eval'):.4f}")
-    m[2].metric("RR, best case", f"{result.value('RR', 'optimistic'):.4f}")
-    m[3].metric("RR, worst case", f"{result.value('RR', 'pessimistic'):.4f}")
+    m.metric("E[RR]", f"{rr:.4f}", help="The exact MTRR: the mean of RR over all tie orderings.",
+             width="content")
+    m.metric("RR, trec_eval order", f"{result.value('RR', 'trec_eval'):.4f}", width="content")
+    m.metric("RR, best case", f"{result.value('RR', 'optimistic'):.4f}", width="content")
+    m.metric("RR, worst case", f"{result.value('RR', 'pessimistic'):.4f}", width="content")
     st.markdown(f"E[RR] = {fmt(rr)}")
     if not result.has_relevant:
         st.warning(f"No document has a grade >= {int(rel_level)}: every binary metric is 0 and "
@@ -119,7 +127,7 @@ with t_left:
     download_row(orders, f"toy_{scenario_key}_orderings_by_policy", key="learn_orders_table")
 with t_right:
     fig = figures.policy_figure(result.values)
-    st.plotly_chart(fig, theme=None, key="learn_policy_chart")
+    show_figure(fig, key="learn_policy_chart")
     figure_download(fig, f"toy_{scenario_key}_policies", key="learn_policy_fig")
 
 # ---- enumeration ------------------------------------------------------------------------------
@@ -152,7 +160,7 @@ else:
         shown = st.selectbox("Metric of the chart", metrics, help="Which metric's values over the "
                              "orderings the chart counts.", **metric_kwargs)
         fig = figures.orderings_figure(orderings, shown, result.value(shown))
-        st.plotly_chart(fig, theme=None, key="learn_enum_chart")
+        show_figure(fig, key="learn_enum_chart")
         figure_download(fig, f"toy_{scenario_key}_orderings_{shown}", key="learn_enum_fig")
     st.caption("TsRR, TsRR2 and the G-RAG metrics are not means over orderings, so they are not "
                "listed here.")
@@ -217,6 +225,6 @@ with g_right:
                 f"{last['E[RR] (exact MTRR)']:.4f}, 1/E[rank1] {last['1/E[rank1]']:.4f}, "
                 f"MTRR_GRAG {last['MTRR_GRAG']:.4f}.")
     fig = figures.mtrr_curve_figure(curve, title="A fully tied list of t documents")
-    st.plotly_chart(fig, theme=None, key="learn_mtrr_chart")
+    show_figure(fig, key="learn_mtrr_chart")
     figure_download(fig, "mtrr_vs_grag", key="learn_mtrr_fig")
     download_row(curve, "mtrr_vs_grag", key="learn_curve_table", digits=6)

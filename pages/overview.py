@@ -16,6 +16,7 @@ from tiedrank.dashboard.ui import (
     get_context,
     metric_multiselect,
     persist,
+    show_figure,
     show_findings,
 )
 
@@ -91,7 +92,7 @@ figure_metric = st.selectbox(
     help="The metric drawn below: the grey bar spans worst to best over all tie orderings.")
 flipped_runs = set(flips.loc[flips["metric"] == figure_metric, ["run_a", "run_b"]].to_numpy().ravel())
 fig = range_figure(report, figure_metric, flipped_runs=flipped_runs)
-st.plotly_chart(fig, theme=None, key="overview_range_chart")
+show_figure(fig, key="overview_range_chart")
 figure_download(fig, f"tiedrank-range-{figure_metric}", key="overview_range")
 
 # ---- tie statistics ----------------------------------------------------------------------------

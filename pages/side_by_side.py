@@ -20,6 +20,7 @@ from tiedrank.dashboard.ui import (
     get_context,
     persist,
     persist_choice,
+    show_figure,
 )
 from tiedrank.metrics import parse_metric
 
@@ -134,7 +135,7 @@ if flows.empty:
 else:
     fig = slope_figure(flows, name_a, name_b, depth=depth,
                        title=f"{ctx.label(query)}: the documents of either run's top {depth}")
-    st.plotly_chart(fig, theme=None, key="sbs_slope_chart")
+    show_figure(fig, key="sbs_slope_chart")
     st.caption("Each line is a document (thicker: several documents in the same two groups with "
                "the same grade), from its tie group in A to its tie group in B; grey bars are the "
                "groups' rank spans.")

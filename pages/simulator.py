@@ -49,6 +49,7 @@ from tiedrank.dashboard.ui import (
     figure_download,
     my_runs,
     shared_cache,
+    show_figure,
     show_findings,
 )
 from tiedrank.simulate import PRESETS, QUANTIZE_METHODS
@@ -118,7 +119,7 @@ def metrics_block(run_set: RunSet, run_settings: Settings, *, key: str, basename
 
     fig = figures.spread_figure(report, metrics, runs=list(run_set.runs),
                                 title="The spread: each run's range over tie orderings")
-    st.plotly_chart(fig, theme=None, key=f"{key}_spread_chart")
+    show_figure(fig, key=f"{key}_spread_chart")
     figure_download(fig, f"{basename}-spread", key=f"{key}_spread")
 
     stats = tie_statistics_frame(evaluation.tables, top=run_settings.k)
@@ -298,7 +299,7 @@ if table.empty:
 else:
     fig = figures.sweep_figure(table, title=f"{metric} along {SWEEP_CHOICES[parameter]}, "
                                             f"starting from {base}")
-    st.plotly_chart(fig, theme=None, key="sim_sweep_chart")
+    show_figure(fig, key="sim_sweep_chart")
     st.caption(f"Every point simulates the same {n_queries} queries × {docs_per_query} candidates "
                f"with the same noise (seed {seed}), so the curve shows the effect of the parameter "
                "alone. Grey band: worst to best over every tie-break; black: the exact expectation; "
@@ -322,20 +323,22 @@ else:
     runs = list(ctx.runs)
     if st.session_state.get("sim_q_run") not in runs:  # another dataset: start at its first run
         st.session_state["sim_q_run"] = runs[0]
-    qcols = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
-    run_name = qcols[0].selectbox(
-        "Run", runs, key="sim_q_run", persist_state=KEEP,
+    # fixed-width controls that wrap onto a second row in a narrow window
+    qcols = st.container(horizontal=True, gap="small", vertical_alignment="bottom")
+    run_name = qcols.selectbox(
+        "Run", runs, key="sim_q_run", persist_state=KEEP, width=260,
         help="A run of the dataset chosen in the sidebar.")
-    q_levels = qcols[1].select_slider(
-        "Levels", ["off", *range(2, 21)], value=3, key="sim_q_levels", persist_state=KEEP,
+    q_levels = qcols.select_slider(
+        "Levels", ["off", *range(2, 21)], value=3, key="sim_q_levels", persist_state=KEEP, width=260,
         format_func=str,
         help="Replace each score by its bin 0..levels-1 of equal-width bins (off: keep the "
              "scores, e.g. to apply a precision alone).")
-    q_precision = qcols[2].selectbox(
-        "Precision", PRECISION_CHOICES, format_func=precision_label, key="sim_q_precision",
+    q_precision = qcols.selectbox(
+        "Precision", PRECISION_CHOICES, format_func=precision_label, key="sim_q_precision", width=180,
         persist_state=KEEP, help="Cast the scores (after binning) to this float format.")
-    method = qcols[3].segmented_control(
+    method = qcols.segmented_control(
         "Bins over", list(QUANTIZE_METHODS), default="query", required=True, key="sim_q_method",
+        width="content",
         persist_state=KEEP, format_func=lambda m: {"query": "each query", "global": "the run"}[m],
         help="The range split into bins: each query's own [min, max] score (real scores move "
              "from query to query), or the whole run's (scores on a fixed scale).")

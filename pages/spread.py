@@ -25,8 +25,10 @@ from tiedrank.dashboard.ui import (
     empty_state,
     figure_download,
     get_context,
+    number_cards,
     persist,
     persist_choice,
+    show_figure,
     show_findings,
 )
 from tiedrank.metrics import parse_metric
@@ -70,18 +72,19 @@ else:
                     f"{ctx.settings.rel_level}): its RR is 0 under every tie-break, so there is "
                     "no distribution to show.")
     else:
-        cols = st.columns(5)
-        for col, policy in zip(cols, ("expected", "trec_eval", "optimistic", "pessimistic")):
-            col.metric(f"RR, {POLICY_LABELS[policy]}", f"{marks.get(policy, float('nan')):.4f}",
+        cards = number_cards()  # cards of their own width: they wrap in a narrow window
+        for policy in ("expected", "trec_eval", "optimistic", "pessimistic"):
+            cards.metric(f"RR, {POLICY_LABELS[policy]}", f"{marks.get(policy, float('nan')):.4f}",
                        help={"expected": "E[RR]: the exact mean of RR over all tie orderings.",
                              "trec_eval": "RR when ties are broken as trec_eval does (docno descending).",
                              "optimistic": "RR when relevant documents are put first in every tie.",
-                             "pessimistic": "RR when relevant documents are put last in every tie."}[policy])
+                             "pessimistic": "RR when relevant documents are put last in every tie."}[policy],
+                         width="content")
         sd = float(rr_variance(table).get(query, 0.0)) ** 0.5
-        cols[4].metric("Standard deviation of RR", f"{sd:.4f}",
-                       help="Exact standard deviation of RR over tie orderings (tiedrank.spread.rr_variance).")
+        cards.metric("SD of RR", f"{sd:.4f}", width="content",
+                     help="Standard deviation of RR: exact, over tie orderings (tiedrank.spread.rr_variance).")
         fig = figures.pmf_figure(pmf, marks, title=f"{run}, query {ctx.label(query)}")
-        st.plotly_chart(fig, theme=None, key="spread_pmf_chart")
+        show_figure(fig, key="spread_pmf_chart")
         figure_download(fig, f"pmf_{run}_{query}", key="spread_pmf_fig")
         with st.expander("The distribution as a table", icon=":material/table_rows:"):
             shown = pmf.assign(cumulative=pmf["probability"].cumsum())
@@ -105,7 +108,7 @@ if ranges.empty:
 else:
     st.markdown(describe_ranges(ranges, metric))
     fig = figures.range_figure(ranges, metric, title=f"{run}: {metric} of each query over tie orderings")
-    _picked = clicked_query(st.plotly_chart(fig, theme=None, key="spread_range_chart",
+    _picked = clicked_query(show_figure(fig, key="spread_range_chart",
                                             on_select="rerun", selection_mode="points"), axis="y")
     if _picked in set(ranges["query"].astype(str)):  # drill-down: open it on Tie structure
         st.session_state[DRILL_KEY] = _picked
@@ -147,7 +150,7 @@ else:
     fig = figures.sample_histogram(draws, marks, metric,
                                    title=f"{run}: mean {metric} over {int(n_draws):,} random tie-breaks "
                                          f"(seed {int(seed)})")
-    st.plotly_chart(fig, theme=None, key="spread_hist_chart")
+    show_figure(fig, key="spread_hist_chart")
     figure_download(fig, f"random_tiebreaks_{run}_{metric}", key="spread_hist_fig")
     with st.expander("Summary of the draws", icon=":material/table_rows:"):
         stats = draws_table(draws, {**marks, **{p: run_marks[p] for p in ("optimistic", "pessimistic")

@@ -26,7 +26,7 @@ from tiedrank.dashboard.tie_structure import (
     tie_ratio_vs_range,
     top_strip,
 )
-from tiedrank.dashboard.ui import empty_state, figure_download, get_context, persist
+from tiedrank.dashboard.ui import empty_state, figure_download, get_context, persist, show_figure
 
 STRIP_DEPTH = 20
 
@@ -82,7 +82,7 @@ else:
     fig = ranked_list_figure(docs, mode="stack" if mode == "grade counts" else "documents",
                              query_text=ctx.query_text.get(query),
                              title=f"{run}: {ctx.label(query)}")
-    st.plotly_chart(fig, theme=None, key="tie_ranked_list")
+    show_figure(fig, key="tie_ranked_list")
     st.caption(
         f"{n_retrieved} documents in {int(info['groups'])} groups; largest group "
         f"{int(info['largest_group'])} documents; {info['tie_ratio']:.0%} of the documents share "
@@ -131,7 +131,7 @@ else:
         lambda r, c, o: top_strip_figure(strip, color="size" if c == "group size" else "parity",
                                          depth=STRIP_DEPTH, query_text=ctx.query_text, queries=row_order),
         run, colour, order)
-    st.plotly_chart(strip_fig, theme=None, key="tie_strip_chart")
+    show_figure(strip_fig, key="tie_strip_chart")
     figure_download(strip_fig, f"tiedrank-top{STRIP_DEPTH}-{run}", key="tie_strip")
 
 # ---- group sizes ---------------------------------------------------------------------------
@@ -159,7 +159,7 @@ else:
         empty_state(f"Run **{run}** has no ties{'' if top is None else f' in the top {k}'}: every group "
                     "holds one document.")
     hist = group_size_figure(group_size_bins(counts), weight=weight or "groups")
-    st.plotly_chart(hist, theme=None, key="tie_hist_chart")
+    show_figure(hist, key="tie_hist_chart")
     figure_download(hist, f"tiedrank-group-sizes-{run}", key="tie_hist")
 
 # ---- tie ratio vs metric range ---------------------------------------------------------------
@@ -195,7 +195,7 @@ else:
     x, label = BASES.get(basis, BASES["all retrieved"])
     scatter = tie_ratio_scatter(frame if scatter_all else frame.drop(columns="run"), metric,
                                 x=x, x_label=label)
-    _picked = clicked_query(st.plotly_chart(scatter, theme=None, key="tie_scatter_chart",
+    _picked = clicked_query(show_figure(scatter, key="tie_scatter_chart",
                                             on_select="rerun", selection_mode="points"))
     if _picked is not None and _picked != st.session_state.get("tie_query"):
         st.session_state[DRILL_KEY] = _picked  # opened at the top of this page

@@ -32,6 +32,7 @@ from tiedrank.dashboard.ui import (
     get_context,
     persist,
     persist_choice,
+    show_figure,
 )
 from tiedrank.evaluate import tsrr_sweep
 
@@ -103,7 +104,7 @@ else:
     references = references[references["run"] == ref_run]
     fig = figures.sweep_figure(sweep, references if len(references) else None, marked_alpha=alpha,
                                title=f"Mean TsRR over {ctx.dataset_label or 'the loaded data'}")
-    st.plotly_chart(fig, theme=None, key="tsrr_sweep_chart")
+    show_figure(fig, key="tsrr_sweep_chart")
     figure_download(fig, "tsrr_sweep", key="tsrr_sweep_fig")
     with st.expander("The sweep and the reference values as tables", icon=":material/table_rows:"):
         wide = sweep_table(sweep)
@@ -154,7 +155,7 @@ with one:
                 f"probability 1/{n_docs}, yet TsRR gives **0 for every alpha**: the list is "
                 "scored like one that retrieved nothing relevant.")
     fig = figures.fully_tied_figure(tied, title=f"{n_docs} tied documents, one relevant")
-    st.plotly_chart(fig, theme=None, key="tsrr_tied_chart")
+    show_figure(fig, key="tsrr_tied_chart")
     figure_download(fig, "tsrr_fully_tied", key="tsrr_tied_fig")
     download_row(tied, "tsrr_fully_tied", key="tsrr_tied_table", digits=6)
 with two:
@@ -180,6 +181,6 @@ with two:
                 "document weighs less.")
     fig = figures.appended_figure(example, current=appended,
                                   title=f"S2 plus irrelevant documents, alpha = {alpha:.3g}")
-    st.plotly_chart(fig, theme=None, key="tsrr_append_chart")
+    show_figure(fig, key="tsrr_append_chart")
     figure_download(fig, "tsrr_appended", key="tsrr_append_fig")
     download_row(example, "tsrr_appended", key="tsrr_append_table", digits=6)

@@ -144,3 +144,27 @@ class UI:
 @pytest.fixture()
 def ui(page, app_url) -> UI:
     return UI(page, app_url)
+
+
+@pytest.fixture()
+def sized_ui(chromium, app_url):
+    """``sized_ui(width, color_scheme=None)``: a :class:`UI` on a fresh page (own Streamlit
+    session) of that viewport width (1000 px high), optionally with the browser's colour
+    scheme set ("dark": the OS's dark mode, which Streamlit's default theme follows)."""
+    contexts = []
+
+    def make(width: int, color_scheme: str | None = None) -> UI:
+        options = {"viewport": {"width": width, "height": 1000}}
+        if color_scheme:
+            options["color_scheme"] = color_scheme
+        context = chromium.new_context(**options)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        return UI(page, app_url)
+
+    try:
+        yield make
+    finally:
+        for context in contexts:
+            context.close()

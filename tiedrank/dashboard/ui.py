@@ -14,6 +14,7 @@ Its accessors are cached: loaded data by the sha256 of the bytes, derived result
 
 Helpers: :func:`empty_state` (explain why there is nothing to show),
 :func:`show_findings`, :func:`download_row` (CSV / LaTeX / Markdown of a DataFrame),
+:func:`show_figure` (a plotly figure in the page's light or dark theme),
 :func:`figure_download` (lazy PNG of a plotly figure), :func:`persist` (keep a page
 widget's value when the user visits another page and comes back), :meth:`Context.memo`
 (cache any derived frame or figure per data and settings), :func:`ensure_app_ran` (for a
@@ -51,6 +52,7 @@ from tiedrank.dashboard.datasets import (
     dataset_key,
     file_hash,
 )
+from tiedrank.dashboard.figures.style import for_theme
 from tiedrank.dashboard.overview import findings_messages
 from tiedrank.dashboard.settings import (
     Settings,
@@ -520,6 +522,22 @@ def download_row(frame: pd.DataFrame, basename: str, *, key: str, digits: int = 
             label, data=lambda fmt=fmt: render(frame, fmt, digits), file_name=f"{basename}.{ext}",
             mime=mime, key=f"{key}_{fmt}", on_click="ignore", icon=":material/download:",
             help=f"Download this table as {label} ({digits} decimals; rendered by tiedrank.report).")
+
+
+def number_cards():
+    """A row for ``st.metric`` cards that wraps onto more rows when the cards do not fit:
+    give each card ``width="content"`` so its label and value are never cut."""
+    return st.container(horizontal=True, gap="medium")
+
+
+def show_figure(fig, *, key: str, **kwargs):
+    """``st.plotly_chart`` in the page's theme: Streamlit's chart theme gives the chart the
+    page's background, fonts and grid (light or dark, and it follows a theme switch), and on
+    a dark page the figure's fixed ink colours turn light (:func:`figures.style.for_theme`).
+    ``kwargs`` go to ``st.plotly_chart`` (``on_select``, ``selection_mode``); returns its value.
+    Export the figure itself (:func:`figure_download`): a PNG keeps the light colours."""
+    dark = st.context.theme.type == "dark"
+    return st.plotly_chart(for_theme(fig, dark), theme="streamlit", key=key, **kwargs)
 
 
 def figure_download(fig, basename: str, *, key: str, scale: float = 2.0) -> None:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import GRADE_COLORS, POLICY_COLORS, POLICY_LABELS, TEMPLATE, policy_mark
+from .style import GRADE_COLORS, POLICY_COLORS, POLICY_LABELS, TEMPLATE, finish, policy_mark
 
 WIN_COLOR = POLICY_COLORS["optimistic"]
 LOSS_COLOR = POLICY_COLORS["pessimistic"]
@@ -28,10 +28,6 @@ BASELINE_COLOR = POLICY_COLORS["expected"]
 CHOSEN_COLOR = GRADE_COLORS[2]
 OTHER_COLOR = GRADE_COLORS[-1]
 OUTCOME_COLORS = {"win": WIN_COLOR, "tie": TIE_COLOR, "loss": LOSS_COLOR}
-
-
-def _legend_below(fig: go.Figure, y: float = -0.18) -> None:
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=y, x=0, title=None))
 
 
 def interval_figure(intervals: pd.DataFrame, metric: str, baseline: str, *,
@@ -69,8 +65,7 @@ def interval_figure(intervals: pd.DataFrame, metric: str, baseline: str, *,
         yaxis_title=None,
         margin=dict(l=10, r=10, t=50, b=40))
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=labels)
-    _legend_below(fig, -0.22 if len(rows) > 4 else -0.35)
-    return fig
+    return finish(fig)
 
 
 def difference_figure(differences: pd.DataFrame, run: str, baseline: str, metric: str,
@@ -107,8 +102,7 @@ def difference_figure(differences: pd.DataFrame, run: str, baseline: str, metric
                    categoryarray=differences["query"].tolist()),
         yaxis=dict(title=f"{metric} difference (run − baseline)", zeroline=True),
         margin=dict(l=10, r=10, t=50, b=40))
-    _legend_below(fig, -0.25)
-    return fig
+    return finish(fig)
 
 
 def stability_figure(draws: pd.DataFrame, verdicts: pd.DataFrame, run: str, baseline: str,
@@ -164,8 +158,7 @@ def stability_figure(draws: pd.DataFrame, verdicts: pd.DataFrame, run: str, base
         xaxis=dict(title=f"difference of the mean {metric} (run − baseline)", range=[x_low - pad, x_high + pad]),
         yaxis=dict(title="number of draws", range=[0, top * 1.06]),
         margin=dict(l=10, r=10, t=50, b=40))
-    _legend_below(fig, -0.2)
-    return fig
+    return finish(fig)
 
 
 def ranking_figure(ranking: pd.DataFrame, policies: Sequence[str], metric: str, *,
@@ -200,7 +193,7 @@ def ranking_figure(ranking: pd.DataFrame, policies: Sequence[str], metric: str, 
         yaxis=dict(title="rank (1 = best)", autorange="reversed", dtick=1, range=[n + 0.5, 0.5]),
         margin=dict(l=10, r=10, t=50, b=30))
     fig.update_yaxes(autorange=False, range=[n + 0.5, 0.5])
-    return fig
+    return finish(fig)
 
 
 def group_figure(differences: pd.DataFrame, metric: str, baseline: str) -> go.Figure:
@@ -228,4 +221,4 @@ def group_figure(differences: pd.DataFrame, metric: str, baseline: str) -> go.Fi
         title=f"{metric} per query group: each run minus {baseline}",
         xaxis=dict(title=None, side="bottom"), yaxis=dict(title=None, autorange="reversed"),
         margin=dict(l=10, r=10, t=50, b=40))
-    return fig
+    return finish(fig)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import TEMPLATE
+from .style import TEMPLATE, finish
 
 
 def flip_heatmap(flips: pd.DataFrame) -> go.Figure:
@@ -28,4 +28,4 @@ def flip_heatmap(flips: pd.DataFrame) -> go.Figure:
     fig.update_layout(template=TEMPLATE, height=max(260, 28 * len(pairs) + 120),
                       yaxis={"autorange": "reversed"},
                       title="Verdict flips: random tie-breaks (colour) and trec_eval's order (✕)")
-    return fig
+    return finish(fig)

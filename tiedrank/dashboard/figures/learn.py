@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE, grade_color
+from .style import FILL_TEXT, POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE, finish, grade_color
 
 POLICY_ORDER = ("pessimistic", "optimistic", "input", "trec_eval", "expected")
 CURVE_COLORS = {"E[RR] (exact MTRR)": POLICY_COLORS["expected"], "1/E[rank1]": "#e66101",
@@ -35,7 +35,7 @@ def ranking_figure(ranked: pd.DataFrame, rel_level: int = 1, *, title: str | Non
                     line=dict(width=[2.5 if g >= rel_level else 0.5 for g in grades],
                               color="#222222")),
         text=ranked["doc"].astype(str), textposition="middle center",
-        textfont=dict(color=["white" if g >= 2 else "#222222" for g in grades], size=13),
+        textfont=dict(color=["white" if g >= 2 else FILL_TEXT for g in grades], size=13),
         customdata=np.column_stack([scores, grades]),
         hovertemplate="%{text}<br>score %{customdata[0]}<br>grade %{customdata[1]}<extra></extra>"))
     start = 0
@@ -59,7 +59,7 @@ def ranking_figure(ranked: pd.DataFrame, rel_level: int = 1, *, title: str | Non
                    showgrid=False, zeroline=False),
         yaxis=dict(visible=False, range=[-1.0, 1.0]),
         margin=dict(t=40 if title else 10, b=40, l=10, r=10))
-    return fig
+    return finish(fig)
 
 
 def policy_figure(values: pd.DataFrame, *, title: str | None = None) -> go.Figure:
@@ -87,9 +87,8 @@ def policy_figure(values: pd.DataFrame, *, title: str | None = None) -> go.Figur
         template=TEMPLATE, title=title, barmode="overlay", height=max(300, 42 * len(metrics) + 110),
         xaxis=dict(title="value", range=[-0.03, 1.05]),
         yaxis=dict(autorange="reversed", type="category"),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
         margin=dict(t=70 if title else 40))
-    return fig
+    return finish(fig)
 
 
 def orderings_figure(orderings: pd.DataFrame, metric: str, closed_form: float, *,
@@ -124,9 +123,8 @@ def orderings_figure(orderings: pd.DataFrame, metric: str, closed_form: float, *
         xaxis=dict(title=f"{metric} of one ordering"),
         yaxis=dict(title="orderings", range=[0, top], tick0=0,
                    dtick=max(1, int(np.ceil(float(counts.max()) / 5))) if len(counts) else 1),
-        legend=dict(orientation="h", yanchor="top", y=-0.25, x=0),
         margin=dict(t=50 if title else 20))
-    return fig
+    return finish(fig)
 
 
 def _bar_width(x: np.ndarray) -> float | None:
@@ -158,6 +156,5 @@ def mtrr_curve_figure(curve: pd.DataFrame, *, title: str | None = None,
         template=TEMPLATE, title=title, height=380,
         xaxis=dict(title="documents in the tie (all tied, first group)"),
         yaxis=dict(title="value", rangemode="tozero"),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
         margin=dict(t=70 if title else 40))
-    return fig
+    return finish(fig)

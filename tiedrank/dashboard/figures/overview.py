@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE
+from .style import POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE, finish
 
 # report column -> engine policy name (for colours, symbols and labels)
 _REPORT_POLICIES = (("worst", "pessimistic"), ("best", "optimistic"),
@@ -55,11 +55,10 @@ def range_figure(report: pd.DataFrame, metric: str, *, flipped_runs: set[str] | 
     fig.update_layout(
         template=TEMPLATE, title=f"{metric}: expected value, trec_eval order and range per run",
         xaxis_title=metric, yaxis_title=None, height=max(260, 60 + 34 * len(rows)),
-        margin=dict(l=10, r=10, t=50, b=40),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0, title=None))
+        margin=dict(l=10, r=10, t=50, b=40))
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=labels)
     fig.update_xaxes(range=value_range(rows))
-    return fig
+    return finish(fig)
 
 
 def value_range(rows: pd.DataFrame) -> list[float]:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import TEMPLATE, grade_color
+from .style import TEMPLATE, finish, grade_color
 
 _SPAN_COLOR = "#bdbdbd"
 _SPAN_COLORS = ("#bdbdbd", "#8f8f8f")
@@ -82,9 +82,8 @@ def slope_figure(flows: pd.DataFrame, run_a: str, run_b: str, *, depth: int,
                    tickvals=[1, *[t for t in _ticks(deepest) if t != 1]] + ([missing] if has_missing else []),
                    ticktext=[str(t) for t in [1, *[t for t in _ticks(deepest) if t != 1]]]
                    + (["not retrieved"] if has_missing else [])),
-        legend=dict(orientation="h", yanchor="top", y=-0.08, x=0),
         margin=dict(l=10, r=10, t=50, b=40))
-    return fig
+    return finish(fig)
 
 
 def _ticks(deepest: float) -> list[int]:

@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE
+from .style import POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE, finish
 
 RANGE_COLOR = "#bdbdbd"
 BAND_COLOR = "rgba(150, 150, 150, 0.22)"
@@ -82,9 +82,8 @@ def spread_figure(report: pd.DataFrame, metrics: Sequence[str], *,
     fig.update_yaxes(range=[-0.02, max(1.0, top) * 1.1])
     fig.update_layout(
         template=TEMPLATE, title=title, height=460,
-        margin=dict(l=10, r=10, t=70 if title else 40, b=40),
-        legend=dict(orientation="h", yanchor="top", y=-0.14, xanchor="left", x=0, title=None))
-    return fig
+        margin=dict(l=10, r=10, t=70 if title else 40, b=40))
+    return finish(fig)
 
 
 def sweep_figure(table: pd.DataFrame, *, title: str | None = None,
@@ -142,6 +141,5 @@ def sweep_figure(table: pd.DataFrame, *, title: str | None = None,
         fig.update_xaxes(autorange="reversed", dtick=1)
     fig.update_layout(
         template=TEMPLATE, title=title, height=560, hovermode="x unified",
-        margin=dict(l=10, r=10, t=80 if title else 40, b=40),
-        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0, title=None))
-    return fig
+        margin=dict(l=10, r=10, t=80 if title else 40, b=40))
+    return finish(fig)

@@ -18,6 +18,7 @@ from .style import (
     POLICY_LABELS,
     POLICY_SYMBOLS,
     TEMPLATE,
+    finish,
     policy_mark,
 )
 
@@ -67,11 +68,10 @@ def pmf_figure(pmf: pd.DataFrame, marks: Mapping[str, float] | None = None, *,
         template=TEMPLATE, title=title, bargap=0.15,
         xaxis=dict(title="rank of the first relevant document", tickmode="auto"),
         yaxis=dict(title="probability over tie orderings", range=[0, top * 1.07]),
-        legend=dict(orientation="h", yanchor="top", y=-0.22, x=0),
         margin=dict(t=60 if title else 30, b=40))
     if len(pmf) and len(pmf) <= 25:
         fig.update_xaxes(tickmode="array", tickvals=pmf["rank"].tolist())
-    return fig
+    return finish(fig)
 
 
 def range_figure(ranges: pd.DataFrame, metric: str, *, title: str | None = None,
@@ -103,9 +103,8 @@ def range_figure(ranges: pd.DataFrame, metric: str, *, title: str | None = None,
         template=TEMPLATE, title=title, height=height, barmode="overlay",
         xaxis=dict(title=metric, rangemode="tozero"),
         yaxis=dict(title="query (widest range on top)", autorange="reversed", type="category"),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
         margin=dict(t=70 if title else 40))
-    return fig
+    return finish(fig)
 
 
 def sample_histogram(draws: Sequence[float] | np.ndarray, marks: Mapping[str, float], metric: str,
@@ -147,6 +146,5 @@ def sample_histogram(draws: Sequence[float] | np.ndarray, marks: Mapping[str, fl
         template=TEMPLATE, title=full_title, bargap=0,
         xaxis=dict(title=f"mean {metric} over the run's queries"),
         yaxis=dict(title="number of draws", range=[0, top * 1.06]),
-        legend=dict(orientation="h", yanchor="top", y=-0.2, x=0),
         margin=dict(t=80 if full_title else 30))
-    return fig
+    return finish(fig)

@@ -1,5 +1,15 @@
-"""Colours and labels shared by every figure, so a grade or a policy looks the same everywhere."""
+"""Colours, labels and the common layout of every figure, so a grade or a policy looks the
+same everywhere and no legend ever sits on a title.
+
+Every builder in this package returns ``finish(fig)``: the legend goes in one horizontal row
+(wrapping as needed) at the bottom of the figure, below the axis titles, and the title at the
+top, left; plotly reserves room for both, at any width. :func:`for_theme` adapts a finished
+figure's fixed ink colours to a dark page (the pages call it through
+``tiedrank.dashboard.ui.show_figure``); exported PNGs keep the light figure.
+"""
 from __future__ import annotations
+
+import json
 
 import plotly.graph_objects as go
 
@@ -9,6 +19,8 @@ GRADE_COLORS = {  # colour-blind safe, light to dark with the grade
     -1: "#bdbdbd", 0: "#d9d9d9", 1: "#9ecae1", 2: "#3182bd", 3: "#08519c", 4: "#08306b",
 }
 UNJUDGED_COLOR = "#f0f0f0"
+FILL_TEXT = "#1a1a1a"
+"""Text drawn on a light fill (a grade box, a heatmap cell): stays dark on a dark page."""
 POLICY_COLORS = {
     "expected": "#222222", "optimistic": "#1a9850", "pessimistic": "#d73027",
     "trec_eval": "#7b3294", "input": "#fdae61", "random": "#999999",
@@ -18,6 +30,16 @@ POLICY_SYMBOLS = {"expected": "circle", "optimistic": "triangle-up", "pessimisti
 POLICY_DASH = {"expected": "solid", "optimistic": "dash", "pessimistic": "dash", "trec_eval": "dot",
                "input": "dashdot", "random": "dot"}
 TEMPLATE = "plotly_white"
+LEGEND = dict(orientation="h", xref="container", x=0.01, xanchor="left",
+              yref="container", y=0.0, yanchor="bottom", title=None)
+"""Where every legend goes: below the plot area, its rows counted into the bottom margin."""
+TITLE = dict(xref="container", x=0.01, xanchor="left", yref="container", y=1.0, yanchor="top",
+             pad=dict(t=12, b=8), automargin=True)
+"""Where every title goes: the top left, its lines counted into the top margin."""
+LEGEND_ROOM = 30
+"""Pixels added to a figure's height for the legend row below it."""
+DARK_INK = {"#222222": "#e8e8e8", "#555555": "#b0b0b0", "#888888": "#a0a0a0"}
+"""Fixed ink colours of the figures and what they become on a dark page."""
 
 
 def policy_mark(policy: str, x: float, top: float, label: str, width: float = 2.5) -> go.Scatter:
@@ -35,3 +57,34 @@ def grade_color(grade: int | None) -> str:
     if grade is None:
         return UNJUDGED_COLOR
     return GRADE_COLORS.get(int(grade), GRADE_COLORS[4] if grade > 4 else GRADE_COLORS[-1])
+
+
+def has_legend(fig: go.Figure) -> bool:
+    """Whether ``fig`` draws a legend (some trace shows one and the layout does not hide it)."""
+    if fig.layout.showlegend is False:
+        return False
+    shown = [t for t in fig.data if t.showlegend is not False and t.type not in ("heatmap",)]
+    return len(shown) >= 2 or any(t.showlegend is True for t in shown) or fig.layout.showlegend is True
+
+
+def finish(fig: go.Figure) -> go.Figure:
+    """The common layout: template, title top left, legend below the plot; returns ``fig``."""
+    fig.update_layout(template=TEMPLATE)
+    if fig.layout.title.text:
+        fig.update_layout(title=TITLE)
+    if has_legend(fig):
+        fig.update_layout(legend=LEGEND)
+        if fig.layout.height:
+            fig.update_layout(height=fig.layout.height + LEGEND_ROOM)
+    return fig
+
+
+def for_theme(fig: go.Figure, dark: bool) -> go.Figure:
+    """``fig`` for a dark page: a copy whose fixed ink colours (:data:`DARK_INK`) are light
+    and whose background is left to Streamlit's theme; the light figure itself is unchanged."""
+    if not dark:
+        return fig
+    text = fig.to_json()
+    for light, ink in DARK_INK.items():
+        text = text.replace(f'"{light}"', f'"{ink}"')
+    return go.Figure(json.loads(text))

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import POLICY_COLORS, TEMPLATE, UNJUDGED_COLOR, grade_color
+from .style import FILL_TEXT, POLICY_COLORS, TEMPLATE, UNJUDGED_COLOR, finish, grade_color
 
 _RUN_PALETTE = ("#222222", "#e66101", "#5e3c99", "#1b7837", "#b2182b", "#2166ac", "#8c510a",
                 "#01665e", "#c51b7d", "#4d4d4d")
@@ -116,11 +116,9 @@ def ranked_list_figure(docs: pd.DataFrame, *, mode: str = "stack", title: str | 
     fig.update_layout(
         template=TEMPLATE, barmode="overlay", title=title, height=230,
         margin=dict(l=10, r=10, t=50 if title else 20, b=40),
-        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1.0,
-                    title=None, traceorder="normal"),
         xaxis=dict(title="rank", range=[0, end], zeroline=False),
         yaxis=dict(visible=False, range=[-0.6, 0.85], fixedrange=True))
-    return fig
+    return finish(fig)
 
 
 def top_strip_figure(strip: pd.DataFrame, *, color: str = "parity", depth: int = 20,
@@ -193,7 +191,7 @@ def top_strip_figure(strip: pd.DataFrame, *, color: str = "parity", depth: int =
         z=z, x=np.arange(1, depth + 1), y=queries, colorscale=colorscale, zmin=zmin, zmax=zmax,
         showscale=colorbar is not None, colorbar=colorbar, xgap=1, ygap=1 if n_rows <= 60 else 0,
         customdata=customdata, text=grade_text,
-        texttemplate="%{text}" if show_text else None, textfont=dict(size=10, color="#222222"),
+        texttemplate="%{text}" if show_text else None, textfont=dict(size=10, color=FILL_TEXT),
         hovertemplate=(query_line + "<br>rank %{x}: grade %{text} (– unjudged); group "
                        "%{customdata[0]}, size %{customdata[1]}, %{customdata[2]} relevant in "
                        "the group; grades in the group's top ranks: %{customdata[3]}"
@@ -213,9 +211,8 @@ def top_strip_figure(strip: pd.DataFrame, *, color: str = "parity", depth: int =
                    dtick=1 if depth <= 30 else None, range=[0.5, depth + 0.5]),
         yaxis=dict(title=None, autorange="reversed", type="category",
                    showticklabels=n_rows <= 80),
-        showlegend=color == "parity",
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0, title=None))
-    return fig
+        showlegend=color == "parity")
+    return finish(fig)
 
 
 def group_size_figure(bins: pd.DataFrame, *, weight: str = "groups",
@@ -254,7 +251,7 @@ def group_size_figure(bins: pd.DataFrame, *, weight: str = "groups",
     fig.update_xaxes(type="category")
     if log_y:
         fig.update_yaxes(type="log")
-    return fig
+    return finish(fig)
 
 
 def tie_ratio_scatter(frame: pd.DataFrame, metric: str, *, x: str = "tie_ratio",
@@ -289,4 +286,4 @@ def tie_ratio_scatter(frame: pd.DataFrame, metric: str, *, x: str = "tie_ratio",
                    range=[-0.03, 1.03]),
         yaxis=dict(title=f"{metric} range (best − worst)", rangemode="tozero"),
         showlegend="run" in frame)
-    return fig
+    return finish(fig)

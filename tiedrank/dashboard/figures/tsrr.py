@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.colors
 import plotly.graph_objects as go
 
-from .style import POLICY_COLORS, TEMPLATE
+from .style import POLICY_COLORS, TEMPLATE, finish
 
 RUN_COLORS = tuple(plotly.colors.qualitative.Safe)
 """Colours of runs (colour-blind safe; style.py has none for runs)."""
@@ -74,7 +74,7 @@ def sweep_figure(sweep: pd.DataFrame, references: pd.DataFrame | None = None, *,
         yaxis=dict(title="mean over queries", range=[-0.02, 1.03]),
         legend=dict(groupclick="togglegroup", font=dict(size=11)),
         margin=dict(t=60 if title else 30))
-    return fig
+    return finish(fig)
 
 
 def fully_tied_figure(example: pd.DataFrame, *, title: str | None = None) -> go.Figure:
@@ -94,9 +94,8 @@ def fully_tied_figure(example: pd.DataFrame, *, title: str | None = None) -> go.
         template=TEMPLATE, title=title, height=440,
         xaxis=dict(title="alpha (log scale)", type="log"),
         yaxis=dict(title="value", range=[-0.03, max(top, 0.1) * 1.15]),
-        legend=dict(orientation="h", yanchor="top", y=-0.22, x=0),
         margin=dict(t=50 if title else 20, b=40))
-    return fig
+    return finish(fig)
 
 
 def appended_figure(example: pd.DataFrame, *, current: int | None = None,
@@ -126,6 +125,5 @@ def appended_figure(example: pd.DataFrame, *, current: int | None = None,
         template=TEMPLATE, title=title, height=440,
         xaxis=dict(title="irrelevant documents appended at the bottom of the list"),
         yaxis=dict(title="value", rangemode="tozero"),
-        legend=dict(orientation="h", yanchor="top", y=-0.22, x=0),
         margin=dict(t=50 if title else 20, b=40))
-    return fig
+    return finish(fig)
