@@ -22,10 +22,9 @@ def main() -> int:
         print("browser tests failed: screenshots not refreshed", file=sys.stderr)
         return status
     copied = 0
-    for image in sorted(BUILD.glob("*.png")):
-        if (DOCS / image.name).exists():  # only the README's images, by name
-            shutil.copy2(image, DOCS / image.name)
-            copied += 1
+    for image in sorted(BUILD.glob("*.png")):  # every page, and Overview/Compare/Learn at 1280 and 800 px
+        shutil.copy2(image, DOCS / image.name)
+        copied += 1
     print(f"copied {copied} screenshots to {DOCS.relative_to(ROOT)}")
     return 0
 
