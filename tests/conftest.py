@@ -8,18 +8,27 @@ them are not collected, and the header of the run says so.
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).parent
-APP_TESTS = (
-    "apptest_support.py", "test_app_*.py", "test_dashboard_core.py", "test_learn_and_figures.py",
-    "features/test_app_documents.py", "features/test_flips.py", "browser", "features/browser",
-)
-"""Test modules (globs relative to tests/) that exercise the dashboard: marked ``app``."""
+_APP_IMPORT = re.compile(
+    r"^\s*(?:from|import)\s+(?:streamlit|plotly|playwright|kaleido|apptest_support|browser_support"
+    r"|tests\.apptest_support|tiedrank\.dashboard\.(?:figures|ui)\b|tiedrank\.dashboard\s+import\s+"
+    r"(?:figures|ui)\b)", re.MULTILINE)
 
-_APP_PATHS = {path for pattern in APP_TESTS for path in HERE.glob(pattern)}
+
+def _is_app_test(path: Path) -> bool:
+    """A test module that imports the dashboard's Streamlit or plotly side (read, not run)."""
+    return path.name == "apptest_support.py" or bool(_APP_IMPORT.search(path.read_text()))
+
+
+_APP_PATHS = {HERE / "browser"} | {path for path in HERE.rglob("*.py")
+                                   if "browser" not in path.parts and path.name != "conftest.py"
+                                   and _is_app_test(path)}
+"""Test modules that exercise the dashboard (and tests/browser): marked ``app``."""
 _MISSING = [name for name in ("streamlit", "plotly", "playwright")
             if importlib.util.find_spec(name) is None]
 collect_ignore = sorted(str(p.relative_to(HERE)) for p in _APP_PATHS) if _MISSING else []
