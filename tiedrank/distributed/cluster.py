@@ -151,6 +151,23 @@ def sweep_task(parameter: str, value: Any, seed: int, options: Mapping[str, Any]
     return frame
 
 
+def sweep_batch(points: Sequence[tuple[str, Any, int]], options: Mapping[str, Any]) -> list[pd.DataFrame]:
+    """Several points of a sweep in one task (each exactly as :func:`sweep_task`)."""
+    return [sweep_task(parameter, value, seed, options) for parameter, value, seed in points]
+
+
+def _batches(items: Sequence[Any], client: Any, per_worker: int = 4) -> list[Sequence[Any]]:
+    """``items`` cut into about ``per_worker`` batches per worker: few enough tasks that the
+    per-task cost of Dask (a round trip, the arguments' transfer) stays small beside the
+    work, enough that a slow or lost worker leaves the others something to do."""
+    try:
+        workers = max(len(client.scheduler_info().get("workers", {})), 1)
+    except Exception:  # a client without scheduler_info: one point per task
+        return [items[i:i + 1] for i in range(len(items))]
+    size = max(1, -(-len(items) // (workers * per_worker)))
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
 def sweep(parameter: str, values: Sequence[Any], *, seeds: Sequence[int] = (0,),
           client: Any = None, timeout: float = CONNECT_TIMEOUT,
           **options: Any) -> pd.DataFrame:
@@ -186,7 +203,14 @@ def sweep(parameter: str, values: Sequence[Any], *, seeds: Sequence[int] = (0,),
         frames = [sweep_task(*args) for args in arguments]
     else:
         with connect(client, timeout=timeout) as dask_client:
-            frames = run_all(dask_client, sweep_task, arguments, name="sweep")
+            shared = dict(options)
+            if shared.get("qrels") is not None:  # sent to each worker once, not once per task
+                shared["qrels"] = dask_client.scatter(shared["qrels"], broadcast=True)
+            points = [args[:3] for args in arguments]
+            batches = run_all(dask_client, sweep_batch,
+                              [(batch, shared) for batch in _batches(points, dask_client)],
+                              name="sweep")
+            frames = [frame for batch in batches for frame in batch]
     table = pd.concat(frames, ignore_index=True)
     if any(args[1] is None for args in arguments):
         table["value"] = pd.Series([args[1] for args in arguments], dtype=object)
