@@ -33,18 +33,14 @@ def check_duplicates(table: pa.Table, locate: Locator, source: str, policy: str,
     ``kind`` is ``"run"`` or ``"qrels"`` (for the message); returns the table (rows of
     repeats dropped under "max") and the findings.
     """
-    rows = _duplicate_rows(table.column("query"), table.column("doc"))
-    if rows is None:
-        return table, []
-    sub = pd.DataFrame({
-        "query": table.column("query").take(pa.array(rows)).to_pylist(),
-        "doc": table.column("doc").take(pa.array(rows)).to_pylist(),
-        "row": rows,
-    })
     if policy == "error":
-        repeat = sub[sub.duplicated(["query", "doc"], keep="first")].iloc[0]
-        first = sub[(sub["query"] == repeat["query"]) & (sub["doc"] == repeat["doc"])].iloc[0]
-        first_line, _ = locate(int(first["row"]))
+        found = _first_repeat(table.column("query"), table.column("doc"))
+        if found is None:
+            return table, []
+        repeat_row, first_row = found
+        repeat = {"query": table.column("query")[repeat_row].as_py(),
+                  "doc": table.column("doc")[repeat_row].as_py(), "row": repeat_row}
+        first_line, _ = locate(first_row)
         if kind == "run":
             problem = "duplicate document within a query"
             expected = (f"each document at most once per query; {repeat['doc']!r} was first "
@@ -56,6 +52,14 @@ def check_duplicates(table: pa.Table, locate: Locator, source: str, policy: str,
                         f"for query {repeat['query']!r} on line {first_line}")
         raise fail(problem, int(repeat["row"]), locate, source, expected)
     # policy "max": keep the highest-scoring row of each group (the earliest among equals)
+    rows = _duplicate_rows(table.column("query"), table.column("doc"))
+    if rows is None:
+        return table, []
+    sub = pd.DataFrame({
+        "query": table.column("query").take(pa.array(rows)).to_pylist(),
+        "doc": table.column("doc").take(pa.array(rows)).to_pylist(),
+        "row": rows,
+    })
     sub["score"] = table.column("score").take(pa.array(rows)).to_numpy()
     ordered = sub.sort_values("score", ascending=False, kind="stable")
     dropped = ordered.loc[ordered.duplicated(["query", "doc"], keep="first")]
@@ -118,13 +122,14 @@ def hash_strings(column: pa.ChunkedArray) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
 
 
-def _duplicate_rows(query: pa.ChunkedArray, doc: pa.ChunkedArray) -> np.ndarray | None:
-    """Sorted row numbers of every row whose (query, doc) occurs more than once, or None.
+def _candidates(query: pa.ChunkedArray, doc: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(rows, keys)``: the rows whose (query, doc) hash occurs more than once, and the
+    hash of every row; None when every hash is distinct (no duplicate is possible).
 
     A 64-bit hash of (query, doc) per row, then a sort of the hashes: equal neighbours are
-    candidates, checked exactly.  Hashing works on slices of a million rows and the sort on
-    two halves (split by a hash bit, so equal keys stay together), each on a thread: numpy
-    releases the GIL, so this uses both cores of a small machine.
+    candidates, checked exactly by the callers.  Hashing works on slices of a million rows
+    and the sort on two halves (split by a hash bit, so equal keys stay together), each on
+    a thread: numpy releases the GIL, so this uses both cores of a small machine.
     """
     n = len(query)
     if n < 2:
@@ -141,8 +146,51 @@ def _duplicate_rows(query: pa.ChunkedArray, doc: pa.ChunkedArray) -> np.ndarray 
     repeated = np.concatenate([h[1:][h[1:] == h[:-1]] for h in halves])
     if len(repeated) == 0:
         return None
-    candidates = np.flatnonzero(np.isin(key, repeated))
-    # exact check on the (few) candidates: equal hashes need not be equal ids
+    return np.flatnonzero(np.isin(key, repeated)), key
+
+
+def _first_repeat(query: pa.ChunkedArray, doc: pa.ChunkedArray) -> tuple[int, int] | None:
+    """``(row, first_row)`` of the earliest row whose (query, doc) appeared before, or None.
+
+    Works on integer arrays only: the strings of two rows are compared per candidate, so
+    memory does not grow with the number of repeated lines (a file of one line repeated
+    five million times costs the hashes, not five million Python strings).
+    """
+    found = _candidates(query, doc)
+    if found is None:
+        return None
+    rows, key = found
+    rows_key = key[rows]
+    order = np.lexsort((rows, rows_key))             # by hash, then by row
+    grouped_rows, grouped_key = rows[order], rows_key[order]
+    starts = np.r_[True, grouped_key[1:] != grouped_key[:-1]]
+    first_of_group = grouped_rows[np.maximum.accumulate(np.where(starts, np.arange(len(order)), 0))]
+    later = ~starts                                  # a row after its group's first: a repeat,
+    repeats, firsts = grouped_rows[later], first_of_group[later]
+    by_row = np.argsort(repeats, kind="stable")
+    for index in by_row:  # in file order; almost always the first one is the answer
+        row, first = int(repeats[index]), int(firsts[index])
+        # unless two different ids share a hash (astronomically rare): check the strings
+        if query[row].as_py() == query[first].as_py() and doc[row].as_py() == doc[first].as_py():
+            return row, first
+        same = _exact_duplicates(query, doc, grouped_rows[grouped_key == key[row]])
+        if same is not None and row in set(same.tolist()):
+            earlier = [r for r in same.tolist() if r < row and query[r].as_py() == query[row].as_py()
+                       and doc[r].as_py() == doc[row].as_py()]
+            if earlier:
+                return row, min(earlier)
+    return None
+
+
+def _duplicate_rows(query: pa.ChunkedArray, doc: pa.ChunkedArray) -> np.ndarray | None:
+    """Sorted row numbers of every row whose (query, doc) occurs more than once, or None."""
+    found = _candidates(query, doc)
+    return None if found is None else _exact_duplicates(query, doc, found[0])
+
+
+def _exact_duplicates(query: pa.ChunkedArray, doc: pa.ChunkedArray,
+                      candidates: np.ndarray) -> np.ndarray | None:
+    # exact check on the candidates: equal hashes need not be equal ids
     sub = pd.DataFrame({"q": query.take(pa.array(candidates)).to_pylist(),
                         "d": doc.take(pa.array(candidates)).to_pylist()})
     exact = sub.duplicated(keep=False).to_numpy()
