@@ -2,7 +2,8 @@
 
 Three experiments, each measured in a fresh child process (wall time, the part of it spent
 starting a local Dask cluster, and peak RSS from the kernel: VmHWM of the child itself;
-for Dask also the largest worker, from RUSAGE_CHILDREN once the cluster is closed):
+for Dask also the largest worker and the workers' CPU time, as each worker reports them at
+the end):
 
 (a) one big run: one pass (``tiedrank.evaluate``) vs ``--buckets`` (bucket by bucket);
 (b) many runs: one process vs ``--dask local:2`` (one task per run);
@@ -104,16 +105,24 @@ def _cpu_s() -> float:
     return sum(u.ru_utime + u.ru_stime for u in usage)
 
 
-def _peak_mb(cpu_before: float) -> dict:
+def _worker_usage() -> tuple[float, float]:
+    """CPU seconds and peak RSS (MB) of the calling Dask worker process."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def _peak_mb(cpu_before: float, workers: list[tuple[float, float]]) -> dict:
     own = None
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
             own = int(line.split()[1]) / 1024
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    # CPU seconds of this process and its reaped children: cpu_s / wall_s is how many cores
-    # the mode kept busy (a "one process" run that already uses 1.3 cores, through Arrow's
-    # reader threads, can gain at most 2 / 1.3 = 1.5x from a second core).
-    cpu = _cpu_s() - cpu_before
+    # workers report themselves (forked from a fork server, they are not our children)
+    children = max([rss for _, rss in workers],
+                   default=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
+    # CPU seconds of this process, its reaped children and the workers: cpu_s / wall_s is
+    # how many cores the mode kept busy (a "one process" run that already uses 1.3 cores,
+    # through Arrow's reader threads, can gain at most 2 / 1.3 = 1.5x from a second core).
+    cpu = _cpu_s() - cpu_before + sum(cpu for cpu, _ in workers)
     return {"peak_rss_mb": round(own or 0, 1), "largest_child_rss_mb": round(children, 1),
             "cpu_s": round(cpu, 2)}
 
@@ -126,8 +135,10 @@ def child(task: str, payload: dict) -> dict:
     with (D.connect(client) if client else nullcontext()) as client:
         startup = time.perf_counter() - started  # starting a local cluster, if any
         result = _work(task, payload, client)
+        workers = list(client.run(_worker_usage).values()) if client else []
     wall = time.perf_counter() - started
-    return {"task": task, "wall_s": round(wall, 2), "startup_s": round(startup, 2), **_peak_mb(cpu_before),
+    return {"task": task, "wall_s": round(wall, 2), "startup_s": round(startup, 2),
+            **_peak_mb(cpu_before, workers),
             "result": result.astype({c: str for c in result.columns
                                      if str(result[c].dtype) in ("category", "object")})
             .to_json(orient="split", double_precision=15)}
@@ -173,48 +184,74 @@ def _same(a: dict, b: dict) -> bool:
 
 
 # ---- experiments -------------------------------------------------------------------------
-def experiment_a(paths, scale, buckets) -> list[dict]:
+def _paired(modes: list[tuple[str, str, dict]], repeat: int) -> list[tuple[str, list[dict]]]:
+    """Each mode run ``repeat`` times, the modes alternating (one, other, one, other...), so
+    that a slow spell of a shared machine falls on both modes rather than on one."""
+    measured: dict[str, list[dict]] = {label: [] for label, _, _ in modes}
+    for _ in range(repeat):
+        for label, task, payload in modes:
+            measured[label].append(run_child(task, payload))
+    return list(measured.items())
+
+
+def experiment_a(paths, scale, buckets, repeat=1) -> list[dict]:
     run, qrels = paths["a"]
-    one = run_child("one_pass", {"runs": [run], "qrels": qrels})
-    bucketed = run_child("scaled", {"runs": [run], "qrels": qrels, "buckets": buckets})
-    return _rows("a", f"{scale['a'][0] * scale['a'][1]:,} rows, 1 run",
-                 [("one pass", one), (f"--buckets {buckets or 'auto'}", bucketed)])
+    return _rows("a", f"{scale['a'][0] * scale['a'][1]:,} rows, 1 run", _paired(
+        [("one pass", "one_pass", {"runs": [run], "qrels": qrels}),
+         (f"--buckets {buckets or 'auto'}", "scaled",
+          {"runs": [run], "qrels": qrels, "buckets": buckets})], repeat))
 
 
-def experiment_b(paths, scale) -> list[dict]:
+def experiment_b(paths, scale, repeat=1) -> list[dict]:
     runs, qrels = paths["b"]
-    one = run_child("one_pass", {"runs": runs, "qrels": qrels})
-    dask = run_child("scaled", {"runs": runs, "qrels": qrels, "buckets": 1,
-                                "client": "local:2"})
     k, q, d = scale["b"]
-    return _rows("b", f"{k} runs x {q * d:,} rows", [("one process", one),
-                                                     ("--dask local:2", dask)])
+    return _rows("b", f"{k} runs x {q * d:,} rows", _paired(
+        [("one process", "one_pass", {"runs": runs, "qrels": qrels}),
+         ("--dask local:2", "scaled", {"runs": runs, "qrels": qrels, "buckets": 1,
+                                       "client": "local:2"})], repeat))
 
 
-def experiment_c(scale) -> list[dict]:
+def experiment_c(scale, repeat=1) -> list[dict]:
     n_values, n_seeds, queries = scale["c"]
     payload = {"values": SWEEP_VALUES[:n_values], "seeds": n_seeds, "queries": queries}
-    sequential = run_child("sweep", payload)
-    dask = run_child("sweep", dict(payload, client="local:2"))
     return _rows("c", f"sweep of {n_values * n_seeds} rerankers ({queries} queries each)",
-                 [("sequential", sequential), ("dask local:2", dask)])
+                 _paired([("sequential", "sweep", payload),
+                          ("dask local:2", "sweep", dict(payload, client="local:2"))], repeat))
 
 
-def _rows(name: str, what: str, measured: list[tuple[str, dict]]) -> list[dict]:
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _rows(name: str, what: str, measured: list[tuple[str, list[dict]]]) -> list[dict]:
+    """One row per mode: medians over the repeats, each repeat's speed-up against the
+    first mode's run of the same round (paired), and whether every result was identical."""
     base = measured[0][1]
-    return [{"experiment": name, "input": what, "mode": mode, "wall_s": m["wall_s"],
-             "startup_s": m["startup_s"],
-             "speedup": round(base["wall_s"] / m["wall_s"], 2) if m["wall_s"] else None,
-             "speedup_after_startup": round(base["wall_s"] / (m["wall_s"] - m["startup_s"]), 2)
-             if m["wall_s"] > m["startup_s"] else None,
-             "peak_rss_mb": m["peak_rss_mb"], "largest_child_rss_mb": m["largest_child_rss_mb"],
-             "cores_busy": round(m.get("cpu_s", 0) / m["wall_s"], 2) if m["wall_s"] else None,
-             "identical_to_first": _same(base, m)} for mode, m in measured]
+    rows = []
+    for mode, ms in measured:
+        wall = _median([m["wall_s"] for m in ms])
+        startup = _median([m["startup_s"] for m in ms])
+        paired = [b["wall_s"] / m["wall_s"] for b, m in zip(base, ms)]
+        rows.append({
+            "experiment": name, "input": what, "mode": mode, "repeats": len(ms),
+            "wall_s": round(wall, 2), "wall_s_each": " ".join(f"{m['wall_s']:.2f}" for m in ms),
+            "startup_s": round(startup, 2),
+            "speedup": round(_median([b["wall_s"] for b in base]) / wall, 2),
+            "speedup_each": " ".join(f"{r:.2f}" for r in paired),
+            "speedup_after_startup": round(_median([b["wall_s"] for b in base])
+                                           / (wall - startup), 2) if wall > startup else None,
+            "peak_rss_mb": max(m["peak_rss_mb"] for m in ms),
+            "largest_child_rss_mb": max(m["largest_child_rss_mb"] for m in ms),
+            "cores_busy": round(_median([m.get("cpu_s", 0) / m["wall_s"] for m in ms]), 2),
+            "identical_to_first": all(_same(base[0], m) for m in ms)})
+    return rows
 
 
 def markdown(rows: list[dict]) -> str:
-    head = ["experiment", "input", "mode", "wall_s", "startup_s", "speedup",
-            "speedup_after_startup", "peak_rss_mb",
+    head = ["experiment", "input", "mode", "repeats", "wall_s", "wall_s_each", "startup_s",
+            "speedup", "speedup_each", "speedup_after_startup", "peak_rss_mb",
             "largest_child_rss_mb", "cores_busy", "identical_to_first"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(str(r[h]) for h in head) + " |" for r in rows]
@@ -228,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=HERE / "data" / "scale")
     parser.add_argument("--buckets", type=int, default=None,
                         help="buckets for (a) (default: the scale's; 'full' chooses automatically)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="run each pair of modes this many times, alternating, and report "
+                             "medians (a shared machine's speed drifts by 10%% or more)")
     parser.add_argument("--json", type=Path, default=None, help="also write the rows here")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -240,11 +280,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"data ready in {time.perf_counter() - started:.1f} s under {args.data}", flush=True)
     rows: list[dict] = []
     if "a" in args.only:
-        rows += experiment_a(paths, scale, args.buckets or scale["buckets"])
+        rows += experiment_a(paths, scale, args.buckets or scale["buckets"], args.repeat)
     if "b" in args.only:
-        rows += experiment_b(paths, scale)
+        rows += experiment_b(paths, scale, args.repeat)
     if "c" in args.only:
-        rows += experiment_c(scale)
+        rows += experiment_c(scale, args.repeat)
     print(markdown(rows))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))

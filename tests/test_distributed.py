@@ -298,3 +298,29 @@ def test_cli_unreachable_scheduler_is_one_line(files, capsys):
                   "tcp://127.0.0.1:9"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("tiedrank: error: cannot reach the Dask scheduler") and "\n" not in err
+
+
+def test_local_workers_start_ready_and_single_threaded(client):
+    """The start-up choices that the scale benchmark's figures rest on (issue 10): workers
+    forked from a fork server that preloaded the task modules (not spawned, each importing
+    them), glibc's adaptive allocator thresholds kept (Dask's MALLOC_TRIM_THRESHOLD_=65536
+    made a sweep point 40% slower), and Arrow sized to the worker's one thread."""
+    import multiprocessing
+
+    def describe():
+        import pyarrow
+
+        return {"parent_is_client": os.getppid() == CLIENT_PID,  # spawned by the nanny here
+                "trim": os.environ.get("MALLOC_TRIM_THRESHOLD_"),
+                "arrow_threads": pyarrow.cpu_count(),
+                "preloaded": "tiedrank.distributed.evaluation" in sys.modules}
+
+    CLIENT_PID = os.getpid()  # noqa: N806 - read by describe() on the worker (cloudpickled)
+    facts = list(client.run(describe).values())
+    assert len(facts) == 2
+    for fact in facts:
+        assert fact["trim"] is None
+        assert fact["arrow_threads"] == 1
+        assert fact["preloaded"]
+        if "forkserver" in multiprocessing.get_all_start_methods():
+            assert not fact["parent_is_client"]

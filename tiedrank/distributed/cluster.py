@@ -49,6 +49,16 @@ def _distributed() -> Any:
     return distributed
 
 
+def _dask_installed() -> bool:
+    """Whether ``distributed`` can be imported, without importing it."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("distributed") is not None
+    except (ImportError, ValueError):  # ValueError: blocked in sys.modules (set to None)
+        return False
+
+
 def describe_address(address: Any) -> str:
     """What ``address`` means, for messages (``local:2`` -> "a local cluster of 2 ...")."""
     if not isinstance(address, str):
@@ -86,21 +96,23 @@ def connect(address: Any, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
         raise ValueError(f"cannot use {address!r} as a Dask address; expected 'local', "
                          "'local:N' (N worker processes here) or 'tcp://host:port' (a "
                          "running scheduler)")
-    distributed = _distributed()
     if local is not None:
         n_workers = int(local.group(1) or DEFAULT_LOCAL_WORKERS)
         if n_workers < 1:
             raise ValueError(f"local:N needs N >= 1 worker, got {address!r}")
-        cluster = distributed.LocalCluster(
-            n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=None, silence_logs=logging.ERROR)
+        # the fork server imports on the other core while this process imports Dask
+        fork_server = _dask_installed() and _start_fork_server()
+        distributed = _distributed()
+        cluster = _local_cluster(distributed, n_workers, fork_server)
         try:
             with distributed.Client(cluster) as client:
+                client.run(_one_thread_per_worker)
                 client.run(warm_up)
                 yield client
         finally:
             cluster.close()
         return
+    distributed = _distributed()
     if "://" not in text:
         text = f"tcp://{text}"
     try:
@@ -118,12 +130,71 @@ def connect(address: Any, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
         client.close()
 
 
+TASK_MODULES = ("tiedrank.distributed.evaluation", "tiedrank.simulate")
+"""What the tasks import: preloaded once by the fork server, or imported by :func:`warm_up`."""
+
+
+def _start_fork_server() -> bool:
+    """Start Python's fork server with the task modules preloaded, if this platform has one
+    (Linux and macOS do), and say whether it is running.
+
+    Workers are then forked from it instead of each spawned worker importing Dask, pandas,
+    pyarrow and tiedrank (about 1.2 s per worker on 2 cores). The server is a fresh,
+    single-threaded process, so forking it is safe where forking this process (with Dask's
+    threads running) is not; it imports while this process imports Dask, and it stays up,
+    so a later cluster of the same process starts in about 0.3 s.
+    """
+    import multiprocessing
+    import multiprocessing.forkserver
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return False
+    # only counts before the server starts: a running one keeps the modules it has
+    multiprocessing.get_context("forkserver").set_forkserver_preload(
+        ["distributed", *TASK_MODULES])
+    multiprocessing.forkserver.ensure_running()
+    return True
+
+
+def _local_cluster(distributed: Any, n_workers: int, fork_server: bool) -> Any:
+    """A ``LocalCluster`` of ``n_workers`` single-threaded worker processes on 127.0.0.1,
+    forked from the fork server when there is one (:func:`_start_fork_server`).
+
+    glibc keeps its default, adaptive allocator thresholds in the workers: Dask sets
+    ``MALLOC_TRIM_THRESHOLD_=65536`` to hand memory back to the system early, and with that
+    fixed threshold every large numpy temporary is a fresh ``mmap`` to be faulted in again
+    (a simulator sweep point took 0.75-0.85 s in a worker against 0.50-0.60 s with the
+    default; benchmarks/RESULTS.md). Memory a task frees is still reused by the next task.
+    """
+    import dask
+
+    settings: dict[str, Any] = {
+        "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+    if fork_server:
+        settings["distributed.worker.multiprocessing-method"] = "forkserver"
+    with dask.config.set(settings):
+        return distributed.LocalCluster(
+            n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address=None, silence_logs=logging.ERROR)
+
+
+def _one_thread_per_worker() -> None:
+    """Arrow's reader threads sized to the worker's one thread (Dask sets OMP_NUM_THREADS=1
+    for spawned workers, which Arrow reads; workers forked from the fork server inherit the
+    server's environment instead), so N workers keep N cores busy, not 2N threads."""
+    import pyarrow
+
+    pyarrow.set_cpu_count(1)
+
+
 def warm_up() -> None:
     """Import what the tasks use, once per worker (part of starting a cluster, so that the
-    first tasks do not each pay for importing pandas, pyarrow and tiedrank)."""
-    import tiedrank.distributed.evaluation
-    import tiedrank.simulate
-    import tiedrank.stats  # noqa: F401
+    first tasks do not each pay for importing pandas, pyarrow and tiedrank; a no-op on
+    workers forked from a fork server that preloaded them)."""
+    import importlib
+
+    for module in TASK_MODULES:
+        importlib.import_module(module)
 
 
 def run_all(client: Any, function, argument_lists: Sequence[tuple], *, name: str) -> list[Any]:

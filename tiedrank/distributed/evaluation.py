@@ -194,25 +194,45 @@ def _categorical(values, categories: list[str]) -> pd.Categorical:
     return pd.Categorical(values, categories=categories)
 
 
+def _codes(column: pd.Series, categories: list[str]) -> np.ndarray:
+    """Positions of ``column``'s values in ``categories`` (-1 if absent), from the
+    categorical codes when it has them: a lookup over the few categories, not the rows."""
+    index = pd.Index(categories)
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        lookup = np.append(index.get_indexer(column.cat.categories.astype(str)), -1)
+        return lookup[column.cat.codes.to_numpy()]  # code -1 (missing) picks the -1 appended
+    return index.get_indexer(column.astype(str))
+
+
 def canonical_order(frames: Sequence[pd.DataFrame], runs: list[str], metrics: list[str],
                     policies: list[str]) -> pd.DataFrame:
     """Per-query rows in one-pass order: run, then policy, then metric (as evaluated), then
-    query id (sorted, as the tie table sorts the qrels' queries)."""
+    query id (sorted as strings, as the tie table sorts the qrels' queries).
+
+    Sorted on integer keys: category codes, and each row's query as its rank among the
+    distinct query ids (a few thousand strings sorted, not a string sort of every row).
+    """
     frames = [f for f in frames if len(f)]
     if not frames:
-        frame = pd.DataFrame({"run": [], "query": pd.array([], dtype="str"), "metric": [],
+        empty = pd.DataFrame({"run": [], "query": pd.array([], dtype="str"), "metric": [],
                               "policy": [], "value": np.zeros(0)})
-    else:
-        frame = pd.concat([f.astype({"run": str, "metric": str, "policy": str})
-                           for f in frames], ignore_index=True)
-    run = _categorical(frame["run"], runs)
-    metric = _categorical(frame["metric"], metrics)
-    policy = _categorical(frame["policy"], policies)
-    order = np.lexsort((frame["query"].to_numpy(dtype=object).astype(str), metric.codes,
-                        policy.codes, run.codes)) if len(frame) else np.zeros(0, dtype=int)
-    return pd.DataFrame({"run": run.take(order), "query": frame["query"].take(order).array,
-                         "metric": metric.take(order), "policy": policy.take(order),
-                         "value": frame["value"].to_numpy(dtype=np.float64)[order]})
+        frames = [empty]
+    run, metric, policy = (np.concatenate([_codes(f[column], names) for f in frames])
+                           for column, names in (("run", runs), ("metric", metrics),
+                                                 ("policy", policies)))
+    query = pd.concat([f["query"] for f in frames], ignore_index=True)
+    query_codes, distinct = pd.factorize(query)
+    rank = np.empty(len(distinct), dtype=np.int64)
+    rank[np.argsort(np.asarray(distinct, dtype=object).astype(str), kind="stable")] = \
+        np.arange(len(distinct))
+    order = np.lexsort((rank[query_codes], metric, policy, run))
+    value = np.concatenate([f["value"].to_numpy(dtype=np.float64) for f in frames])
+    return pd.DataFrame({
+        "run": pd.Categorical.from_codes(run[order], categories=runs),
+        "query": query.take(order).array,
+        "metric": pd.Categorical.from_codes(metric[order], categories=metrics),
+        "policy": pd.Categorical.from_codes(policy[order], categories=policies),
+        "value": value[order]})
 
 
 def _summary(results: Sequence[BucketResult], runs: list[str], metrics: list[str],
