@@ -107,9 +107,51 @@ def test_bad_mapping_text_is_one_line_naming_flag_problem_and_remedy(files, caps
     assert f"type e.g. {flag} query=qid,doc=docid," in error[0]
 
 
-def test_columns_with_scaling_options_fail_clearly(files, capsys):
+@pytest.mark.parametrize("buckets", ["1", "2", "3"])
+def test_columns_with_buckets_match_one_pass(files, capsys, buckets):
+    """--buckets reads the files in blocks (Parquet by record batches): the mappings
+    reach every block, and the numbers are those of one pass."""
     qrels, run = files
-    status, _, err = _cli(capsys, "evaluate", qrels, run, "--columns", RUN_MAP,
-                          "--qrels-columns", QRELS_MAP, "--buckets", "2")
-    assert status == 2
-    assert "cannot be combined with --buckets" in err
+    one = _cli(capsys, "evaluate", qrels, run, "-m", "RR,AP", "--ties", "all",
+               "--format", "csv", "--columns", RUN_MAP, "--qrels-columns", QRELS_MAP)
+    bucketed = _cli(capsys, "evaluate", qrels, run, "-m", "RR,AP", "--ties", "all",
+                    "--format", "csv", "--columns", RUN_MAP, "--qrels-columns", QRELS_MAP,
+                    "--buckets", buckets)
+    assert one[0] == bucketed[0] == 0, bucketed[2]
+    assert bucketed[1] == one[1]
+
+
+def test_distributed_evaluate_takes_columns_for_csv_and_parquet(files, tmp_path):
+    """Python: tiedrank.distributed.evaluate(columns=, qrels_columns=) on a CSV run, a
+    Parquet run read in record batches and a DataFrame, against one pass over the runs
+    read with read_run(columns=)."""
+    from tiedrank import distributed
+
+    qrels, run = files
+    parquet = tmp_path / "run.parquet"
+    pd.read_csv(run, dtype={"qid": str}).to_parquet(parquet)
+    frame = pd.read_csv(run, dtype={"qid": str})
+    columns = {"query": "qid", "doc": "docid", "score": "s"}
+    qrels_columns = {"query": "qid", "doc": "docid", "relevance": "judg"}
+    expected = evaluate({"csv": read_run(run, columns=columns),
+                         "parquet": read_run(parquet, columns=columns),
+                         "frame": read_run(frame, columns=columns)},
+                        read_qrels(qrels, columns=qrels_columns), ["RR", "AP"], ties="all")
+    for buckets in (0, 1, 3):
+        got = distributed.evaluate({"csv": run, "parquet": parquet, "frame": frame}, qrels,
+                                   ["RR", "AP"], ties="all", columns=columns,
+                                   qrels_columns=qrels_columns, buckets=buckets,
+                                   block_bytes=16)
+        assert got.per_query.to_csv(float_format="%.16g") == \
+            expected.per_query.to_csv(float_format="%.16g"), buckets
+        assert got.summary.to_csv(float_format="%.16g") == \
+            expected.summary.to_csv(float_format="%.16g"), buckets
+
+
+def test_distributed_missing_column_hint_names_the_argument(files):
+    from tiedrank import distributed
+
+    qrels, run = files
+    with pytest.raises(InputError, match=r"pass columns=\{'score': '<column>'\}"):
+        distributed.evaluate([run], qrels, ["RR"], qrels_columns={"relevance": "judg"},
+                             buckets=2)

@@ -57,19 +57,14 @@ def scaled_evaluation(args: argparse.Namespace) -> Evaluation | None:
     given_buckets = hasattr(args, "buckets")
     if not given_buckets and args.dask is None and args.out is None:
         return None
-    mapped = [flag for flag, value in (("--columns", args.columns),
-                                       ("--qrels-columns", args.qrels_columns)) if value]
-    if mapped:  # tiedrank.distributed reads files in blocks and takes no columns= yet
-        raise ValueError(f"{' and '.join(mapped)} cannot be combined with --buckets, --dask or "
-                         "--out yet; drop those (one pass reads the file whole), or rename the "
-                         "file's columns to query, doc, score / relevance")
     from ..distributed import evaluate
 
     ties = [t.strip() for t in args.ties.split(",") if t.strip()]
     return evaluate(list(args.runs), args.qrels, args.metrics or list(DEFAULT_METRICS), ties=ties,
                     rel_level=args.rel_level, gain=args.gain, judged_only=args.judged_only,
                     round=args.round, missing=args.missing, seed=args.seed,
-                    duplicates=args.duplicates, buckets=getattr(args, "buckets", None),
+                    duplicates=args.duplicates, columns=args.columns,
+                    qrels_columns=args.qrels_columns, buckets=getattr(args, "buckets", None),
                     client=args.dask, out=args.out, spill_dir=args.spill_dir)
 
 

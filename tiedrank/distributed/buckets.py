@@ -177,7 +177,7 @@ def _frames(source: Any, reader, kind: str, block_bytes: int,
             return
         if fmt == "parquet":
             parquet = pq.ParquetFile(path)
-            name = options.get("name") or _own_name(path)
+            name = options.get("name") or _own_name(path, options.get("columns"))
             count = 0
             for batch in parquet.iter_batches(batch_size=max(block_bytes // 64, 1 << 16)):
                 count += 1
@@ -236,16 +236,17 @@ def run_items(runs: Sequence[Any] | Mapping[str, Any] | Any) -> list[tuple[str |
     return items
 
 
-def run_names(runs: Sequence[Any] | Mapping[str, Any] | Any) -> list[tuple[str, Any]]:
+def run_names(runs: Sequence[Any] | Mapping[str, Any] | Any,
+              columns: Mapping[str, str] | None = None) -> list[tuple[str, Any]]:
     """(display name, source) of every run, the names one pass would give, read from the
     files' first lines only: the random policy's keys include the run name, so every task
     must know it before it reads anything."""
     items = run_items(runs)
-    names = [name if name is not None else _own_name(source) for name, source in items]
+    names = [name if name is not None else _own_name(source, columns) for name, source in items]
     return list(zip(label_runs(names), (source for _, source in items)))
 
 
-def _own_name(source: Any) -> str:
+def _own_name(source: Any, columns: Mapping[str, str] | None = None) -> str:
     """The run's name as :func:`tiedrank.io.read_run` gives it (TREC tag of the first line,
     else the file stem without .gz, else "run"), reading only the head of a file."""
     from ..io import detect_format, read_run
@@ -261,11 +262,13 @@ def _own_name(source: Any) -> str:
         base = Path(path).name
         base = base.rsplit(".", 1)[0] if base.lower().endswith((".gz", ".gzip")) else base
         return (base.rsplit(".", 1)[0] if "." in base.lstrip(".") else base) or "run"
-    return read_run(source, duplicates="max").name  # bytes or a DataFrame: in memory
+    # bytes or a DataFrame: in memory
+    return read_run(source, duplicates="max", columns=columns).name
 
 
 def split_qrels(qrels: Any, n_buckets: int, directory: str, *, block_bytes: int = BLOCK_BYTES,
-                qrels_format: str | None = None) -> tuple[str, int, tuple[Finding, ...]]:
+                qrels_format: str | None = None, columns: Mapping[str, str] | None = None
+                ) -> tuple[str, int, tuple[Finding, ...]]:
     """Write the qrels into the buckets; returns (source, blocks read, findings)."""
     from ..io import read_qrels
 
@@ -275,7 +278,7 @@ def split_qrels(qrels: Any, n_buckets: int, directory: str, *, block_bytes: int 
     blocks, source = 0, "<qrels>"
     try:
         for part, blocks in _frames(qrels, read_qrels, "qrels", block_bytes,
-                                    {"format": qrels_format}):
+                                    {"format": qrels_format, "columns": columns}):
             writer.write(part.frame, n_buckets)
             findings += part.findings
             source = part.source
@@ -286,7 +289,8 @@ def split_qrels(qrels: Any, n_buckets: int, directory: str, *, block_bytes: int 
 
 def split_run(directory: str, index: int, name: str | None, source: Any, n_buckets: int,
               duplicates: str = "error", block_bytes: int = BLOCK_BYTES,
-              run_format: str | None = None) -> RunPart:
+              run_format: str | None = None, columns: Mapping[str, str] | None = None
+              ) -> RunPart:
     """Write one run into the buckets (a task of its own: runs split in parallel on Dask).
 
     The part's ``name`` is the run's own (TREC tag, file stem or given name); repeated
@@ -294,7 +298,8 @@ def split_run(directory: str, index: int, name: str | None, source: Any, n_bucke
     """
     from ..io import read_run
 
-    options = {"format": run_format, "name": name, "duplicates": duplicates}
+    options = {"format": run_format, "name": name, "duplicates": duplicates,
+               "columns": columns}
     if isinstance(source, Run) and name is not None and source.name != name:
         source = replace(source, name=name)
     writer = _BucketWriter(lambda b: Path(directory, f"run{index:05d}", f"b{b:05d}.parquet"))
@@ -330,7 +335,8 @@ def label_runs(names: Sequence[str]) -> list[str]:
 def split(runs: Sequence[Any] | Mapping[str, Any], qrels: Any, n_buckets: int,
           directory: str | os.PathLike, *, duplicates: str = "error",
           block_bytes: int = BLOCK_BYTES, run_format: str | None = None,
-          qrels_format: str | None = None) -> BucketSet:
+          qrels_format: str | None = None, columns: Mapping[str, str] | None = None,
+          qrels_columns: Mapping[str, str] | None = None) -> BucketSet:
     """Read every run and the qrels once and write them into ``n_buckets`` buckets.
 
     Parameters
@@ -345,18 +351,21 @@ def split(runs: Sequence[Any] | Mapping[str, Any], qrels: Any, n_buckets: int,
         Where the buckets go (see :func:`temporary_directory`).
     duplicates : {"error", "max"}
         As :func:`tiedrank.io.read_run`.
+    columns, qrels_columns : mapping, optional
+        Which columns of tabular run / qrels files hold each field (``columns=`` of
+        :func:`tiedrank.io.read_run` / :func:`tiedrank.io.read_qrels`).
 
     Returns
     -------
     BucketSet
     """
     check_buckets(n_buckets)
-    items = run_names(runs)
+    items = run_names(runs, columns)
     directory = os.fspath(directory)
     qrels_part = split_qrels(qrels, n_buckets, directory, block_bytes=block_bytes,
-                             qrels_format=qrels_format)
+                             qrels_format=qrels_format, columns=qrels_columns)
     parts = [split_run(directory, index, name, source, n_buckets, duplicates=duplicates,
-                       block_bytes=block_bytes, run_format=run_format)
+                       block_bytes=block_bytes, run_format=run_format, columns=columns)
              for index, (name, source) in enumerate(items)]
     return bucket_set(directory, n_buckets, parts, qrels_part)
 

@@ -50,6 +50,17 @@ class Options:
     missing: str = "zero"
     seed: int = 0
     duplicates: str = "error"
+    columns: tuple[tuple[str, str], ...] = ()
+    """``columns=`` of :func:`tiedrank.io.read_run` for tabular run files, as pairs."""
+
+    def read_run(self, source: Any, name: str | None = None) -> Run:
+        """``source`` read with these options (a Run is taken as it is)."""
+        from ..io import read_run
+
+        if isinstance(source, Run):
+            return source
+        return read_run(source, name=name, duplicates=self.duplicates,
+                        columns=dict(self.columns) or None)
 
     def check(self) -> None:
         """Fail before any file is read (the same messages as ``evaluate``)."""
@@ -116,10 +127,7 @@ def evaluate_bucket(buckets: BucketSet, run_index: int, bucket: int, options: Op
 def evaluate_source(run_index: int, name: str | None, source: Any, qrels: Qrels,
                     options: Options, out: str | None = None) -> BucketResult:
     """Evaluate one whole run, read here (the task when one bucket suffices: no split)."""
-    from ..io import read_run
-
-    run = source if isinstance(source, Run) else read_run(
-        source, name=name, duplicates=options.duplicates)
+    run = options.read_run(source, name)
     if name is not None and run.name != name:
         run = Run(name, run.frame, run.source, run.findings)
     return _result(run_index, 0, run, qrels, options, out)

@@ -83,6 +83,8 @@ def evaluate(runs: Any, qrels: Any, metrics: str | Iterable[str], *,
              ties: str | Iterable[str] = "expected", rel_level: int = 1,
              gain: str = "linear", judged_only: bool = False, round: int | None = None,
              missing: str = "zero", seed: int = 0, duplicates: str = "error",
+             columns: Mapping[str, str] | None = None,
+             qrels_columns: Mapping[str, str] | None = None,
              buckets: int | None = None, client: Any = None,
              out: str | os.PathLike | None = None, spill_dir: str | os.PathLike | None = None,
              block_bytes: int = BLOCK_BYTES, timeout: float = CONNECT_TIMEOUT) -> Evaluation:
@@ -100,6 +102,10 @@ def evaluate(runs: Any, qrels: Any, metrics: str | Iterable[str], *,
         As :func:`tiedrank.evaluate`. Paths are streamed (TREC text, gzip, Parquet).
     duplicates : {"error", "max"}
         A document listed twice for a query (as :func:`tiedrank.io.read_run`).
+    columns, qrels_columns : mapping, optional
+        Which columns of tabular (CSV, TSV, Parquet, JSON lines) run and qrels files hold
+        each field, e.g. ``{"query": "qid", "doc": "docid", "score": "s"}``: ``columns=``
+        of :func:`tiedrank.io.read_run` and :func:`tiedrank.io.read_qrels`.
     buckets : int, optional
         Number of buckets. 1 splits nothing: one task per run reads it whole and
         evaluates it (memory: one run at a time). None chooses (:func:`choose_buckets`):
@@ -133,7 +139,8 @@ def evaluate(runs: Any, qrels: Any, metrics: str | Iterable[str], *,
     """
     options = Options(tuple([metrics] if isinstance(metrics, str) else metrics),
                       tuple([ties] if isinstance(ties, str) else ties), rel_level, gain,
-                      judged_only, round, missing, seed, duplicates)
+                      judged_only, round, missing, seed, duplicates,
+                      tuple((columns or {}).items()))
     options.check()
     if buckets is None:
         buckets = choose_buckets(runs, qrels)
@@ -141,9 +148,9 @@ def evaluate(runs: Any, qrels: Any, metrics: str | Iterable[str], *,
             workers = _expected_workers(client)
             buckets = 1 if len(run_items(runs)) >= 2 * workers else 2 * workers
     if buckets == 0:
-        return _one_pass(runs, qrels, options, out)
+        return _one_pass(runs, qrels, options, out, qrels_columns)
     check_buckets(buckets)
-    items = [(name, _absolute(source)) for name, source in run_names(runs)]
+    items = [(name, _absolute(source)) for name, source in run_names(runs, columns)]
     out_text = None if out is None else os.path.abspath(out)
     # connect first: an unreachable scheduler fails in seconds, before any file is read
     with nullcontext() if client is None else connect(client, timeout=timeout) as dask_client:
@@ -153,7 +160,7 @@ def evaluate(runs: Any, qrels: Any, metrics: str | Iterable[str], *,
             return run_all(dask_client, function, arguments, name=name)
 
         if buckets == 1:  # no split: one task per run reads and evaluates it whole
-            qrels_obj = qrels if isinstance(qrels, Qrels) else _read_qrels(qrels)
+            qrels_obj = qrels if isinstance(qrels, Qrels) else _read_qrels(qrels, qrels_columns)
             shared = qrels_obj if dask_client is None else dask_client.scatter(qrels_obj,
                                                                                broadcast=True)
             results = each(evaluate_source, [(i, name, source, shared, options, out_text)
@@ -164,10 +171,11 @@ def evaluate(runs: Any, qrels: Any, metrics: str | Iterable[str], *,
                 write_manifest(out_text, labels, options)
             return combine(results, parts, options)
         with temporary_directory(spill_dir) as directory:
-            qrels_part = split_qrels(qrels, buckets, directory, block_bytes=block_bytes)
+            qrels_part = split_qrels(qrels, buckets, directory, block_bytes=block_bytes,
+                                     columns=qrels_columns)
             split_parts = each(split_run, [(directory, i, name, source, buckets, duplicates,
-                                            block_bytes) for i, (name, source) in enumerate(items)],
-                               "split")
+                                            block_bytes, None, columns)
+                                           for i, (name, source) in enumerate(items)], "split")
             bucket_set_ = bucket_set(directory, buckets, split_parts, qrels_part)
             if out_text is not None:
                 write_manifest(out_text, [p.name for p in bucket_set_.runs], options)
@@ -184,10 +192,10 @@ def _absolute(source: Any) -> Any:
     return source
 
 
-def _read_qrels(qrels: Any) -> Qrels:
+def _read_qrels(qrels: Any, columns: Mapping[str, str] | None = None) -> Qrels:
     from ..io import read_qrels
 
-    return read_qrels(qrels)
+    return read_qrels(qrels, columns=columns)
 
 
 def _expected_workers(client: Any) -> int:
@@ -202,24 +210,20 @@ def _expected_workers(client: Any) -> int:
         return 2
 
 
-def _one_pass(runs: Any, qrels: Any, options: Options, out: Any) -> Evaluation:
+def _one_pass(runs: Any, qrels: Any, options: Options, out: Any,
+              qrels_columns: Mapping[str, str] | None = None) -> Evaluation:
     """Small input: the ordinary ``evaluate`` (with its tie tables), per-query rows
     written to ``out`` like the bucketed path when asked."""
     from .evaluation import _write_atomic
 
     if isinstance(runs, (Run, str, os.PathLike, bytes)) or hasattr(runs, "columns"):
         runs = [runs]
-    if not isinstance(runs, Mapping):
-        from ..io import read_run
-
-        runs = [r if isinstance(r, Run) else read_run(r, duplicates=options.duplicates)
-                for r in runs]
+    if isinstance(runs, Mapping):
+        runs = {name: options.read_run(r, name) for name, r in runs.items()}
     else:
-        from ..io import read_run
-
-        runs = {name: (r if isinstance(r, Run) else
-                       read_run(r, name=name, duplicates=options.duplicates))
-                for name, r in runs.items()}
+        runs = [options.read_run(r) for r in runs]
+    if qrels_columns and not isinstance(qrels, Qrels):
+        qrels = _read_qrels(qrels, qrels_columns)
     ev = options.evaluate(runs, qrels)
     if out is None:
         return ev
