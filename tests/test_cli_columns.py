@@ -112,9 +112,9 @@ def test_columns_with_buckets_match_one_pass(files, capsys, buckets):
     """--buckets reads the files in blocks (Parquet by record batches): the mappings
     reach every block, and the numbers are those of one pass."""
     qrels, run = files
-    one = _cli(capsys, "evaluate", qrels, run, "-m", "RR,AP", "--ties", "all",
+    one = _cli(capsys, "evaluate", qrels, run, "-m", "RR", "-m", "AP", "--ties", "all",
                "--format", "csv", "--columns", RUN_MAP, "--qrels-columns", QRELS_MAP)
-    bucketed = _cli(capsys, "evaluate", qrels, run, "-m", "RR,AP", "--ties", "all",
+    bucketed = _cli(capsys, "evaluate", qrels, run, "-m", "RR", "-m", "AP", "--ties", "all",
                     "--format", "csv", "--columns", RUN_MAP, "--qrels-columns", QRELS_MAP,
                     "--buckets", buckets)
     assert one[0] == bucketed[0] == 0, bucketed[2]
