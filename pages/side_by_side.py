@@ -112,12 +112,7 @@ placement = ctx.memo("sbs_placement", lambda a, b, q: view.relevant_placement(
 if placement.empty:
     empty_state(f"No document of query **{query}** has grade ≥ {ctx.settings.rel_level} in the qrels.")
 else:
-    found = placement.groupby("side")["retrieved"].sum()
-    n_rel = placement["doc"].nunique()
-    st.markdown(f"{n_rel} relevant document{'s' if n_rel != 1 else ''} (grade ≥ {ctx.settings.rel_level}): "
-                f"**{name_a}** returns {int(found.get('A', 0))}, **{name_b}** returns "
-                f"{int(found.get('B', 0))}. A span such as 3-45 is a tie group: the document can "
-                "be anywhere in it.")
+    st.markdown(view.placement_caption(placement, name_a, name_b, ctx.settings.rel_level))
     wide = view.placement_wide(placement)
     st.dataframe(wide, hide_index=True, key="sbs_relevant_table", column_config={
         "shift": st.column_config.NumberColumn(

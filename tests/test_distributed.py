@@ -219,6 +219,9 @@ def test_a_killed_worker_changes_nothing(files, one_pass, tmp_path):
         dask_client.register_plugin(KillOnce(str(marker)), name="kill-once")
         ev = D.evaluate(files["runs"], files["qrels"], METRICS, ties=POLICIES, buckets=6,
                         client=dask_client, spill_dir=tmp_path)
+        # the replacement worker is set up like the first ones (Arrow at one thread, from
+        # the OMP_NUM_THREADS=1 Dask sets in each worker before Arrow's pool is made)
+        assert set(dask_client.run(lambda: __import__("pyarrow").cpu_count()).values()) == {1}
     assert marker.exists()  # a worker really died
     _assert_same(ev, one_pass)
     assert _leftovers(tmp_path) == []
@@ -304,7 +307,8 @@ def test_local_workers_start_ready_and_single_threaded(client):
     """The start-up choices that the scale benchmark's figures rest on (issue 10): workers
     forked from a fork server that preloaded the task modules (not spawned, each importing
     them), glibc's adaptive allocator thresholds kept (Dask's MALLOC_TRIM_THRESHOLD_=65536
-    made a sweep point 40% slower), and Arrow sized to the worker's one thread."""
+    made a sweep point 40% slower), and Arrow sized to the worker's one thread (Dask's
+    OMP_NUM_THREADS=1, set in the worker before Arrow's thread pool is made)."""
     import multiprocessing
 
     def describe():

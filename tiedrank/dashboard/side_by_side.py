@@ -147,6 +147,25 @@ def relevant_placement(table_a: TieTable, table_b: TieTable, qrels: pd.DataFrame
     return out.drop(columns=["_a", "_side"]).reset_index(drop=True)
 
 
+def placement_caption(placement: pd.DataFrame, name_a: str, name_b: str, rel_level: int) -> str:
+    """The line above the placement table: how many relevant documents the query has and
+    how many of them each run returns (Markdown).
+
+    Examples
+    --------
+    >>> placement = pd.DataFrame({"doc": ["d", "d", "c", "c"], "side": ["A", "B", "A", "B"],
+    ...                           "retrieved": [False, True, True, True]})
+    >>> placement_caption(placement, "bm25", "llm", 1)[:64]
+    '2 relevant documents (grade ≥ 1): **bm25** returns 1, **llm** re'
+    """
+    found = placement.groupby("side")["retrieved"].sum()
+    n_relevant = placement["doc"].nunique()
+    return (f"{n_relevant} relevant document{'s' if n_relevant != 1 else ''} (grade ≥ {rel_level}): "
+            f"**{name_a}** returns {int(found.get('A', 0))}, **{name_b}** returns "
+            f"{int(found.get('B', 0))}. A span such as 3-45 is a tie group: the document can "
+            "be anywhere in it.")
+
+
 def placement_wide(placement: pd.DataFrame) -> pd.DataFrame:
     """:func:`relevant_placement` as one row per document: doc, grade, ``ranks in <A>``,
     ``ranks in <B>``, shift (B's expected rank minus A's; NaN when one misses it)."""
