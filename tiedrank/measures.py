@@ -13,10 +13,11 @@ every value is tiedrank's:
   E[P@10] over the orderings of the whole run, never a value of the truncated list);
 - per query, the values equal ``tiedrank.evaluate(run, qrels, [metric], ties=policy)``;
 - as in tiedrank, a query without any relevant document at the measure's level has no
-  value (trec_eval scores it 0) and does not enter the mean; a qrels query the run misses
-  scores 0. When such a measure is computed together with other providers' measures,
-  ir_measures fills the missing queries with the measure's ``DEFAULT``, NaN, which the
-  measure's aggregator skips.
+  value (trec_eval scores it 0): ``iter_calc`` gives it NaN and the measure's aggregator
+  skips it, so ``calc_aggregate`` is tiedrank's mean; a qrels query the run misses scores 0.
+  PyTerrier's ``pt.Experiment`` averages per-query values itself, over every query, so
+  there such a measure's mean is NaN: pick a relevance level every query has, or use
+  ``calc_aggregate``.
 
 Examples
 --------
@@ -143,7 +144,14 @@ class TiedrankEvaluator(Evaluator):
         super().__init__(measures, set(frame["query"]))
 
     def iter_calc(self, run) -> Iterator[Value]:
-        """Per-query values, only for the queries tiedrank evaluates (see the module notes)."""
+        """Per-query values of every measure for every qrels query: NaN where tiedrank gives
+        the measure no value (no relevant document at its level; see the module notes).
+
+        Every query gets every measure because PyTerrier's ``pt.Experiment`` averages the
+        per-query values itself, over all queries, and took the list of measures from its
+        first query: a measure missing there vanished from the table, or failed with a
+        KeyError, depending on the query order. With NaN the mean it shows is NaN, visibly
+        undefined, and ir_measures' own aggregates still skip those queries."""
         return self._iter_calc(run)
 
     def _iter_calc(self, run) -> Iterator[Value]:
@@ -159,20 +167,25 @@ class TiedrankEvaluator(Evaluator):
         policies = list(dict.fromkeys(m.POLICY for m in self.measures))
         metrics = list(dict.fromkeys(m.metric for m in self.measures))
         per_query = evaluate({"run": frame}, self.qrels, metrics, ties=policies).per_query
+        queries = sorted(set(self.qrels.frame["query"].astype(str)))
         for measure in self.measures:
             label = parse_policies(measure.POLICY)[0].label
             rows = per_query[(per_query["metric"] == measure.metric.name)
                              & (per_query["policy"] == label)]
-            for query, value in zip(rows["query"], rows["value"]):
-                yield Value(str(query), measure, float(value))
+            values = dict(zip(rows["query"].astype(str), rows["value"].astype(float)))
+            for query in queries:
+                yield Value(query, measure, values.get(query, math.nan))
 
     def _empty_run(self) -> Iterator[Value]:
-        """No documents at all: every query with a relevant document scores 0."""
+        """No documents at all: every query with a relevant document scores 0, the others
+        have no value (NaN, as in :meth:`iter_calc`)."""
         grades = self.qrels.frame
+        queries = sorted(set(grades["query"].astype(str)))
         for measure in self.measures:
             level = measure.metric.rel or 1
-            for query in sorted(set(grades.loc[grades["relevance"] >= level, "query"])):
-                yield Value(str(query), measure, 0.0)
+            defined = set(grades.loc[grades["relevance"] >= level, "query"].astype(str))
+            for query in queries:
+                yield Value(query, measure, 0.0 if query in defined else math.nan)
 
 
 provider = TiedrankProvider()

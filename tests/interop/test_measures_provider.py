@@ -8,7 +8,11 @@ where a tie straddles the cutoff; scipy's paired t-test for PyTerrier's p-values
 from __future__ import annotations
 
 import itertools
+import json
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -55,8 +59,16 @@ def test_iter_calc_and_calc_aggregate_equal_evaluate(llm):
     qrels, run, ours = llm
     wrapped = [policy(m) for policy in POLICIES for m in MEASURES]
     per_query = {}
+    queries = {q.query_id for q in qrels}
     for value in ir_measures.iter_calc(wrapped, qrels, run):
-        per_query.setdefault(value.measure, {})[value.query_id] = value.value
+        if not math.isnan(value.value):  # NaN: no value in tiedrank (checked below)
+            per_query.setdefault(value.measure, {})[value.query_id] = value.value
+        else:
+            assert value.query_id not in _ours(ours, value.measure.metric.name,
+                                               POLICIES[type(value.measure)]).index
+    # every measure has a row for every qrels query (what pt.Experiment's means rely on)
+    rows = list(ir_measures.iter_calc(wrapped, qrels, run))
+    assert len(rows) == len(wrapped) * len(queries)
     aggregate = ir_measures.calc_aggregate(wrapped, qrels, run)
     summary = ours.summary.set_index(["metric", "policy"])["value"]
     for measure in wrapped:
@@ -93,7 +105,8 @@ def test_no_ties_all_policies_equal_pytrec_eval():
         for query in {q for (m, q) in theirs if m == measure}:
             if query not in defined:  # no relevant document: trec_eval's 0, tiedrank's no value
                 assert theirs[measure, query] == 0
-                assert all((policy(measure), query) not in ours for policy in (Expected, Best, Worst))
+                assert all(math.isnan(ours[policy(measure), query])
+                           for policy in (Expected, Best, Worst))
                 continue
             for policy in (Expected, Best, Worst):
                 assert ours[policy(measure), query] == pytest.approx(theirs[measure, query],
@@ -211,3 +224,42 @@ def test_cutoff_on_the_wrapper_goes_to_the_measure():
     assert Expected(nDCG)@10 == Expected(nDCG@10) == Expected("nDCG@10")
     assert str(TrecEvalOrder("TsRR(alpha=2)")) == "TrecEvalOrder(TsRR(alpha=2))"
     assert list(itertools.chain([Expected(AP)], [Best(AP)])) != [Expected(AP), Expected(AP)]
+
+
+def test_pyterrier_experiment_keeps_a_measure_undefined_on_some_queries(tmp_path):
+    """RR(rel=3) has no value on a query without a grade-3 document. pt.Experiment takes its
+    measure list from the first query's values and averages over every query: before the
+    provider gave every query a row (NaN there), the column vanished or a KeyError ended
+    the call, depending on the hash seed. Run under two seeds that showed both."""
+    pytest.importorskip("pyterrier", reason="python-terrier is not installed")
+    script = tmp_path / "experiment.py"
+    script.write_text(f'''
+import json, pandas as pd, pyterrier as pt
+from ir_measures import nDCG, RR
+from tiedrank.measures import Expected, Worst
+LLM = {str(LLM)!r}
+def frame(path):
+    return pd.read_csv(path, sep=r"\\s+", header=None, names=["qid", "iter", "docno", "x"],
+                       dtype={{"qid": str, "docno": str}}).drop(columns="iter")
+names = ["Olz-gpt4o", "TREMA-all"]
+runs = [frame(f"{{LLM}}/runs/{{n}}.txt").rename(columns={{"x": "score"}}) for n in names]
+qrels = frame(f"{{LLM}}/qrels.test.txt").rename(columns={{"x": "label"}})
+topics = pd.read_csv(f"{{LLM}}/queries.tsv", sep="\\t", header=None, names=["qid", "query"],
+                     dtype=str)
+table = pt.Experiment(runs, topics, qrels, [Expected(nDCG@10), Worst(RR(rel=3))], names=names,
+                      baseline=0)
+print(json.dumps({{c: [None if v != v else v for v in table[c]] for c in
+                  ("Expected(nDCG@10)", "Worst(RR(rel=3))")}}))
+''')
+    qrels = read_qrels(f"{LLM}/qrels.test.txt").frame
+    assert (qrels.groupby("query")["relevance"].max() < 3).any()  # some query has no grade 3
+    ours = evaluate({n: read_run(f"{LLM}/runs/{n}.txt", format="trec_qrels")
+                     for n in ("Olz-gpt4o", "TREMA-all")}, read_qrels(f"{LLM}/qrels.test.txt"),
+                    ["nDCG@10"]).summary["value"].tolist()
+    for seed in ("1", "2"):
+        out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                             env=dict(os.environ, PYTHONHASHSEED=seed), timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        table = json.loads(out.stdout.strip().splitlines()[-1])
+        assert table["Worst(RR(rel=3))"] == [None, None]  # undefined on one query: NaN, shown
+        assert table["Expected(nDCG@10)"] == pytest.approx(ours, abs=1e-12)
