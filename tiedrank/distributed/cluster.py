@@ -106,6 +106,7 @@ def connect(address: Any, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
         cluster = _local_cluster(distributed, n_workers, fork_server)
         try:
             with distributed.Client(cluster) as client:
+                client.register_plugin(_one_arrow_thread(distributed), name="tiedrank-threads")
                 client.run(warm_up)
                 yield client
         finally:
@@ -175,6 +176,24 @@ def _local_cluster(distributed: Any, n_workers: int, fork_server: bool) -> Any:
         return distributed.LocalCluster(
             n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
             dashboard_address=None, silence_logs=logging.ERROR)
+
+
+def _one_arrow_thread(distributed: Any) -> Any:
+    """A worker plugin sizing Arrow's thread pool to the worker's one thread, so that N
+    workers keep N cores busy, not 2N threads.
+
+    Dask's OMP_NUM_THREADS=1 (which Arrow reads) is not enough: it is set in the worker
+    after the fork, and a pool that already exists in the fork server is inherited at its
+    full size (found in CI: 2 threads per worker once other tests had run first). A plugin,
+    not a one-off call, so that a worker replacing a dead one gets it too.
+    """
+    class OneArrowThread(distributed.WorkerPlugin):  # local: distributed is imported late
+        def setup(self, worker: Any) -> None:
+            import pyarrow
+
+            pyarrow.set_cpu_count(1)
+
+    return OneArrowThread()
 
 
 def warm_up() -> None:
