@@ -109,8 +109,8 @@ def test_bad_mapping_text_is_one_line_naming_flag_problem_and_remedy(files, caps
 
 @pytest.mark.parametrize("buckets", ["1", "2", "3"])
 def test_columns_with_buckets_match_one_pass(files, capsys, buckets):
-    """--buckets reads the files in blocks (Parquet by record batches): the mappings
-    reach every block, and the numbers are those of one pass."""
+    """--buckets with tabular files and both mappings prints what one pass prints (the
+    record-batch path of Parquet is tested in Python below)."""
     qrels, run = files
     one = _cli(capsys, "evaluate", qrels, run, "-m", "RR", "-m", "AP", "--ties", "all",
                "--format", "csv", "--columns", RUN_MAP, "--qrels-columns", QRELS_MAP)
@@ -121,16 +121,31 @@ def test_columns_with_buckets_match_one_pass(files, capsys, buckets):
     assert bucketed[1] == one[1]
 
 
-def test_distributed_evaluate_takes_columns_for_csv_and_parquet(files, tmp_path):
+def test_distributed_evaluate_takes_columns_for_csv_and_parquet(tmp_path):
     """Python: tiedrank.distributed.evaluate(columns=, qrels_columns=) on a CSV run, a
-    Parquet run read in record batches and a DataFrame, against one pass over the runs
-    read with read_run(columns=)."""
+    Parquet run of 150,000 rows (read in several record batches of 65,536) and a DataFrame,
+    against one pass over the runs read with read_run(columns=)."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
     from tiedrank import distributed
 
-    qrels, run = files
+    rng = np.random.default_rng(7)
+    n_queries, depth = 1500, 100
+    big = pd.DataFrame({"qid": np.repeat([f"q{i}" for i in range(n_queries)], depth),
+                        "docid": np.tile([f"d{j}" for j in range(depth)], n_queries),
+                        "s": rng.integers(0, 4, n_queries * depth).astype(float)})  # ties
     parquet = tmp_path / "run.parquet"
-    pd.read_csv(run, dtype={"qid": str}).to_parquet(parquet)
-    frame = pd.read_csv(run, dtype={"qid": str})
+    big.to_parquet(parquet, index=False)
+    assert pq.ParquetFile(parquet).metadata.num_rows > 2 * 65536  # three batches at least
+    run = tmp_path / "run.csv"
+    big.head(5 * depth).to_csv(run, index=False)
+    frame = big.tail(5 * depth).reset_index(drop=True)
+    qrels = tmp_path / "qrels.csv"
+    pd.DataFrame({"qid": [f"q{i}" for i in range(n_queries)] * 2,
+                  "docid": [f"d{i % depth}" for i in range(n_queries)]
+                  + [f"d{(7 * i + 3) % depth}" for i in range(n_queries)],
+                  "judg": [1] * n_queries + [2] * n_queries}).to_csv(qrels, index=False)
     columns = {"query": "qid", "doc": "docid", "score": "s"}
     qrels_columns = {"query": "qid", "doc": "docid", "relevance": "judg"}
     expected = evaluate({"csv": read_run(run, columns=columns),
@@ -141,7 +156,7 @@ def test_distributed_evaluate_takes_columns_for_csv_and_parquet(files, tmp_path)
         got = distributed.evaluate({"csv": run, "parquet": parquet, "frame": frame}, qrels,
                                    ["RR", "AP"], ties="all", columns=columns,
                                    qrels_columns=qrels_columns, buckets=buckets,
-                                   block_bytes=16)
+                                   block_bytes=1 << 12)
         assert got.per_query.to_csv(float_format="%.16g") == \
             expected.per_query.to_csv(float_format="%.16g"), buckets
         assert got.summary.to_csv(float_format="%.16g") == \

@@ -317,6 +317,8 @@ def test_local_workers_start_ready_and_single_threaded(client):
         return {"parent_is_client": os.getppid() == CLIENT_PID,  # spawned by the nanny here
                 "trim": os.environ.get("MALLOC_TRIM_THRESHOLD_"),
                 "arrow_threads": pyarrow.cpu_count(),
+                # true on every path (warm_up imports them too): the fork-server evidence
+                # is the parent check below, this one that the modules are there at all
                 "preloaded": "tiedrank.distributed.evaluation" in sys.modules,
                 "omp": os.environ.get("OMP_NUM_THREADS")}
 
