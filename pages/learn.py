@@ -107,8 +107,9 @@ with right:
     m.metric("RR, worst case", f"{result.value('RR', 'pessimistic'):.4f}", width="content")
     st.markdown(f"E[RR] = {fmt(rr)}")
     if not result.has_relevant:
-        st.warning(f"No document has a grade >= {int(rel_level)}: every binary metric is 0 and "
-                   "the query would be left out of a run's mean.", icon=":material/warning:")
+        st.warning(f"No document has a grade >= {int(rel_level)}: every binary metric is 0, and "
+                   "a run's mean counts the query as 0, as trec_eval does (it is left out "
+                   "only under the relevant-only query set).", icon=":material/warning:")
 
 # ---- every metric x every policy ------------------------------------------------------------
 st.subheader("Every metric under every tie policy", divider="gray")

@@ -94,8 +94,8 @@ st.header("Each run's range on this query", divider="gray")
 evaluation = ctx.evaluation((metric,), ("all",))
 ranges = view.query_ranges(evaluation, list(dict.fromkeys([run_a, run_b])), query, metric)
 if ranges.empty:
-    empty_state(f"Query **{query}** has no relevant document at relevance level "
-                f"{ctx.settings.rel_level}: {metric} is undefined for it (left out of the means).")
+    empty_state(f"Neither run answers query **{query}**, so it is not in their means "
+                "(trec_eval's query set: queries with results and judgements).")
 else:
     st.dataframe(ranges, hide_index=True, key="sbs_ranges_table", column_config={
         c: st.column_config.NumberColumn(c, format="%.4f", help=h) for c, h in (

@@ -75,8 +75,8 @@ if n_retrieved == 0:
 else:
     if int(info["n_relevant"]) == 0:
         empty_state(f"Query **{query}** has no relevant document at relevance level "
-                    f"{ctx.settings.rel_level}: every metric is undefined for it, so it is "
-                    "excluded from the means. Its tie groups are still drawn.")
+                    f"{ctx.settings.rel_level}: every binary metric is 0 for it, and the means "
+                    "count it as 0, as trec_eval does. Its tie groups are still drawn.")
     docs = ctx.memo("query_documents", lambda r, q, d: query_documents(ctx.tables()[r], q, d),
                     run, query, int(depth))
     fig = ranked_list_figure(docs, mode="stack" if mode == "grade counts" else "documents",

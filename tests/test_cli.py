@@ -85,7 +85,8 @@ def _options(subcommand: str) -> dict:
 
 
 def test_choices_and_defaults_come_from_the_library_constants():
-    from tiedrank.evaluate import DEFAULT_METRICS, MISSING_RULES
+    from tiedrank.evaluate import DEFAULT_METRICS
+    from tiedrank.options import QUERY_SETS
     from tiedrank.metrics import GAINS, METRIC_NAMES
     from tiedrank.report import FORMATS
     from tiedrank.simulate import PRESETS, QUANTIZE_METHODS
@@ -97,7 +98,7 @@ def test_choices_and_defaults_come_from_the_library_constants():
     assert tuple(compare["--format"].choices) == FORMATS
     for options in (evaluate, compare):
         assert tuple(options["--gain"].choices) == GAINS
-    assert tuple(evaluate["--missing"].choices) == MISSING_RULES
+    assert tuple(evaluate["--query-set"].choices) == QUERY_SETS
     assert tuple(compare["--test"].choices) == TESTS
     assert tuple(compare["--correction"].choices) == CORRECTIONS
     assert list(_options("simulate")["--preset"].choices) == list(PRESETS)

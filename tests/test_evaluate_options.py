@@ -22,18 +22,29 @@ def values(ev, metric="RR", policy="expected"):
 
 
 def test_query_set_rules_and_findings():
-    qrels = pd.concat([QRELS, pd.DataFrame({"query": ["d"], "doc": ["d1"], "relevance": [1]})])
-    ev = evaluate({"r": RUN}, qrels, ["RR"])
-    # c has no relevant document: excluded; d is missed by the run: scores 0; x not in qrels
-    assert set(values(ev)) == {"a", "b", "d"} and values(ev)["d"] == 0
+    qrels = pd.concat([QRELS, pd.DataFrame({"query": ["d", "e"], "doc": ["d1", "e1"],
+                                            "relevance": [1, 0]})])
+    run = pd.concat([RUN, pd.DataFrame({"query": ["e"], "doc": ["e1"], "score": [1.0]})])
+    ev = evaluate({"r": run}, qrels, ["RR"])
+    # trec_eval's set: queries with results and judgements, e (no relevant document)
+    # included with RR 0; c and d are missed by the run (left out without -c); x not in qrels
+    assert values(ev) == {"a": pytest.approx(0.75), "b": 0.5, "e": 0.0}
     kinds = {f.kind: f for f in ev.findings}
-    assert kinds["queries_without_relevant"].queries == ("c",)
+    assert kinds["queries_without_relevant"].queries == ("c", "e")
     assert kinds["queries_missing_from_run"].queries == ("c", "d")
     assert kinds["queries_not_in_qrels"].queries == ("x",)
     assert kinds["unjudged_documents"].count == 1
-    skipped = evaluate({"r": RUN}, qrels, ["RR"], missing="skip")
-    assert set(values(skipped)) == {"a", "b"}
-    assert "skipped" in skipped.rule and "score 0" in ev.rule
+    complete = evaluate({"r": run}, qrels, ["RR"], complete=True)  # trec_eval -c
+    assert values(complete) == {**values(ev), "c": 0.0, "d": 0.0}
+    relevant = evaluate({"r": run}, qrels, ["RR"], query_set="relevant", complete=True)
+    assert set(values(relevant)) == {"a", "b", "d"}
+    assert "-c" in complete.rule and "without -c" in ev.rule and "included" in ev.rule
+
+
+def test_a_metric_keeps_its_row_when_no_query_counts():
+    ev = evaluate({"r": RUN}, QRELS.assign(query="zz"), ["RR", "AP"], ties="all")
+    assert len(ev.summary) == 8 and (ev.summary["n_queries"] == 0).all()
+    assert ev.per_query.empty
 
 
 def test_judged_only_equals_dropping_unjudged_rows():

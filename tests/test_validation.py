@@ -71,7 +71,7 @@ def test_validate_params_names_the_function_and_refuses_unknown_parameters():
 
 @pytest.mark.parametrize("call, parameter", [
     (lambda: evaluate({"r": RUN}, QRELS, ["RR"], gain="log"), "gain"),
-    (lambda: evaluate({"r": RUN}, QRELS, ["RR"], missing="drop"), "missing"),
+    (lambda: evaluate({"r": RUN}, QRELS, ["RR"], query_set="drop"), "query_set"),
     (lambda: evaluate({"r": RUN}, QRELS, ["RR"], rel_level=0), "rel_level"),
     (lambda: evaluate({"r": RUN}, QRELS, ["RR"], round=1.5), "round"),
     (lambda: parse_policies("median"), "ties"),

@@ -12,17 +12,11 @@ from .data import Qrels, Run
 from .errors import Finding
 from .metrics import GAINS, Metric, metric_values, parse_metric
 from .policies import ALL_POLICIES, REPORT_COLUMNS, parse_policies  # noqa: F401  (ALL_POLICIES re-exported)
-from .summation import summarize
+from .options import MAX_EXP_GRADE, MAX_ROUND, QUERY_SETS, EvaluationOptions, make_options  # noqa: F401
+from .summation import exact_sums
 from .ties import TieTable, build_tie_table
-from .validation import Interval, InvalidParameterError, Options, validate_params
+from .validation import InvalidParameterError
 
-MISSING_RULES = ("zero", "skip")
-MAX_ROUND = 15
-"""``round=`` is a number of decimals; float64 holds about 15 significant digits, so rounding
-to more decimals would merge nothing (and beyond ~308 turns every score into NaN)."""
-MAX_EXP_GRADE = 1023
-"""Largest grade ``gain="exp"`` takes: 2**1024 - 1 is not a float64."""
-"""What happens to a qrels query the run does not answer: it scores 0, or is skipped."""
 DEFAULT_METRICS = ("RR", "P@10", "AP", "nDCG@10")
 """The metrics the CLI evaluates when none is given."""
 
@@ -43,6 +37,8 @@ class Evaluation:
         Non-fatal observations (missing queries, unjudged documents, ...).
     rule : str
         The query-set rule applied, in words.
+    options : EvaluationOptions
+        The options evaluated with.
     """
 
     per_query: pd.DataFrame
@@ -50,15 +46,19 @@ class Evaluation:
     tables: dict[str, TieTable]
     findings: list[Finding] = field(default_factory=list)
     rule: str = ""
+    options: EvaluationOptions = field(default_factory=EvaluationOptions)
 
     def report(self) -> pd.DataFrame:
         """Per run and metric: expected, best, worst, trec_eval (as evaluated) and bias.
 
-        bias = trec_eval-order value - expected value (what TRM calls the bias of the
-        conventional evaluator). Columns appear for the policies that were evaluated.
+        bias = trec_eval-order value - expected value: what a paper that reports trec_eval's
+        number is off by. (tie-aware-retrieval-metrics reports another bias, the input
+        order's value minus the expectation; evaluate ``ties="input"`` for that order.)
+        Columns appear for the policies that were evaluated.
         """
         wide = self.summary.pivot_table(index=["run", "metric"], columns="policy",
-                                        values="value", sort=False, observed=True)
+                                        values="value", sort=False, observed=True,
+                                        dropna=False)  # a metric no query counts in keeps its row
         order = [p for p in REPORT_COLUMNS if p in wide.columns]
         extra = [p for p in wide.columns if p not in REPORT_COLUMNS]
         wide = wide[order + extra].rename(columns=REPORT_COLUMNS)
@@ -117,35 +117,46 @@ def unique_label(name: str, taken: "Iterable[str]") -> str:
     return label
 
 
-def label_runs(runs) -> dict[str, Run]:
-    """Runs by name: a dict keeps its names, otherwise the TREC tag or file name; a
-    repeated name becomes ``"name (2)"`` (:func:`unique_label`). Paths are read."""
-    from .io import read_run  # local: io imports pyarrow.csv, not needed for table use
+def run_sources(runs) -> list[tuple[str | None, object]]:
+    """(name or None, source) of every run in ``runs``, whatever shape holds them.
 
+    A dict gives names (``{name: run}``, also ``{name: {query: {doc: score}}}``); one
+    pytrec_eval run ``{query: {doc: score}}``, one ranx ``Run``, one frame, path or bytes,
+    or an iterable of ``(query, doc, score)`` rows is one run; a list is several. Nothing is
+    read here, so every door (one pass, buckets, Dask) sees the runs the same way.
+    """
     from .io.adapters import is_nested_runs, is_peer_object
 
     if isinstance(runs, Mapping) and not is_nested_runs(runs) and runs and \
             isinstance(next(iter(runs.values())), Mapping):
-        items = [(None, runs)]  # one pytrec_eval run {query: {doc: score}}
-    elif isinstance(runs, Mapping):
-        items = list(runs.items())  # {name: run}, also {name: {query: {doc: score}}}
-    elif isinstance(runs, (Run, pd.DataFrame, str, os.PathLike, bytes)) or (
+        return [(None, runs)]  # one pytrec_eval run {query: {doc: score}}
+    if isinstance(runs, Mapping):
+        return list(runs.items())  # {name: run}, also {name: {query: {doc: score}}}
+    if isinstance(runs, (Run, pd.DataFrame, str, os.PathLike, bytes)) or (
             is_peer_object(runs) and not isinstance(runs, (list, tuple)) and
             not hasattr(runs, "__next__")):
-        items = [(None, runs)]  # one run (a ranx Run, ...)
-    else:
-        if not isinstance(runs, Iterable):
-            from .io.adapters import ACCEPTED
+        return [(None, runs)]  # one run (a ranx Run, ...)
+    if not isinstance(runs, Iterable):
+        from .io.adapters import ACCEPTED
 
-            raise TypeError(f"cannot read runs from {type(runs).__name__}; pass a run or a list "
-                            f"or dict of runs, each {ACCEPTED}")
-        runs = list(runs)
-        one = bool(runs) and isinstance(runs[0], tuple) and not isinstance(runs[0], Run) \
-            and len(runs[0]) >= 3 and not isinstance(runs[0][0], (Run, pd.DataFrame))
-        items = [(None, runs)] if one else [(None, r) for r in runs]  # rows, or a list of runs
+        raise TypeError(f"cannot read runs from {type(runs).__name__}; pass a run or a list "
+                        f"or dict of runs, each {ACCEPTED}")
+    runs = list(runs)
+    one = bool(runs) and isinstance(runs[0], tuple) and not isinstance(runs[0], Run) \
+        and len(runs[0]) >= 3 and not isinstance(runs[0][0], (Run, pd.DataFrame))
+    return [(None, runs)] if one else [(None, r) for r in runs]  # rows, or a list of runs
+
+
+def label_runs(runs, options: EvaluationOptions | None = None) -> dict[str, Run]:
+    """Runs by name: a dict keeps its names, otherwise the TREC tag or file name; a
+    repeated name becomes ``"name (2)"`` (:func:`unique_label`). Paths are read with the
+    reading options of ``options`` (duplicates, columns)."""
+    from .io import read_run  # local: io imports pyarrow.csv, not needed for table use
+
+    reading = (options or EvaluationOptions()).reading()
     out: dict[str, Run] = {}
-    for name, item in items:
-        run = item if isinstance(item, Run) else read_run(item, name=name)
+    for name, item in run_sources(runs):
+        run = item if isinstance(item, Run) else read_run(item, name=name, **reading)
         label = unique_label(run.name if name is None else name, out)
         if label != run.name:
             run = Run(label, run.frame, run.source, run.findings)
@@ -155,34 +166,39 @@ def label_runs(runs) -> dict[str, Run]:
     return out
 
 
-def _as_qrels(qrels) -> Qrels:
+def read_qrels_input(qrels, options: EvaluationOptions | None = None) -> Qrels:
+    """``qrels`` as a :class:`Qrels` (read with ``options.qrels_columns`` if not one)."""
     if isinstance(qrels, Qrels):
         return qrels
     from .io import read_qrels
 
-    return read_qrels(qrels)
+    return read_qrels(qrels, columns=dict((options or EvaluationOptions()).qrels_columns) or None)
 
 
 RunInput = Run | pd.DataFrame | str | os.PathLike | bytes
 
 
-@validate_params({"rel_level": [Interval(int, 1, None)], "gain": [Options(*GAINS)],
-                  "judged_only": [bool], "round": [Interval(int, 0, MAX_ROUND), None],
-                  "missing": [Options(*MISSING_RULES)], "seed": [Interval(int, None, None)],
-                  "depth": [Interval(int, 1, None), None]})
 def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
              qrels: "Qrels | pd.DataFrame | str | os.PathLike | bytes",
              metrics: "str | Metric | Iterable[str | Metric]", *,
              ties: "str | Iterable[str]" = "expected", rel_level: int = 1, gain: str = "linear",
-             judged_only: bool = False, round: int | None = None, missing: str = "zero",
-             seed: int = 0, depth: int | None = None) -> Evaluation:
+             judged_only: bool = False, depth: int | None = None, round: int | None = None,
+             complete: bool = False, query_set: str = "trec_eval", seed: int = 0,
+             duplicates: str = "error", columns: Mapping[str, str] | None = None,
+             qrels_columns: Mapping[str, str] | None = None) -> Evaluation:
     """Evaluate one or more runs under one or more tie policies.
+
+    The options are checked once (:class:`~tiedrank.options.EvaluationOptions`), then
+    :func:`build_tables` sorts each run once into its tie-group table and
+    :func:`score_tables` scores every metric under every policy. Every other door (the CLI,
+    ``tiedrank.distributed.evaluate``, the dashboard) calls the same two functions.
 
     Parameters
     ----------
-    runs : Run, DataFrame, path, or a list / dict of those
-        A dict gives the run names; otherwise the TREC tag or file name does.
-    qrels : Qrels, DataFrame or path
+    runs : Run, DataFrame, path, peer object, or a list / dict of those
+        A dict gives the run names; otherwise the TREC tag or file name does. Also a ranx
+        ``Run``, pytrec_eval's ``{query: {doc: score}}``, ``(query, doc, score)`` rows.
+    qrels : Qrels, DataFrame, path or peer object
     metrics : str, ir_measures measure, or a list of those
         ir_measures-style names: ``RR``, ``RR@k``, ``Success@k``, ``Hits@k`` (a count), ``P@k``,
         ``R@k``, ``AP``, ``AP@k``, ``nDCG``, ``nDCG@k``, ``DCG@k``, ``Rprec``,
@@ -195,7 +211,8 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
         ``expected``, ``optimistic``, ``pessimistic``, ``trec_eval``, ``input``, ``random``
         (seeded by ``seed``; or ``"random(seed=3)"``) or ``"all"`` (the first four).
     rel_level : int, default 1
-        Minimum grade of a relevant document for binary metrics that do not set ``rel=``.
+        Minimum grade of a relevant document (trec_eval ``-l``) for the metrics that do not
+        set ``rel=``.
     gain : {"linear", "exp"}, default "linear"
         DCG gain: the grade, or 2**grade - 1.
     judged_only : bool, default False
@@ -207,12 +224,19 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
         straddles the depth is cut where trec_eval cuts it.
     round : int, optional
         Round scores to this many decimals so that near-ties merge.
-    missing : {"zero", "skip"}, default "zero"
-        A qrels query the run does not answer scores 0 (trec_eval ``-c``), or is skipped.
-        Queries without any relevant document are always excluded from the means and
-        reported in ``findings``.
+    complete : bool, default False
+        Qrels queries the run misses score 0 and count in the means (trec_eval ``-c``).
+    query_set : {"trec_eval", "relevant"}, default "trec_eval"
+        ``trec_eval``: the queries with results and judgements, those without a relevant
+        document included with trec_eval's value (0 for RR, AP, P, R); ``relevant``: only
+        queries with a relevant document.
     seed : int, default 0
         Seed of the ``random`` policy.
+    duplicates : {"error", "max"}, default "error"
+        A document listed twice for a query in a run file: an error, or keep the max score.
+    columns, qrels_columns : mapping, optional
+        Which columns of tabular (CSV, TSV, Parquet, JSON lines) run and qrels files hold
+        each field, e.g. ``{"query": "qid", "doc": "docid", "score": "s"}``.
 
     Returns
     -------
@@ -228,55 +252,113 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
     >>> ev.report()[["expected", "best", "worst", "trec_eval"]].round(3).values.tolist()
     [[0.75, 1.0, 0.5, 1.0]]
     """
+    options = make_options(
+        "evaluate", ties=ties, rel_level=rel_level, gain=gain, judged_only=judged_only,
+        depth=depth, round=round, complete=complete, query_set=query_set, seed=seed,
+        duplicates=duplicates, columns=columns, qrels_columns=qrels_columns)
+    metric_list = parse_metrics(metrics)
+    return score_tables(build_tables(runs, qrels, options), metric_list, options)
+
+
+def parse_metrics(metrics: "str | Metric | Iterable[str | Metric]") -> list[Metric]:
+    """The metrics of ``metrics`` (a name, a measure, or a list), each once, in order."""
+    if metrics is None or not (_is_one_metric(metrics) or isinstance(metrics, Iterable)):
+        raise InvalidParameterError("metrics", metrics, "a metric name such as 'RR' or "
+                                    "'nDCG@10', a measure, or a list of those",
+                                    function="evaluate")
     metric_list = [parse_metric(m) for m in ([metrics] if _is_one_metric(metrics) else metrics)]
     if not metric_list:
         raise ValueError("no metrics given")
-    metric_list = list(dict.fromkeys(metric_list))  # RR, mrr, RR: one metric, counted once
-    policies = parse_policies(ties, seed)
-    run_map = label_runs(runs)
-    qrels_obj = _as_qrels(qrels)
-    for kind in dict.fromkeys(m.gain or gain for m in metric_list):
-        _check_exp_gain(qrels_obj, kind)
-    # a measure may fix its own relevance level and judged_only (RR(rel=2)): one tie table
-    # per (rel_level, judged_only) in use, the default one first
-    setting = {m: (rel_level if m.rel is None else m.rel,
-                   judged_only if m.judged_only is None else m.judged_only) for m in metric_list}
-    settings = list(dict.fromkeys(sorted(setting.values(),
-                                         key=lambda s: s != (rel_level, judged_only))))
+    return list(dict.fromkeys(metric_list))  # RR, mrr, RR: one metric, counted once
 
+
+def build_tables(runs, qrels, options: EvaluationOptions | None = None) -> dict[str, TieTable]:
+    """Read the runs and qrels (unless already read) and build each run's tie-group table.
+
+    One sort per run. ``options`` sets depth (-M), rounding, the relevance level, -J and the
+    query set; each table is the expected table of its run, the input of
+    :func:`score_tables`, the spreads and the samplers.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> run = pd.DataFrame({"query": "q", "doc": ["a", "b", "c"], "score": [1.0, 1.0, 0.5]})
+    >>> qrels = pd.DataFrame({"query": ["q"], "doc": ["b"], "relevance": [1]})
+    >>> tables = build_tables({"r": run}, qrels, EvaluationOptions(depth=2))
+    >>> tables["r"].group_size.tolist()
+    [2]
+    """
+    options = options or EvaluationOptions()
+    run_map = label_runs(runs, options)
+    qrels_obj = read_qrels_input(qrels, options)
+    _check_exp_gain(int(qrels_obj.frame["relevance"].max()) if len(qrels_obj.frame) else 0,
+                    options.gain)
     tables: dict[str, TieTable] = {}
-    findings: list[Finding] = []
-    blocks: list[pd.DataFrame] = []
     for name, run in run_map.items():
-        if depth is not None:
-            run = truncate_run(run, depth)
+        if options.depth is not None:
+            run = truncate_run(run, options.depth)
+        # built with every document, so a measure with its own judged_only= has them
+        table = build_tie_table(run, qrels_obj, rel_level=options.rel_level, round=options.round,
+                                complete=options.complete, query_set=options.query_set)
+        tables[name] = table.view(judged_only=options.judged_only)
+    return tables
+
+
+def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterable[str | Metric]",
+                 options: EvaluationOptions | None = None) -> Evaluation:
+    """Every metric of every table under every tie policy of ``options``.
+
+    A measure that sets its own ``rel=`` or ``judged_only=`` is scored on the table's
+    :meth:`~tiedrank.ties.TieTable.view` at that setting. The per-query rows are the
+    queries each view counts (:attr:`~tiedrank.ties.TieTable.evaluated`); the summary holds
+    the exact mean of each (run, metric, policy), a row even when no query counts (value
+    NaN, ``n_queries`` 0).
+    """
+    options = options or EvaluationOptions()
+    metric_list = parse_metrics(metrics)
+    policies = options.policies
+    settings = {m: (options.rel_level if m.rel is None else m.rel,
+                    options.judged_only if m.judged_only is None else m.judged_only)
+                for m in metric_list}
+    for kind in dict.fromkeys(m.gain or options.gain for m in metric_list):
+        for table in tables.values():
+            _check_exp_gain(int(table.ideal_grade.max()) if len(table.ideal_grade) else 0, kind)
+    findings: list[Finding] = []
+    blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]] = []
+    for name, base in tables.items():
         values: dict = {}
-        for level, judged in settings:
-            table = build_tie_table(run, qrels_obj, rel_level=level, judged_only=judged,
-                                    round=round)
-            tables.setdefault(name, table)
+        for level, judged in dict.fromkeys(settings.values()):
+            table = base.view(level, judged)
             findings += [f for f in table.findings if f not in findings]
-            included = table.n_relevant > 0
-            if missing == "skip":
-                included &= table.n_retrieved > 0
+            included = table.evaluated
             query_ids = table.queries[included]
-            group = [m for m in metric_list if setting[m] == (level, judged)]
+            group = [m for m in metric_list if settings[m] == (level, judged)]
             scoring = table.scoring()  # policies only reorder inside groups: resolve the compact view
             for policy in policies:
                 resolved = scoring.resolve(policy.name, policy.seed)
                 for metric in group:
                     source = table if metric.tie_aware_by_definition else resolved
                     values[policy, metric] = (query_ids, metric_values(
-                        source, metric, gain=gain)[included])
+                        source, metric, gain=options.gain)[included])
         blocks += [(name, *values[policy, metric][:1], metric.name, policy.label,
                     values[policy, metric][1]) for policy in policies for metric in metric_list]
-    per_query = _tidy(blocks)
-    summary = summarize(per_query)  # exact means: the same bits however queries are split
-    own = sorted({m.rel for m in metric_list if m.rel is not None and m.rel != rel_level})
-    rule = ("mean over the qrels' queries with at least one relevant document (grade >= "
-            f"{rel_level}" + "".join(f"; >= {r} for the measures that set rel={r}" for r in own)
-            + "); queries the run misses " + ("score 0" if missing == "zero" else "are skipped"))
-    return Evaluation(per_query, summary, tables, findings, rule)
+    own = [m.rel for m in metric_list if m.rel is not None]
+    return Evaluation(_tidy(blocks), _summary(blocks), dict(tables), findings,
+                      options.rule(own), options)
+
+
+def _summary(blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]]) -> pd.DataFrame:
+    """Exact mean of each block (run, metric, policy), in the order evaluated; a block with
+    no query keeps its row (NaN, 0 queries)."""
+    lengths = np.array([len(b[4]) for b in blocks], dtype=np.int64)
+    values = np.concatenate([b[4] for b in blocks]) if blocks else np.zeros(0)
+    sums = exact_sums(np.repeat(np.arange(len(blocks)), lengths), values, len(blocks))
+    columns = {}
+    for position, column in ((0, "run"), (2, "metric"), (3, "policy")):
+        labels = list(dict.fromkeys(b[position] for b in blocks))
+        columns[column] = pd.Categorical([b[position] for b in blocks], categories=labels)
+    return pd.DataFrame({**columns, "value": np.array([s.mean() for s in sums], dtype=np.float64),
+                         "n_queries": lengths})
 
 
 def _is_one_metric(metrics) -> bool:
@@ -313,18 +395,15 @@ def tsrr_sweep(tables: Mapping[str, TieTable], alphas: Sequence[float] | np.ndar
 
     frames = []
     for name, table in tables.items():
-        included = table.n_relevant > 0
+        included = table.evaluated
         means = tsrr(table, alphas)[included].mean(axis=0) if included.any() else np.full(len(alphas), np.nan)
         frames.append(pd.DataFrame({"run": name, "alpha": alphas, "value": means}))
     return pd.concat(frames, ignore_index=True)
 
 
-def _check_exp_gain(qrels: Qrels, gain: str) -> None:
+def _check_exp_gain(top: int, gain: str) -> None:
     """Refuse ``gain="exp"`` when a grade would overflow 2**grade - 1 (never a silent inf)."""
-    if gain != "exp" or qrels.frame.empty:
-        return
-    top = int(qrels.frame["relevance"].max())
-    if top > MAX_EXP_GRADE:
+    if gain == "exp" and top > MAX_EXP_GRADE:
         raise InvalidParameterError("gain", gain, f"'linear' for grades above {MAX_EXP_GRADE} "
                                     f"(the qrels hold grade {top:,}; 2**grade - 1 overflows)",
                                     function="evaluate")

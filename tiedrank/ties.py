@@ -80,6 +80,78 @@ class TieTable:
     doc_row: np.ndarray
     run_docs: pa.Array = field(repr=False)
     findings: tuple[Finding, ...] = ()
+    in_run: np.ndarray | None = None
+    """Per query: the run returned at least one document for it (before ``judged_only``);
+    None means every query with a retrieved document."""
+    judged_only: bool = False
+    complete: bool = False
+    query_set: str = "trec_eval"
+
+    # ---- the query set ----------------------------------------------------------------
+    @cached_property
+    def evaluated(self) -> np.ndarray:
+        """Per query: whether it counts in the run's mean (see :mod:`tiedrank.options`).
+
+        trec_eval's set by default: the qrels queries the run answers, with or without a
+        relevant document; ``complete`` adds the ones it misses (scoring 0);
+        ``query_set="relevant"`` keeps only queries with a relevant document.
+        """
+        answered = self.n_retrieved > 0 if self.in_run is None else self.in_run
+        mask = np.ones(self.n_queries, dtype=bool) if self.complete else answered.copy()
+        if self.query_set == "relevant":
+            mask &= self.n_relevant > 0
+        return mask
+
+    def view(self, rel_level: int | None = None, judged_only: bool | None = None) -> "TieTable":
+        """This table at another relevance level, or with only judged documents (-J).
+
+        Derived without re-reading or re-sorting the run: R comes from the qrels grades the
+        table keeps, and dropping unjudged documents keeps every group's order (trec_eval
+        drops them after ranking too). A judged-only table goes back to all documents only
+        if it was derived from one. Views are cached on the table.
+        """
+        level = self.rel_level if rel_level is None else int(rel_level)
+        judged = self.judged_only if judged_only is None else bool(judged_only)
+        if (level, judged) == (self.rel_level, self.judged_only):
+            return self
+        base = self.__dict__.get("_base", self)
+        # one attribute per view (not a dict), so the dashboard's read-only wrapper keeps
+        # the cached table as it is
+        views, slot = base.__dict__, f"_view_{level}_{int(judged)}"
+        if slot not in views:
+            if base.judged_only and not judged:
+                raise ValueError("a judged-only table has no unjudged documents to restore; "
+                                 "build the table with judged_only=False")
+            table = base._judged_view() if judged and not base.judged_only else base
+            if level != table.rel_level:
+                table = replace(table, rel_level=level,
+                                n_relevant=_segment_count(table.ideal_grade >= level,
+                                                          table.ideal_start))
+            table.__dict__["_base"] = base
+            views[slot] = table
+        return views[slot]
+
+    def _judged_view(self) -> "TieTable":
+        """The table without its unjudged documents (groups that empty out disappear)."""
+        if self.policy != "expected":
+            raise ValueError("views are taken of the expected table")
+        keep = self.doc_judged
+        size = _segment_sum(keep.astype(np.int64), self.group_start)
+        nonempty = size > 0
+        size, group_query = size[nonempty], self.group_query[nonempty]
+        n_retrieved = np.bincount(group_query, weights=size,
+                                  minlength=self.n_queries).astype(np.int64)
+        query_start = np.zeros(self.n_queries + 1, dtype=np.int64)
+        np.cumsum(n_retrieved, out=query_start[1:])
+        group_start = (np.cumsum(size) - size).astype(np.int64)
+        return replace(
+            self, judged_only=True, n_retrieved=n_retrieved, query_start=query_start,
+            group_query=group_query, group_start=group_start, group_size=size,
+            group_above=group_start - query_start[group_query],
+            doc_score=self.doc_score[keep], doc_grade=self.doc_grade[keep],
+            doc_judged=self.doc_judged[keep], doc_row=self.doc_row[keep],
+            in_run=self.n_retrieved > 0 if self.in_run is None else self.in_run,
+            findings=tuple(f for f in self.findings if f.kind != "unjudged_documents"))
 
     # ---- derived arrays (computed once, on first use) ---------------------------------
     @property
@@ -272,6 +344,12 @@ def _segment_sum(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return np.add.reduceat(values, starts)
 
 
+def _segment_count(flags: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Number of true ``flags`` in each CSR segment ``starts[i]:starts[i + 1]``."""
+    running = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
+    return running[starts[1:]] - running[starts[:-1]]
+
+
 def _as_arrow_strings(series: pd.Series) -> pa.Array | pa.ChunkedArray:
     """The Arrow strings behind a pandas str column (no copy for Arrow-backed columns)."""
     return pa.array(series)
@@ -284,7 +362,8 @@ def _to_numpy(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 
 def build_tie_table(run: Run, qrels: Qrels, *, rel_level: int = 1, judged_only: bool = False,
-                    round: int | None = None) -> TieTable:
+                    round: int | None = None, complete: bool = False,
+                    query_set: str = "trec_eval") -> TieTable:
     """Sort ``run`` once and build its :class:`TieTable` against ``qrels``.
 
     Parameters
@@ -298,12 +377,14 @@ def build_tie_table(run: Run, qrels: Qrels, *, rel_level: int = 1, judged_only: 
     round : int, optional
         Round scores to this many decimals first, so that near-ties merge. Ties are
         otherwise exact float64 equality.
+    complete, query_set
+        The query set (:attr:`TieTable.evaluated`; see :mod:`tiedrank.options`).
 
     Returns
     -------
     TieTable
-        The evaluated queries are the qrels' queries; run queries missing from the qrels
-        are reported in ``findings`` and not evaluated.
+        One row per qrels query; run queries missing from the qrels are reported in
+        ``findings`` and not evaluated. Which rows count in a mean is ``evaluated``.
     """
     if isinstance(rel_level, bool) or not isinstance(rel_level, (int, np.integer)) or rel_level < 1:
         raise ValueError(f"rel_level must be an integer >= 1, got {rel_level!r}")
@@ -359,7 +440,9 @@ def build_tie_table(run: Run, qrels: Qrels, *, rel_level: int = 1, judged_only: 
     judged[cand_rows[hit]] = True
 
     keep = query_code >= 0
-    if judged_only:
+    in_run = None
+    if judged_only:  # a query whose documents are all unjudged still has results (trec_eval)
+        in_run = np.bincount(query_code[keep], minlength=n_queries) > 0
         keep &= judged
     n_unjudged = int((keep & ~judged).sum())
     if n_unjudged and not judged_only:
@@ -384,10 +467,15 @@ def build_tie_table(run: Run, qrels: Qrels, *, rel_level: int = 1, judged_only: 
     group_start = np.flatnonzero(new_group).astype(np.int64)
     group_size = np.diff(np.append(group_start, len(rows))).astype(np.int64)
 
+    answered = n_retrieved > 0 if in_run is None else in_run
     for kind, mask, text in (
-            ("queries_missing_from_run", n_retrieved == 0, "no results in run {run}"),
+            ("queries_missing_from_run", ~answered, "no results in run {run}; "
+             + ("scored 0 (trec_eval -c)" if complete else "left out of the means "
+                "(trec_eval without -c)")),
             ("queries_without_relevant", n_relevant == 0,
-             "no relevant document at relevance level {level}; excluded from every mean")):
+             "no relevant document at relevance level {level}; "
+             + ("left out of the means" if query_set == "relevant" else
+                "scored as trec_eval scores them (0 for RR, AP, P, R)"))):
         missing = queries[mask]
         if len(missing):
             one = len(missing) == 1
@@ -404,7 +492,9 @@ def build_tie_table(run: Run, qrels: Qrels, *, rel_level: int = 1, judged_only: 
         group_size=group_size, group_above=group_start - query_start[qc[group_start]],
         doc_score=sc, doc_grade=grade[rows], doc_judged=judged[rows],
         doc_row=rows.astype(np.int64), run_docs=run_docs,
-        findings=tuple(run.findings) + tuple(qrels.findings) + tuple(findings))
+        findings=tuple(run.findings) + tuple(qrels.findings) + tuple(findings),
+        in_run=in_run, judged_only=bool(judged_only), complete=bool(complete),
+        query_set=query_set)
 
 
 def _ranking_order(query_code: np.ndarray, score: np.ndarray) -> np.ndarray | None:

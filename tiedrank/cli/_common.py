@@ -12,8 +12,11 @@ import os
 import re
 import sys
 
+from collections.abc import Sequence
+
 from ..errors import InputError
 from ..metrics import GAINS
+from ..options import MAX_ROUND, QUERY_SETS, EvaluationOptions
 from ..report import FORMATS
 from ..validation import InvalidParameterError
 
@@ -22,7 +25,9 @@ from ..io._load import LIMITS, set_input_limits
 from ..io.duplicates import DUPLICATE_POLICIES as DUPLICATE_RULES
 
 FLAGS = {
-    "ties": "--ties", "rel_level": "--rel-level", "gain": "--gain", "missing": "--missing", "depth": "-M/--depth",
+    "ties": "--ties", "rel_level": "--rel-level", "gain": "--gain", "depth": "-M/--depth",
+    "complete": "-c/--complete", "query_set": "--query-set", "judged_only": "-J/--judged-only",
+    "columns": "--columns", "qrels_columns": "--qrels-columns", "metrics": "-m/--metric",
     "round": "--round", "seed": "--seed", "fmt": "--format", "digits": "--digits",
     "duplicates": "--duplicates", "test": "--test", "correction": "--correction",
     "alpha": "--alpha", "n_draws": "--draws", "n_resamples": "--resamples",
@@ -131,6 +136,34 @@ def run_handler(args: argparse.Namespace, prog: str = "tiedrank") -> int:
 
 
 # ---- options shared by several subcommands ---------------------------------------------------
+def add_query_options(parser: argparse.ArgumentParser) -> None:
+    """Which documents and queries count: -J, --round, -M, -c and --query-set."""
+    parser.add_argument("-J", "--judged-only", action="store_true",
+                        help="drop unjudged documents before ranking (trec_eval -J)")
+    parser.add_argument("--round", type=int, default=None, metavar="D",
+                        help=f"round scores to D decimals (0-{MAX_ROUND}) so that near-ties merge")
+    parser.add_argument("-M", "--depth", type=int, default=None, metavar="N",
+                        help="only the first N documents of each query count, in trec_eval's "
+                             "order (score, then docno descending), as trec_eval -M")
+    parser.add_argument("-c", "--complete", action="store_true",
+                        help="queries of the qrels the run misses score 0 and count in the "
+                             "mean (trec_eval -c); by default they are left out, as trec_eval")
+    parser.add_argument("--query-set", choices=QUERY_SETS, default=QUERY_SETS[0],
+                        help="trec_eval (default): queries with results and judgements, those "
+                             "without a relevant document included (scoring 0, as trec_eval); "
+                             "relevant: only queries with a relevant document")
+
+
+def evaluation_options(args: argparse.Namespace, ties: Sequence[str]) -> EvaluationOptions:
+    """The one options value of a command's flags (checked once; an error names the flag
+    through :data:`FLAGS`)."""
+    return EvaluationOptions(
+        ties=tuple(ties), rel_level=args.rel_level, gain=args.gain,
+        judged_only=args.judged_only, depth=args.depth, round=args.round,
+        complete=args.complete, query_set=args.query_set, seed=args.seed,
+        duplicates=args.duplicates, columns=args.columns, qrels_columns=args.qrels_columns)
+
+
 def add_rel_level(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-l", "--rel-level", type=int, default=1, metavar="N",
                         help="minimum grade of a relevant document (default 1; trec_eval -l)")

@@ -28,14 +28,15 @@ import warnings
 from collections.abc import Sequence
 
 from ..errors import InputError
-from ..evaluate import DEFAULT_METRICS, evaluate, label_runs
-from ..io import read_groups, read_qrels, read_run
+from ..evaluate import DEFAULT_METRICS, build_tables, parse_metrics, score_tables
+from ..io import read_groups
 from ..policies import ALL_POLICIES, POLICIES, parse_policies
 from ..report import render
 from ..stats import CORRECTIONS, TESTS, compare_runs, group_breakdown, verdict_stability
 from ..validation import InvalidParameterError, check_arguments
-from ._common import (add_columns, add_duplicates, add_gain, add_output, add_rel_level,
-                      integer_at_least, probability, run_handler)
+from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
+                      add_rel_level, evaluation_options, integer_at_least, probability,
+                      run_handler)
 
 _COMMENT = {"table": "#", "csv": "#", "latex": "%", "markdown": "###"}
 _positive_int = integer_at_least(1)
@@ -48,14 +49,11 @@ def _compare(args: argparse.Namespace) -> int:
         raise InvalidParameterError("ties", args.ties, "a single policy (the tests compare "
                                     "one value per query)")
     groups = read_groups(args.groups) if args.groups else None  # fail fast, before the work
-    qrels = read_qrels(args.qrels, columns=args.qrels_columns)
-    runs = label_runs([read_run(path, duplicates=args.duplicates, columns=args.columns)
-                       for path in [args.baseline, *args.runs]])
-    names = list(runs)
     # the chosen policy for the tests, plus the four fixed policies for the verdicts
-    evaluation = evaluate(runs, qrels, args.metrics or list(DEFAULT_METRICS),
-                          ties=[policy[0].label, *ALL_POLICIES], rel_level=args.rel_level,
-                          gain=args.gain, seed=args.seed)
+    options = evaluation_options(args, [policy[0].label, *ALL_POLICIES])
+    evaluation = score_tables(build_tables([args.baseline, *args.runs], args.qrels, options),
+                              parse_metrics(args.metrics or list(DEFAULT_METRICS)), options)
+    names = list(evaluation.tables)
     if evaluation.per_query.empty:  # nothing to compare: say why instead of failing later
         notes = "; ".join(dict.fromkeys(f.message for f in evaluation.findings)) or evaluation.rule
         raise InputError(f"nothing to compare: {notes}", source=args.qrels,
@@ -165,6 +163,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resamples", type=_positive_int, default=9999, metavar="N",
                         help="randomization / bootstrap resamples (default 9999)")
     add_gain(parser)
+    add_query_options(parser)
     add_duplicates(parser)
     add_columns(parser)
     parser.add_argument("--groups", metavar="CSV",

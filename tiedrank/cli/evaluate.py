@@ -11,14 +11,14 @@ import sys
 
 import numpy as np
 
-from ..evaluate import DEFAULT_METRICS, MISSING_RULES, evaluate, label_runs
-from ..io import read_qrels, read_run
+from ..evaluate import DEFAULT_METRICS, build_tables, parse_metrics, score_tables
 from ..metrics import METRIC_NAMES
 from ..policies import ALL_POLICIES, POLICIES, REPORT_COLUMNS
 from ..report import natural_rank, render
 from ..validation import check_arguments
 from . import scale
-from ._common import add_columns, add_duplicates, add_gain, add_output, add_rel_level
+from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
+                      add_rel_level, evaluation_options)
 
 
 def register(subparsers: "argparse._SubParsersAction") -> None:
@@ -44,23 +44,13 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC",
                         help=f"metric, repeatable ({', '.join(METRIC_NAMES)}); "
                              f"default: {', '.join(DEFAULT_METRICS)}")
-    parser.add_argument("--ties", default="all",
+    parser.add_argument("--ties", default=None,
                         help=f"tie policy: {fixed}, random[(seed=N)], or all (= "
                              f"{', '.join(ALL_POLICIES)}); comma-separated list allowed "
-                             "(default: all)")
+                             "(default: all; with --format trec_eval: trec_eval)")
     add_rel_level(parser)
     add_gain(parser)
-    parser.add_argument("-J", "--judged-only", action="store_true",
-                        help="drop unjudged documents before ranking (trec_eval -J)")
-    parser.add_argument("--round", type=int, default=None, metavar="D",
-                        help="round scores to D decimals (0-15) so that near-ties merge")
-    parser.add_argument("-c", dest="missing", action="store_const", const="zero", default="zero",
-                        help="queries the run misses score 0 (trec_eval -c; the default)")
-    parser.add_argument("-M", "--depth", type=int, default=None, metavar="N",
-                        help="only the first N documents of each query count, in trec_eval's "
-                             "order (score, then docno descending), as trec_eval -M")
-    parser.add_argument("--missing", choices=MISSING_RULES, default=MISSING_RULES[0],
-                        help="queries the run misses score 0 (default, trec_eval -c) or are skipped")
+    add_query_options(parser)
     parser.add_argument("--seed", type=int, default=0, help="seed of the random policy")
     add_duplicates(parser)
     add_columns(parser)
@@ -69,23 +59,25 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
 def _evaluate(args: argparse.Namespace) -> int:
     check_arguments(render, fmt="table" if args.format == "trec_eval" else args.format,
                     digits=args.digits)  # before the work
-    scaled = scale.evaluate_scaled(args)  # --buckets / --dask / --out; None: one pass here
+    ties = args.ties if args.ties is not None else (
+        "trec_eval" if args.format == "trec_eval" else "all")
+    options = evaluation_options(args, [t.strip() for t in ties.split(",") if t.strip()])
+    metrics = parse_metrics(args.metrics or list(DEFAULT_METRICS))
+    scaled = scale.evaluate_scaled(args, metrics, options)  # --buckets / --dask / --out
     if scaled is not None:
         return scaled
-    qrels = read_qrels(args.qrels, columns=args.qrels_columns)
-    runs = label_runs([read_run(path, duplicates=args.duplicates, columns=args.columns)
-                       for path in args.runs])
-    ties = [t.strip() for t in args.ties.split(",") if t.strip()]
-    evaluation = evaluate(runs, qrels, args.metrics or list(DEFAULT_METRICS),
-                          ties=ties, rel_level=args.rel_level, gain=args.gain,
-                          judged_only=args.judged_only, round=args.round, missing=args.missing,
-                          seed=args.seed, depth=args.depth)
+    evaluation = score_tables(build_tables(list(args.runs), args.qrels, options), metrics,
+                              options)
+    return show(evaluation, args)
+
+
+def show(evaluation, args: argparse.Namespace) -> int:
+    """Print ``evaluation`` as ``args`` ask (every door of the command prints through here)."""
     if args.format == "trec_eval":  # trec_eval's own text, for scripts that parse it
-        sys.stdout.write(evaluation.to_trec_eval(ties[0] if ties else "trec_eval",
-                                                 run=next(iter(evaluation.tables)),
+        sys.stdout.write(evaluation.to_trec_eval(evaluation.options.policy_labels[0],
                                                  per_query=args.per_query))
         return 0
-    if args.per_query:
+    if args.per_query and getattr(args, "out", None) is None:  # --out: rows are on disk
         frame = evaluation.per_query.pivot_table(
             index=["run", "query", "metric"], columns="policy", values="value",
             observed=True, sort=False).rename(columns=REPORT_COLUMNS).reset_index()
@@ -106,6 +98,6 @@ def _evaluate(args: argparse.Namespace) -> int:
         for finding in evaluation.findings:
             print(f"# note: {finding.message}", file=sys.stderr)
     if frame.empty and not evaluation.findings:
-        print("# note: no query has a relevant document at this relevance level (or none is "
-              "left by --missing skip), so there is nothing to average", file=sys.stderr)
+        print("# note: no query of the run is in the qrels, so there is nothing to average",
+              file=sys.stderr)
     return 0

@@ -12,9 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..evaluate import DEFAULT_METRICS, REPORT_COLUMNS, Evaluation
-from ..report import render
-
+from ..evaluate import Evaluation
+from ..options import EvaluationOptions
 
 
 def _buckets(text: str) -> int | None:
@@ -51,56 +50,46 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "temporary directory; on several machines: a shared directory)")
 
 
-def scaled_evaluation(args: argparse.Namespace) -> Evaluation | None:
-    """The :class:`Evaluation` of ``args`` by :func:`tiedrank.distributed.evaluate`, or
-    None when neither ``--buckets``, ``--dask`` nor ``--out`` was given."""
+def scaled_evaluation(args: argparse.Namespace, metrics: list, options: EvaluationOptions
+                      ) -> Evaluation | None:
+    """The :class:`Evaluation` of ``args`` by :func:`tiedrank.distributed.evaluate` (the same
+    metrics and options value as one pass), or None when neither ``--buckets``, ``--dask``
+    nor ``--out`` was given."""
     given_buckets = hasattr(args, "buckets")
     if not given_buckets and args.dask is None and args.out is None:
         return None
     from ..distributed import evaluate
 
-    ties = [t.strip() for t in args.ties.split(",") if t.strip()]
-    return evaluate(list(args.runs), args.qrels, args.metrics or list(DEFAULT_METRICS), ties=ties,
-                    rel_level=args.rel_level, gain=args.gain, judged_only=args.judged_only,
-                    round=args.round, missing=args.missing, seed=args.seed,
-                    duplicates=args.duplicates, columns=args.columns,
-                    qrels_columns=args.qrels_columns, buckets=getattr(args, "buckets", None),
-                    client=args.dask, out=args.out, spill_dir=args.spill_dir)
+    return evaluate(list(args.runs), args.qrels, metrics, options=options,
+                    buckets=getattr(args, "buckets", None), client=args.dask, out=args.out,
+                    spill_dir=args.spill_dir)
 
 
-def evaluate_scaled(args: argparse.Namespace) -> int | None:
+def evaluate_scaled(args: argparse.Namespace, metrics: list, options: EvaluationOptions
+                    ) -> int | None:
     """Run the evaluate command at scale and print its output; None when not asked to.
 
     Returns the exit status (0, or 2 with one line on stderr when Dask is missing; other
     errors propagate to the command's usual handler, which prints them in one line).
     """
+    from .evaluate import show
+
     try:
-        evaluation = scaled_evaluation(args)
+        evaluation = scaled_evaluation(args, metrics, options)
     except ImportError as error:
         print(f"tiedrank: error: {error}", file=sys.stderr)
         return 2
     if evaluation is None:
         return None
-    report = evaluation.report()
-    report.insert(2, "queries", evaluation.summary.groupby(
-        ["run", "metric"], observed=True, sort=False)["n_queries"].first().to_numpy())
     if args.out is not None:
+        report = evaluation.report()
+        report.insert(2, "queries", evaluation.summary.groupby(
+            ["run", "metric"], observed=True, sort=False)["n_queries"].first().to_numpy())
         report.to_csv(Path(args.out, "report.csv"), index=False, float_format="%.17g")
         evaluation.summary.to_csv(Path(args.out, "summary.csv"), index=False,
                                   float_format="%.17g")
-    if getattr(args, "per_query", False) and args.out is None:
-        frame = evaluation.per_query.pivot_table(
-            index=["run", "query", "metric"], columns="policy", values="value",
-            observed=True, sort=False).rename(columns=REPORT_COLUMNS).reset_index()
-        frame.columns.name = None
-    else:
-        frame = report
-    print(render(frame, args.format, digits=args.digits))
-    if args.format == "table":
-        print(f"\n# {evaluation.rule}", file=sys.stderr)
-        for finding in evaluation.findings:
-            print(f"# note: {finding.message}", file=sys.stderr)
-        if args.out is not None:
-            print(f"# per-query rows: {Path(args.out, 'per_query')}/*.parquet "
-                  "(tiedrank.distributed.read_per_query)", file=sys.stderr)
-    return 0
+    status = show(evaluation, args)
+    if args.out is not None and args.format == "table":
+        print(f"# per-query rows: {Path(args.out, 'per_query')}/*.parquet "
+              "(tiedrank.distributed.read_per_query)", file=sys.stderr)
+    return status

@@ -404,7 +404,8 @@ def trec_eval_position(evaluation: Evaluation, result: Stability) -> dict | None
         return None
     value = float(rows["diff"].iloc[0])
     if result.method == "exact":
-        included = evaluation.tables[result.baseline].n_relevant > 0
+        included = (evaluation.tables[result.baseline].evaluated
+                    & evaluation.tables[result.run].evaluated)
         laws = [run_mean_law(evaluation.tables[name], result.metric, included=included)
                 for name in (result.run, result.baseline)]
         below, equal, above = difference_law(*laws).split(value)
@@ -547,7 +548,7 @@ def groups_template(evaluation: Evaluation) -> pd.DataFrame:
     """An example query -> group file: the evaluated queries split at the median number of
     relevant documents ("few relevant" / "many relevant"). Edit and upload it."""
     table = next(iter(evaluation.tables.values()))
-    included = table.n_relevant > 0
+    included = table.evaluated
     queries = np.asarray(table.queries)[included].astype(str)
     n_rel = np.asarray(table.n_relevant)[included]
     if len(n_rel) == 0:

@@ -18,7 +18,9 @@ import numpy as np
 import pandas as pd
 
 from ..data import Qrels, Run
+from ..evaluate import build_tables, score_tables
 from ..metrics import metric_values, parse_metric
+from ..options import EvaluationOptions
 from ..spread import count_orderings, enumerate_orderings, first_relevant_distribution
 from ..ties import TieTable, build_tie_table
 
@@ -187,17 +189,18 @@ def evaluate_toy(frame: "pd.DataFrame | tuple[Run, Qrels]", *, k: int = 3, alpha
         same value in every column.
     """
     run, qrels = toy_inputs(frame) if isinstance(frame, pd.DataFrame) else frame
-    table = build_tie_table(run, qrels, rel_level=rel_level)
-    names = [parse_metric(m) for m in (metrics if metrics is not None else toy_metrics(k, alpha))]
-    resolved = {p: table.resolve(p, 0) for p in TOY_POLICIES}
-    rows = []
-    for m in names:
-        row = {"metric": m.name}
-        for policy in TOY_POLICIES:
-            source = table if m.tie_aware_by_definition else resolved[policy]
-            row[policy] = float(metric_values(source, m, gain=gain)[0])
-        rows.append(row)
-    return ToyResult(pd.DataFrame(rows), table, run, qrels, rel_level, gain)
+    # the toy goes through the engine's one core, as every page and the CLI do
+    options = EvaluationOptions(ties=TOY_POLICIES, rel_level=rel_level, gain=gain)
+    tables = build_tables({run.name: run}, qrels, options)
+    evaluation = score_tables(tables, metrics if metrics is not None else toy_metrics(k, alpha),
+                              options)
+    summary = evaluation.summary.assign(metric=evaluation.summary["metric"].astype(str),
+                                        policy=evaluation.summary["policy"].astype(str))
+    values = summary.pivot(index="metric", columns="policy", values="value")
+    names = list(dict.fromkeys(summary["metric"]))
+    values = values.loc[names, list(TOY_POLICIES)].reset_index()
+    values.columns.name = None
+    return ToyResult(values, tables[run.name], run, qrels, rel_level, gain)
 
 
 def enumerate_toy(result: ToyResult, metrics: Sequence[str], *,

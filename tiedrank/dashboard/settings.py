@@ -6,11 +6,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..metrics import parse_metric
+from ..options import EvaluationOptions
 
 
 @dataclass(frozen=True)
 class Settings:
-    """The shared evaluation settings every page honours."""
+    """The shared evaluation settings every page honours (``k`` is the cutoff the metric
+    pickers offer; the rest maps onto :class:`~tiedrank.options.EvaluationOptions`)."""
 
     rel_level: int = 1
     gain: str = "linear"
@@ -19,6 +21,11 @@ class Settings:
 
     def key(self) -> tuple:
         return (self.rel_level, self.gain, self.k, self.round)
+
+    def options(self, ties: "str | Iterable[str]" = "all") -> EvaluationOptions:
+        """The engine's options for these settings: every page evaluates with this value."""
+        return EvaluationOptions(ties=ties, rel_level=self.rel_level, gain=self.gain,
+                                 round=self.round)
 
 
 ROUND_OPTIONS: tuple[str | int, ...] = ("off", 0, 1, 2, 3, 4, 5, 6)

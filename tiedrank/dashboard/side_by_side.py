@@ -186,7 +186,7 @@ def placement_wide(placement: pd.DataFrame) -> pd.DataFrame:
 def query_ranges(evaluation, runs: Sequence[str], query: str, metric: str) -> pd.DataFrame:
     """Each run's range of ``metric`` on ``query`` over the tie orderings: run, metric,
     expected, best, worst, trec_eval, range (best - worst); one row per run of ``runs``
-    evaluated on the query (none when the query has no relevant document).
+    evaluated on the query (none for a run that does not answer it).
 
     ``evaluation`` was evaluated with ``ties="all"`` for ``metric``.
     """

@@ -229,12 +229,13 @@ def quantized_set(run: Run, qrels: Qrels, *, levels: int | None = None,
 
 
 def evaluate_set(run_set: RunSet, metrics: Sequence[str], settings: Settings):
-    """:func:`tiedrank.evaluate.evaluate` of a :class:`RunSet` with ``ties="all"``, at
-    ``settings`` (relevance level, gain, rounding)."""
-    from ..evaluate import evaluate
+    """The core's evaluation of a :class:`RunSet` with ``ties="all"`` at ``settings``
+    (:meth:`Settings.options`: relevance level, gain, rounding)."""
+    from ..evaluate import build_tables, score_tables
 
-    return evaluate(run_set.runs, run_set.qrels, list(metrics), ties="all",
-                    rel_level=settings.rel_level, gain=settings.gain, round=settings.round)
+    options = settings.options("all")
+    return score_tables(build_tables(run_set.runs, run_set.qrels, options), list(metrics),
+                        options)
 
 
 def sweep_values(parameter: str) -> list:

@@ -203,7 +203,7 @@ def tie_ratio_vs_range(evaluation, table: TieTable, metric: str, k: int = 10,
 def query_values(evaluation, run: str, query: str) -> pd.DataFrame:
     """One query's metric values under every evaluated policy: metric, expected, worst,
     best, trec_eval (columns for the policies present). Empty if the query is not in the
-    evaluation's means (no relevant document)."""
+    evaluation's means (the run does not answer it)."""
     per_query = evaluation.per_query
     rows = per_query[(per_query["run"].astype(str) == run) & (per_query["query"].astype(str) == query)]
     if rows.empty:

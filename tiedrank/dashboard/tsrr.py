@@ -48,7 +48,7 @@ def tsrr_query_table(table: TieTable, alpha: float, *, query_text: Mapping[str, 
     out["E[RR]"] = metric_values(table, "RR")
     out["RR (trec_eval order)"] = metric_values(table.resolve("trec_eval"), "RR")
     if not include_all:
-        out = out[table.n_relevant > 0]
+        out = out[table.evaluated]
     return out.reset_index(drop=True)
 
 

@@ -66,7 +66,8 @@ from tiedrank.dashboard.simulator import RunSet, add_runs
 from tiedrank.dashboard.tie_structure import query_label
 from tiedrank.data import Qrels, Run
 from tiedrank.errors import Finding, InputError
-from tiedrank.evaluate import Evaluation, evaluate
+from tiedrank.evaluate import Evaluation, build_tables, score_tables
+from tiedrank.options import EvaluationOptions
 from tiedrank.io import read_query_text
 from tiedrank.report import render
 from tiedrank.ties import TieTable, build_tie_table
@@ -167,22 +168,16 @@ def load_query_text(content_hash: str, _source) -> dict[str, str]:
 # ---------------------------------------------------------------------------------------
 
 @shared_cache("Building tie groups…")
-def _tables(data_key: str, rel_level: int, round_: int | None, _ctx: "Context") -> dict[str, TieTable]:
-    return {name: build_tie_table(run, _ctx.qrels, rel_level=rel_level, round=round_)
-            for name, run in _ctx.runs.items()}
+def _tables(data_key: str, options: EvaluationOptions, _ctx: "Context") -> dict[str, TieTable]:
+    """Each run's tie table, built once per (data, table options): every page and every
+    evaluation of the session shares them."""
+    return build_tables(_ctx.runs, _ctx.qrels, options)
 
 
 @shared_cache("Evaluating…")
-def _evaluation(data_key: str, settings_key: tuple, metrics: tuple[str, ...], ties: tuple[str, ...],
+def _evaluation(data_key: str, options: EvaluationOptions, metrics: tuple[str, ...],
                 _ctx: "Context") -> Evaluation:
-    settings = _ctx.settings
-    result = evaluate(_ctx.runs, _ctx.qrels, list(metrics), ties=list(ties),
-                      rel_level=settings.rel_level, gain=settings.gain, round=settings.round)
-    # Share the (large) tie tables with ctx.tables(): same inputs, same tables.
-    shared = _ctx.tables()
-    if set(shared) == set(result.tables):
-        result = Evaluation(result.per_query, result.summary, shared, result.findings, result.rule)
-    return result
+    return score_tables(_ctx.tables(), list(metrics), options)
 
 
 @shared_cache()
@@ -265,11 +260,15 @@ class Context:
 
     def tables(self) -> dict[str, TieTable]:
         """Run name -> expected tie-group table under the current settings (cached)."""
-        return read_only(_tables(self.key, self.settings.rel_level, self.settings.round, _ctx=self))
+        # the table depends on the options but ties and gain: one key for all of those
+        options = self.settings.options("expected").replace(gain="linear")
+        return read_only(_tables(self.key, options, _ctx=self))
 
     def evaluation(self, metrics: Sequence[str], ties: Sequence[str] = ("all",)) -> Evaluation:
-        """:func:`tiedrank.evaluate` of every run under the current settings (cached)."""
-        return read_only(_evaluation(self.key, self.settings.key(), tuple(metrics), tuple(ties), _ctx=self))
+        """The core's evaluation of every run under the current settings (cached), scored
+        on :meth:`tables`: each tie table is built once."""
+        return read_only(_evaluation(self.key, self.settings.options(tuple(ties)), tuple(metrics),
+                                     _ctx=self))
 
     def memo(self, name: str, fn: Callable, *args) -> Any:
         """``fn(*args)`` cached per (data, settings, name, args); args must be small and

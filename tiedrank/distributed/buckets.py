@@ -228,9 +228,10 @@ class _BucketWriter:
 
 
 def run_items(runs: Sequence[Any] | Mapping[str, Any] | Any) -> list[tuple[str | None, Any]]:
-    """(name or None, source) of every run, as :func:`tiedrank.evaluate` takes them."""
-    items = list(runs.items()) if isinstance(runs, Mapping) else [(None, r) for r in
-                                                                  _as_sequence(runs)]
+    """(name or None, source) of every run, as :func:`tiedrank.evaluate` sees them."""
+    from ..evaluate import run_sources
+
+    items = run_sources(runs)
     if not items:
         raise ValueError("no runs to evaluate")
     return items
@@ -381,12 +382,6 @@ def bucket_set(directory: str, n_buckets: int, parts: Sequence[RunPart],
     labels = label_runs([p.name for p in parts])
     parts = tuple(replace(p, name=label) for p, label in zip(parts, labels))
     return BucketSet(directory, int(n_buckets), parts, *qrels_part)
-
-
-def _as_sequence(runs: Any) -> list[Any]:
-    if isinstance(runs, (Run, pd.DataFrame, str, os.PathLike, bytes)):
-        return [runs]
-    return list(runs)
 
 
 # ---- loading one bucket -------------------------------------------------------------------

@@ -298,21 +298,20 @@ def sweep(parameter: str, values: Sequence[Any], *, seeds: Sequence[int] = (0,),
 
 
 def stability_task(baseline: tuple[str, Any], run: tuple[str, Any], qrels: Any,
-                   metrics: Sequence[str], evaluate_options: Mapping[str, Any],
+                   metrics: Sequence[Any], options: Any,
                    stability_options: Mapping[str, Any]) -> pd.DataFrame:
-    """Verdict stability of one run against the baseline (evaluates just the pair)."""
-    from ..evaluate import evaluate
+    """Verdict stability of one run against the baseline (evaluates just the pair, with
+    the core's ``build_tables`` and ``score_tables``)."""
+    from ..evaluate import build_tables, score_tables
     from ..stats import verdict_stability
 
-    ev = evaluate(dict([baseline, run]), qrels, list(metrics), **evaluate_options)
+    ev = score_tables(build_tables(dict([baseline, run]), qrels, options), metrics, options)
     return verdict_stability(ev, baseline[0], runs=[run[0]], **stability_options)
 
 
 def verdict_stability(runs: Mapping[str, Any], qrels: Any, metrics: Sequence[str], *,
                       baseline: str | None = None, client: Any = None,
-                      timeout: float = CONNECT_TIMEOUT, ties: Any = "all",
-                      rel_level: int = 1, gain: str = "linear", judged_only: bool = False,
-                      round: int | None = None, missing: str = "zero",
+                      timeout: float = CONNECT_TIMEOUT, options: Any = None,
                       **stability_options: Any) -> pd.DataFrame:
     """:func:`tiedrank.stats.verdict_stability` with one task per run (against the
     baseline), each evaluating only its pair: the same rows as the one-process call on
@@ -323,21 +322,28 @@ def verdict_stability(runs: Mapping[str, Any], qrels: Any, metrics: Sequence[str
     runs : mapping of name to Run, DataFrame or path
         Paths are read by the tasks (workers need to see them).
     baseline : str, default the first run
+    options : EvaluationOptions, optional
+        How the runs are evaluated (default ``ties="all"``); see :func:`tiedrank.evaluate`.
     **stability_options
         ``policies``, ``test``, ``alpha``, ``n_draws``, ``seed``, ``n_resamples`` of
         :func:`tiedrank.stats.verdict_stability`.
     """
+    from ..evaluate import parse_metrics
+    from ..options import make_options
+
+    options = make_options("verdict_stability", options) if options is not None else \
+        make_options("verdict_stability", ties="all")
+    metrics = parse_metrics(metrics)
     names = list(runs)
     if not names:
         raise ValueError("no runs to compare")
     baseline = names[0] if baseline is None else baseline
     if baseline not in runs:
         raise ValueError(f"baseline {baseline!r} not found; runs: {', '.join(names)}")
-    evaluate_options = {"ties": ties, "rel_level": rel_level, "gain": gain,
-                        "judged_only": judged_only, "round": round, "missing": missing}
-    stability_options = dict(stability_options, gain=gain, metrics=list(metrics))
-    arguments = [((baseline, runs[baseline]), (name, runs[name]), qrels, list(metrics),
-                  evaluate_options, stability_options) for name in names if name != baseline]
+    stability_options = dict(stability_options, gain=options.gain,
+                             metrics=[m.name for m in metrics])
+    arguments = [((baseline, runs[baseline]), (name, runs[name]), qrels, metrics,
+                  options, stability_options) for name in names if name != baseline]
     if not arguments:
         return pd.DataFrame()
     if client is None:

@@ -22,10 +22,9 @@ import pandas as pd
 
 from ..data import Qrels, Run
 from ..errors import Finding
-from ..evaluate import MISSING_RULES, Evaluation
-from ..evaluate import evaluate as evaluate_one_pass
-from ..metrics import GAINS, parse_metric
-from ..policies import parse_policies
+from ..evaluate import Evaluation, build_tables, score_tables
+from ..metrics import Metric
+from ..options import EvaluationOptions
 from ..summation import SUMMARY_KEYS, ExactSum, partial_summary
 from .buckets import MARKER, BucketSet, RunPart, load_qrels, load_run
 
@@ -38,55 +37,32 @@ _COUNTED = ("queries_not_in_qrels", "unjudged_documents", "queries_missing_from_
 
 
 @dataclass(frozen=True)
-class Options:
-    """The evaluation options of :func:`tiedrank.evaluate.evaluate` (plain, picklable)."""
+class Plan:
+    """What every task evaluates: the metrics and the one options value (plain, picklable).
 
-    metrics: tuple[str, ...]
-    ties: tuple[str, ...]
-    rel_level: int = 1
-    gain: str = "linear"
-    judged_only: bool = False
-    round: int | None = None
-    missing: str = "zero"
-    seed: int = 0
-    duplicates: str = "error"
-    columns: tuple[tuple[str, str], ...] = ()
-    """``columns=`` of :func:`tiedrank.io.read_run` for tabular run files, as pairs."""
+    Each task calls the core's :func:`~tiedrank.evaluate.build_tables` and
+    :func:`~tiedrank.evaluate.score_tables` with ``options``, as one pass does.
+    """
+
+    metrics: tuple[Metric, ...]
+    options: EvaluationOptions
+
+    def metric_names(self) -> list[str]:
+        return [m.name for m in self.metrics]
+
+    def policy_labels(self) -> list[str]:
+        return self.options.policy_labels
 
     def read_run(self, source: Any, name: str | None = None) -> Run:
-        """``source`` read with these options (a Run is taken as it is)."""
+        """``source`` read with the options' reading rules (a Run is taken as it is)."""
         from ..io import read_run
 
         if isinstance(source, Run):
             return source
-        return read_run(source, name=name, duplicates=self.duplicates,
-                        columns=dict(self.columns) or None)
-
-    def check(self) -> None:
-        """Fail before any file is read (the same messages as ``evaluate``)."""
-        if self.gain not in GAINS:
-            raise ValueError(f"unknown gain {self.gain!r}; expected one of {', '.join(GAINS)}")
-        if self.missing not in MISSING_RULES:
-            raise ValueError(f"missing must be one of {', '.join(MISSING_RULES)}, "
-                             f"got {self.missing!r}")
-        if self.duplicates not in ("error", "max"):
-            raise ValueError(f"duplicates must be 'error' or 'max', not {self.duplicates!r}")
-        if not self.metrics:
-            raise ValueError("no metrics given")
-        self.metric_names()
-        self.policy_labels()
-
-    def metric_names(self) -> list[str]:
-        return list(dict.fromkeys(parse_metric(m).name for m in self.metrics))
-
-    def policy_labels(self) -> list[str]:
-        return [p.label for p in parse_policies(list(self.ties), self.seed)]
+        return read_run(source, name=name, **self.options.reading())
 
     def evaluate(self, runs, qrels) -> Evaluation:
-        return evaluate_one_pass(runs, qrels, list(self.metrics), ties=list(self.ties),
-                                 rel_level=self.rel_level, gain=self.gain,
-                                 judged_only=self.judged_only, round=self.round,
-                                 missing=self.missing, seed=self.seed)
+        return score_tables(build_tables(runs, qrels, self.options), self.metrics, self.options)
 
 
 @dataclass(frozen=True)
@@ -103,7 +79,7 @@ class BucketResult:
     rule: str
 
 
-def evaluate_bucket(buckets: BucketSet, run_index: int, bucket: int, options: Options,
+def evaluate_bucket(buckets: BucketSet, run_index: int, bucket: int, options: Plan,
                     out: str | None = None) -> BucketResult:
     """Evaluate one run on one bucket (the unit of work, locally or on a Dask worker).
 
@@ -117,7 +93,7 @@ def evaluate_bucket(buckets: BucketSet, run_index: int, bucket: int, options: Op
             f"{os.uname().nodename}); workers on other machines need a directory on a file "
             "system they all share: pass spill_dir= (CLI: TMPDIR) on it")
     qrels = load_qrels(buckets, bucket)
-    run = load_run(buckets, run_index, bucket, options.duplicates)
+    run = load_run(buckets, run_index, bucket, options.options.duplicates)
     if len(qrels.frame) == 0:
         return BucketResult(run_index, bucket, run.name, None, _empty_groups(), [],
                             run.findings + _not_in_qrels(run), "")
@@ -125,7 +101,7 @@ def evaluate_bucket(buckets: BucketSet, run_index: int, bucket: int, options: Op
 
 
 def evaluate_source(run_index: int, name: str | None, source: Any, qrels: Qrels,
-                    options: Options, out: str | None = None) -> BucketResult:
+                    options: Plan, out: str | None = None) -> BucketResult:
     """Evaluate one whole run, read here (the task when one bucket suffices: no split)."""
     run = options.read_run(source, name)
     if name is not None and run.name != name:
@@ -133,7 +109,7 @@ def evaluate_source(run_index: int, name: str | None, source: Any, qrels: Qrels,
     return _result(run_index, 0, run, qrels, options, out)
 
 
-def _result(run_index: int, bucket: int, run: Run, qrels: Qrels, options: Options,
+def _result(run_index: int, bucket: int, run: Run, qrels: Qrels, options: Plan,
             out: str | None) -> BucketResult:
     ev = options.evaluate({run.name: run}, qrels)
     groups, sums = partial_summary(ev.per_query)
@@ -170,7 +146,7 @@ def _write_atomic(frame: pd.DataFrame, path: Path) -> None:
 
 
 # ---- putting the buckets together --------------------------------------------------------
-def combine(results: Sequence[BucketResult], parts: Sequence[RunPart], options: Options,
+def combine(results: Sequence[BucketResult], parts: Sequence[RunPart], options: Plan,
             qrels_findings: Sequence[Finding] = ()) -> Evaluation:
     """The one-pass :class:`Evaluation` from every (run, bucket) result.
 
@@ -186,7 +162,7 @@ def combine(results: Sequence[BucketResult], parts: Sequence[RunPart], options: 
     summary = _summary(results, runs, metrics, policies)
     findings = _findings(results, parts, qrels_findings)
     rule = next((r.rule for r in results if r.rule), "")
-    return Evaluation(per_query, summary, {}, findings, rule)
+    return Evaluation(per_query, summary, {}, findings, rule, options.options)
 
 
 def _relabelled(result: BucketResult, label: str) -> BucketResult:
@@ -252,15 +228,16 @@ def _summary(results: Sequence[BucketResult], runs: list[str], metrics: list[str
             key = tuple(key)
             before, count = totals.get(key, (ExactSum(), 0))
             totals[key] = (before + s, count + int(n))
-    # one pass lists the groups as they first appear: run, then policy, then metric
-    keys = sorted(totals, key=lambda k: (runs.index(k[0]), policies.index(k[2]),
-                                         metrics.index(k[1])))
+    # one pass lists every (run, policy, metric), also one no query counts in (NaN, 0)
+    keys = [(run, metric, policy) for run in runs for policy in policies for metric in metrics]
     return pd.DataFrame({
         "run": _categorical([k[0] for k in keys], runs),
         "metric": _categorical([k[1] for k in keys], metrics),
         "policy": _categorical([k[2] for k in keys], policies),
-        "value": np.array([totals[k][0].mean() for k in keys], dtype=np.float64),
-        "n_queries": np.array([totals[k][1] for k in keys], dtype=np.int64)})
+        "value": np.array([totals.get(k, (ExactSum(), 0))[0].mean() for k in keys],
+                          dtype=np.float64),
+        "n_queries": np.array([totals.get(k, (ExactSum(), 0))[1] for k in keys],
+                              dtype=np.int64)})
 
 
 def _findings(results: Sequence[BucketResult], parts: Sequence[RunPart],
@@ -303,7 +280,7 @@ def _merge(group: list[Finding]) -> Finding:
     return Finding(group[0].kind, message, group[0].source, count, queries)
 
 
-def write_manifest(out: str, runs: list[str], options: Options) -> None:
+def write_manifest(out: str, runs: list[str], options: Plan) -> None:
     """Record the run / metric / policy orders next to the per-query files."""
     Path(out, _PER_QUERY_DIR).mkdir(parents=True, exist_ok=True)
     Path(out, _MANIFEST).write_text(json.dumps(

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..data import Qrels, Run
-from ..evaluate import Evaluation
+from ..evaluate import Evaluation, parse_metrics
+from ..options import EvaluationOptions, make_options
 from .buckets import (
     BLOCK_BYTES,
     RunPart,
@@ -24,7 +25,7 @@ from .buckets import (
 )
 from .cluster import CONNECT_TIMEOUT, connect, run_all
 from .evaluation import (
-    Options,
+    Plan,
     combine,
     evaluate_bucket,
     evaluate_source,
@@ -42,22 +43,21 @@ _BYTES_PER_ROW = 48  # a TREC run line, for in-memory inputs
 
 def input_bytes(runs: Any, qrels: Any) -> int:
     """Estimated text size of the inputs (files by their size, gzip x4; frames by rows)."""
-    sources = list(runs.values()) if isinstance(runs, Mapping) else (
-        [runs] if isinstance(runs, (Run, str, os.PathLike, bytes)) or hasattr(runs, "columns")
-        else list(runs))
-    total = 0
-    for source in sources + [qrels]:
-        if isinstance(source, (str, os.PathLike)) and os.path.exists(source):
-            with open(source, "rb") as handle:
-                gzipped = handle.read(2) == b"\x1f\x8b"
-            total += os.path.getsize(source) * (_GZIP_RATIO if gzipped else 1)
-        elif isinstance(source, (bytes, bytearray)):
-            total += len(source)
-        elif isinstance(source, (Run, Qrels)):
-            total += len(source.frame) * _BYTES_PER_ROW
-        elif hasattr(source, "__len__"):
-            total += len(source) * _BYTES_PER_ROW
-    return total
+    return sum(_source_bytes(source) for _, source in run_items(runs)) + _source_bytes(qrels)
+
+
+def _source_bytes(source: Any) -> int:
+    if isinstance(source, (str, os.PathLike)) and os.path.exists(source):
+        with open(source, "rb") as handle:
+            gzipped = handle.read(2) == b"\x1f\x8b"
+        return os.path.getsize(source) * (_GZIP_RATIO if gzipped else 1)
+    if isinstance(source, (bytes, bytearray)):
+        return len(source)
+    if isinstance(source, (Run, Qrels)):
+        return len(source.frame) * _BYTES_PER_ROW
+    if hasattr(source, "__len__"):
+        return len(source) * _BYTES_PER_ROW
+    return 0
 
 
 def choose_buckets(runs: Any, qrels: Any) -> int:
@@ -69,43 +69,38 @@ def choose_buckets(runs: Any, qrels: Any) -> int:
     >>> choose_buckets([b"q Q0 d 1 1.0 r\\n"], b"q 0 d 1\\n")
     0
     """
-    sources = list(runs.values()) if isinstance(runs, Mapping) else (
-        [runs] if isinstance(runs, (Run, str, os.PathLike, bytes)) or hasattr(runs, "columns")
-        else list(runs))
-    total = input_bytes(sources, qrels)
+    sources = [source for _, source in run_items(runs)]
+    total = sum(_source_bytes(s) for s in sources) + _source_bytes(qrels)
     if total < AUTO_THRESHOLD_BYTES:
         return 0
-    largest = max(input_bytes([s], b"") for s in sources) + input_bytes([], qrels)
+    largest = max(_source_bytes(s) for s in sources) + _source_bytes(qrels)
     return max(2, math.ceil(largest / BUCKET_BYTES))
 
 
-def evaluate(runs: Any, qrels: Any, metrics: str | Iterable[str], *,
-             ties: str | Iterable[str] = "expected", rel_level: int = 1,
-             gain: str = "linear", judged_only: bool = False, round: int | None = None,
-             missing: str = "zero", seed: int = 0, duplicates: str = "error",
-             columns: Mapping[str, str] | None = None,
-             qrels_columns: Mapping[str, str] | None = None,
+def evaluate(runs: Any, qrels: Any, metrics: Any, *,
+             options: EvaluationOptions | None = None,
              buckets: int | None = None, client: Any = None,
              out: str | os.PathLike | None = None, spill_dir: str | os.PathLike | None = None,
-             block_bytes: int = BLOCK_BYTES, timeout: float = CONNECT_TIMEOUT) -> Evaluation:
+             block_bytes: int = BLOCK_BYTES, timeout: float = CONNECT_TIMEOUT,
+             **option_values: Any) -> Evaluation:
     """:func:`tiedrank.evaluate` for inputs larger than memory or on a Dask cluster.
 
     Runs and qrels are read once, in blocks, and split by a stable hash of the query id
     into ``buckets`` buckets of Parquet files in a temporary directory (removed at the end,
     also on error); then each (run, bucket) is evaluated on its own, here one after the
-    other or as Dask tasks. The result equals the one-pass ``evaluate`` bit for bit:
-    per-query frame, summary (exact means) and ``report()``; ``tables`` is empty.
+    other or as Dask tasks, by the core's ``build_tables`` and ``score_tables`` with the
+    same options. The result equals the one-pass ``evaluate`` bit for bit: per-query frame,
+    summary (exact means) and ``report()``; ``tables`` is empty.
 
     Parameters
     ----------
-    runs, qrels, metrics, ties, rel_level, gain, judged_only, round, missing, seed
-        As :func:`tiedrank.evaluate`. Paths are streamed (TREC text, gzip, Parquet).
-    duplicates : {"error", "max"}
-        A document listed twice for a query (as :func:`tiedrank.io.read_run`).
-    columns, qrels_columns : mapping, optional
-        Which columns of tabular (CSV, TSV, Parquet, JSON lines) run and qrels files hold
-        each field, e.g. ``{"query": "qid", "doc": "docid", "score": "s"}``: ``columns=``
-        of :func:`tiedrank.io.read_run` and :func:`tiedrank.io.read_qrels`.
+    runs, qrels, metrics
+        As :func:`tiedrank.evaluate` (paths are streamed: TREC text, gzip, Parquet; the
+        in-memory shapes it takes are read here, in this process).
+    options : EvaluationOptions, optional
+        The evaluation options as one value; keyword arguments (``ties=``, ``rel_level=``,
+        ``depth=``, ``complete=``, ``duplicates=``, ``columns=``... every option of
+        :func:`tiedrank.evaluate`) set or override them.
     buckets : int, optional
         Number of buckets. 1 splits nothing: one task per run reads it whole and
         evaluates it (memory: one run at a time). None chooses (:func:`choose_buckets`):
@@ -137,18 +132,17 @@ def evaluate(runs: Any, qrels: Any, metrics: str | Iterable[str], *,
     >>> ev.report()[["expected", "best", "worst"]].values.tolist()
     [[0.875, 1.0, 0.75]]
     """
-    options = Options(tuple([metrics] if isinstance(metrics, str) else metrics),
-                      tuple([ties] if isinstance(ties, str) else ties), rel_level, gain,
-                      judged_only, round, missing, seed, duplicates,
-                      tuple((columns or {}).items()))
-    options.check()
+    plan = Plan(tuple(parse_metrics(metrics)), make_options("evaluate", options, **option_values))
+    columns = dict(plan.options.columns) or None
+    qrels_columns = dict(plan.options.qrels_columns) or None
+    duplicates = plan.options.duplicates
     if buckets is None:
         buckets = choose_buckets(runs, qrels)
         if client is not None and buckets == 0:  # small runs: one task per run if enough
             workers = _expected_workers(client)
             buckets = 1 if len(run_items(runs)) >= 2 * workers else 2 * workers
     if buckets == 0:
-        return _one_pass(runs, qrels, options, out, qrels_columns)
+        return _one_pass(runs, qrels, plan, out)
     check_buckets(buckets)
     items = [(name, _absolute(source)) for name, source in run_names(runs, columns)]
     out_text = None if out is None else os.path.abspath(out)
@@ -163,13 +157,13 @@ def evaluate(runs: Any, qrels: Any, metrics: str | Iterable[str], *,
             qrels_obj = qrels if isinstance(qrels, Qrels) else _read_qrels(qrels, qrels_columns)
             shared = qrels_obj if dask_client is None else dask_client.scatter(qrels_obj,
                                                                                broadcast=True)
-            results = each(evaluate_source, [(i, name, source, shared, options, out_text)
+            results = each(evaluate_source, [(i, name, source, shared, plan, out_text)
                                              for i, (name, source) in enumerate(items)], "run")
             labels = label_runs([r.run_name for r in results])
             parts = [RunPart(i, label, "", 0, 1) for i, label in enumerate(labels)]
             if out_text is not None:
-                write_manifest(out_text, labels, options)
-            return combine(results, parts, options)
+                write_manifest(out_text, labels, plan)
+            return combine(results, parts, plan)
         with temporary_directory(spill_dir) as directory:
             qrels_part = split_qrels(qrels, buckets, directory, block_bytes=block_bytes,
                                      columns=qrels_columns)
@@ -178,11 +172,11 @@ def evaluate(runs: Any, qrels: Any, metrics: str | Iterable[str], *,
                                            for i, (name, source) in enumerate(items)], "split")
             bucket_set_ = bucket_set(directory, buckets, split_parts, qrels_part)
             if out_text is not None:
-                write_manifest(out_text, [p.name for p in bucket_set_.runs], options)
-            results = each(evaluate_bucket, [(bucket_set_, part.index, b, options, out_text)
+                write_manifest(out_text, [p.name for p in bucket_set_.runs], plan)
+            results = each(evaluate_bucket, [(bucket_set_, part.index, b, plan, out_text)
                                              for b in range(buckets) for part in bucket_set_.runs],
                            "bucket")
-            return combine(results, bucket_set_.runs, options, bucket_set_.qrels_findings)
+            return combine(results, bucket_set_.runs, plan, bucket_set_.qrels_findings)
 
 
 def _absolute(source: Any) -> Any:
@@ -210,24 +204,15 @@ def _expected_workers(client: Any) -> int:
         return 2
 
 
-def _one_pass(runs: Any, qrels: Any, options: Options, out: Any,
-              qrels_columns: Mapping[str, str] | None = None) -> Evaluation:
-    """Small input: the ordinary ``evaluate`` (with its tie tables), per-query rows
-    written to ``out`` like the bucketed path when asked."""
+def _one_pass(runs: Any, qrels: Any, plan: Plan, out: Any) -> Evaluation:
+    """Small input: the core in this process (with its tie tables), per-query rows written
+    to ``out`` like the bucketed path when asked."""
     from .evaluation import _write_atomic
 
-    if isinstance(runs, (Run, str, os.PathLike, bytes)) or hasattr(runs, "columns"):
-        runs = [runs]
-    if isinstance(runs, Mapping):
-        runs = {name: options.read_run(r, name) for name, r in runs.items()}
-    else:
-        runs = [options.read_run(r) for r in runs]
-    if qrels_columns and not isinstance(qrels, Qrels):
-        qrels = _read_qrels(qrels, qrels_columns)
-    ev = options.evaluate(runs, qrels)
+    ev = plan.evaluate(runs, qrels)
     if out is None:
         return ev
-    write_manifest(os.fspath(out), list(ev.tables), options)
+    write_manifest(os.fspath(out), list(ev.tables), plan)
     _write_atomic(ev.per_query, Path(out, "per_query", "run00000-b00000.parquet"))
-    return Evaluation(ev.per_query.iloc[0:0], ev.summary, ev.tables, ev.findings, ev.rule)
-
+    return Evaluation(ev.per_query.iloc[0:0], ev.summary, ev.tables, ev.findings, ev.rule,
+                      ev.options)

@@ -150,7 +150,7 @@ def run_mean_law(table: TieTable, metric: str | Metric, *, included: np.ndarray 
         Refuse (ValueError) a lattice larger than this.
     """
     m = parse_metric(metric)
-    included = table.n_relevant > 0 if included is None else np.asarray(included, dtype=bool)
+    included = table.evaluated if included is None else np.asarray(included, dtype=bool)
     count = int(included.sum())
     if count == 0:
         raise ValueError("no query is included in the mean")
@@ -254,7 +254,7 @@ def lattice_win_probability(table_a: TieTable, table_b: TieTable, metric: str | 
     """
     if table_a.n_queries != table_b.n_queries or not np.array_equal(table_a.queries, table_b.queries):
         raise ValueError("the two tables were built against different qrels (query sets differ)")
-    included = table_a.n_relevant > 0 if included is None else included
+    included = (table_a.evaluated & table_b.evaluated) if included is None else included
     law_a = run_mean_law(table_a, metric, included=included, step=step, max_cells=max_cells)
     law_b = run_mean_law(table_b, metric, included=included, step=step, max_cells=max_cells)
     diff = difference_law(law_a, law_b)

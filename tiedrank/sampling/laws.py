@@ -39,7 +39,7 @@ import numpy as np
 from ..metrics import Metric, first_relevant_pmf, parse_metric, success
 from ..ties import TieTable
 
-LAW_FAMILIES = ("RR", "Success", "P", "R", "Rprec")
+LAW_FAMILIES = ("RR", "Success", "P", "R", "Rprec", "Hits")
 """Metric families with a :class:`QueryLaws` (small discrete per-query support)."""
 
 
@@ -98,7 +98,7 @@ def metric_laws(table: TieTable, metric: str | Metric) -> QueryLaws:
         return first_relevant_laws(table, m.k)
     if m.family == "Success":
         return success_laws(table, m.k)
-    if m.family in ("P", "R", "Rprec"):
+    if m.family in ("P", "R", "Rprec", "Hits"):
         return count_laws(table, m)
     raise ValueError(f"metric {m.name!r} has no small discrete law; expected one of "
                      f"{', '.join(LAW_FAMILIES)}")
@@ -151,7 +151,8 @@ def success_laws(table: TieTable, k: int) -> QueryLaws:
 
 
 def count_laws(table: TieTable, metric: Metric) -> QueryLaws:
-    """Law of P@k, R@k or Rprec: fixed relevant count plus one hypergeometric group."""
+    """Law of P@k, R@k, Rprec or Hits@k (the count itself): fixed relevant count plus one
+    hypergeometric group."""
     table = table.scoring()
     n = table.n_queries
     if metric.family == "Rprec":
@@ -159,6 +160,7 @@ def count_laws(table: TieTable, metric: Metric) -> QueryLaws:
     else:
         cutoff = np.full(n, metric.k, dtype=np.int64)
     denominator = (np.full(n, metric.k, dtype=np.int64) if metric.family == "P"
+                   else np.ones(n, dtype=np.int64) if metric.family == "Hits"
                    else np.maximum(table.n_relevant, 1))
     group_cut = cutoff[table.group_query]
     a, size, rel = table.group_above, table.group_size, table.group_relevant

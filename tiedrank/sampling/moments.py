@@ -2,7 +2,7 @@
 
 Per query:
 
-* RR, RR@k, Success@k, P@k, R@k, Rprec: from the exact discrete law
+* RR, RR@k, Success@k, P@k, R@k, Rprec, Hits@k: from the exact discrete law
   (:mod:`tiedrank.sampling.laws`). For the counts this is the hypergeometric variance of
   the one group straddling the cutoff, s (k_g/n_g)(1 - k_g/n_g)(n_g - s)/(n_g - 1), over
   the denominator squared; Success@k is Bernoulli, p (1 - p).
@@ -81,7 +81,7 @@ def run_moments(table: TieTable, metric: str | Metric, *, gain: str = "linear",
     """Exact E and Var of the run's mean of ``metric`` over the ``included`` queries
     (default: those with a relevant document, as ``evaluate``)."""
     moments = query_moments(table, metric, gain=gain)
-    included = table.n_relevant > 0 if included is None else np.asarray(included, dtype=bool)
+    included = table.evaluated if included is None else np.asarray(included, dtype=bool)
     count = int(included.sum())
     if count == 0:
         return RunMoments(moments.metric, math.nan, math.nan, 0)
@@ -98,7 +98,7 @@ def normal_win_probability(table_a: TieTable, table_b: TieTable, metric: str | M
     exact value on lattice metrics, or the sampler to check. Returns 1, 0 or 0.5 when
     neither mean can move.
     """
-    included = table_a.n_relevant > 0 if included is None else included
+    included = (table_a.evaluated & table_b.evaluated) if included is None else included
     a = run_moments(table_a, metric, gain=gain, included=included)
     b = run_moments(table_b, metric, gain=gain, included=included)
     spread = math.sqrt(a.variance + b.variance)

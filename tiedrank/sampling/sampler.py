@@ -259,7 +259,7 @@ def sample_run_means(table: TieTable, metric: str | Metric, n_draws: int = 1000,
     """
     _check_draws(n_draws, chunk_size)
     m = parse_metric(metric)
-    included = table.n_relevant > 0 if included is None else np.asarray(included, dtype=bool)
+    included = table.evaluated if included is None else np.asarray(included, dtype=bool)
     n_included = int(included.sum())
     if n_included == 0:
         return np.full(n_draws, np.nan)

@@ -106,7 +106,7 @@ def run_mean_distribution(table: TieTable, metric: str | Metric, *, gain: str = 
     DataFrame(value, probability), sorted by value.
     """
     if included is None:
-        included = table.n_relevant > 0
+        included = table.evaluated
     support = {0.0: 1.0}
     for q in np.flatnonzero(included):
         law = query_value_distribution(table, metric, int(q), gain=gain, max_orderings=max_orderings)
@@ -136,7 +136,7 @@ def exact_win_probability(table_a: TieTable, table_b: TieTable, metric: str | Me
     """
     check_same_queries(table_a, table_b)
     if included is None:
-        included = table_a.n_relevant > 0
+        included = (table_a.evaluated & table_b.evaluated)
     law_a = run_mean_distribution(table_a, metric, gain=gain, included=included,
                                   max_orderings=max_orderings)
     law_b = run_mean_distribution(table_b, metric, gain=gain, included=included,

@@ -193,7 +193,7 @@ def win_probability(table_a: TieTable, table_b: TieTable, metric: str | Metric, 
     check_same_queries(table_a, table_b)
     m = parse_metric(metric)
     if included is None:
-        included = table_a.n_relevant > 0
+        included = (table_a.evaluated & table_b.evaluated)
     exact = _exact_outcome(table_a, table_b, m, included, method)
     if exact is not None:
         return WinProbability(table_a.run_name, table_b.run_name, m.name,
@@ -335,7 +335,7 @@ def _baseline_draws(evaluation: Evaluation, baseline: str, metric: str, n_draws:
                     seed: int, gain: str) -> np.ndarray:
     table = evaluation.tables[baseline]
     return _draw_means(table, metric, 1, n_draws=n_draws, seed=seed, gain=gain,
-                       included=table.n_relevant > 0)
+                       included=table.evaluated)
 
 
 def _pair_stability(frame: pd.DataFrame, evaluation: Evaluation, run: str, baseline: str,
@@ -349,7 +349,7 @@ def _pair_stability(frame: pd.DataFrame, evaluation: Evaluation, run: str, basel
     base_table, table = evaluation.tables[baseline], evaluation.tables[run]
     check_same_queries(table, base_table)
     m = parse_metric(metric)
-    included = base_table.n_relevant > 0
+    included = base_table.evaluated & table.evaluated
     report = progress or (lambda share, step: None)
     report(0.3, f"Computing the exact law of {metric} where it has one")
     exact = _exact_outcome(table, base_table, m, included, method)
