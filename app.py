@@ -290,9 +290,9 @@ def _run_page() -> None:
     except Exception as err:  # noqa: BLE001 - the page must never show an exception box
         if type(err).__module__.startswith("streamlit"):  # reruns, page switches, stops
             raise
-        st.error(f"This page could not be drawn with these data and settings "
-                 f"({type(err).__name__}). Try another relevance level, cutoff or dataset.",
-                 icon=":material/error:")
+        st.error(f"This page could not be drawn ({type(err).__name__}). Undo the last change "
+                 "you made on it, or pick another dataset in the sidebar; your other pages "
+                 "keep their state.", icon=":material/error:")
 
 
 data_panel()

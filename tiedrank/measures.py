@@ -12,12 +12,12 @@ every value is tiedrank's:
   cutoff first, which splits a tie group straddling ``k``; ``Expected(P@10)`` is the exact
   E[P@10] over the orderings of the whole run, never a value of the truncated list);
 - per query, the values equal ``tiedrank.evaluate(run, qrels, [metric], ties=policy)``;
-- as in tiedrank, a query without any relevant document at the measure's level has no
-  value (trec_eval scores it 0): ``iter_calc`` gives it NaN and the measure's aggregator
-  skips it, so ``calc_aggregate`` is tiedrank's mean; a qrels query the run misses scores 0.
-  PyTerrier's ``pt.Experiment`` averages per-query values itself, over every query, so
-  there such a measure's mean is NaN: pick a relevance level every query has, or use
-  ``calc_aggregate``.
+- the query set is trec_eval's, as everywhere in tiedrank and in ir_measures' pytrec_eval
+  provider: a query the run answers counts, with trec_eval's value where it has no relevant
+  document at the measure's level (0 for RR, P, AP); a qrels query the run misses has no
+  value (NaN in ``iter_calc``, skipped by the aggregator). PyTerrier's ``pt.Experiment``
+  averages per-query values itself, over every topic, so a run that misses a topic shows
+  NaN there rather than a mean over fewer queries.
 
 Examples
 --------
@@ -145,7 +145,7 @@ class TiedrankEvaluator(Evaluator):
 
     def iter_calc(self, run) -> Iterator[Value]:
         """Per-query values of every measure for every qrels query: NaN where tiedrank gives
-        the measure no value (no relevant document at its level; see the module notes).
+        the measure no value (a query the run misses; see the module notes).
 
         Every query gets every measure because PyTerrier's ``pt.Experiment`` averages the
         per-query values itself, over all queries, and took the list of measures from its
@@ -177,15 +177,11 @@ class TiedrankEvaluator(Evaluator):
                 yield Value(query, measure, values.get(query, math.nan))
 
     def _empty_run(self) -> Iterator[Value]:
-        """No documents at all: every query with a relevant document scores 0, the others
-        have no value (NaN, as in :meth:`iter_calc`)."""
-        grades = self.qrels.frame
-        queries = sorted(set(grades["query"].astype(str)))
+        """No documents at all: the run answers no query, so none has a value (NaN, as in
+        :meth:`iter_calc`)."""
         for measure in self.measures:
-            level = measure.metric.rel or 1
-            defined = set(grades.loc[grades["relevance"] >= level, "query"].astype(str))
-            for query in queries:
-                yield Value(query, measure, 0.0 if query in defined else math.nan)
+            for query in sorted(set(self.qrels.frame["query"].astype(str))):
+                yield Value(query, measure, math.nan)
 
 
 provider = TiedrankProvider()

@@ -80,10 +80,11 @@ def test_run_moments_are_sums_over_independent_queries():
     spec = {"a": ([1, 1, 1, 0], [1, 0, 0, 1], []), "b": ([1, 1, 0.5], [0, 1, 1], [1]),
             "c": ([0.5, 0.5], [0, 0], [])}
     table = table_of(spec)
-    law = joint_mean_law(spec, "AP", {"a": True, "b": True, "c": False})
+    # trec_eval's query set: c (no relevant document) counts, scoring 0
+    law = joint_mean_law(spec, "AP", {"a": True, "b": True, "c": True})
     values, probs = np.array(list(law)), np.array(list(law.values()))
     moments = run_moments(table, "AP")
-    assert moments.n_queries == 2
+    assert moments.n_queries == 3
     assert moments.mean == pytest.approx(values @ probs, abs=1e-9)
     assert moments.variance == pytest.approx(probs @ (values - values @ probs) ** 2, abs=1e-9)
 
@@ -104,7 +105,8 @@ def _assert_law_matches(law, expected: dict[float, float]):
 def test_lattice_law_matches_joint_enumeration(queries, metric):
     spec = {f"q{i}": q for i, q in enumerate(queries)}
     table = table_of(spec)
-    included = dict(zip(table.queries, table.n_relevant > 0))
+    # trec_eval's query set: every query the run answers (from the spec, not the table)
+    included = {qid: len(scores) > 0 for qid, (scores, _, _) in spec.items()}
     if not any(included.values()):
         return
     law = run_mean_law(table, metric)
@@ -129,7 +131,7 @@ def test_win_probability_matches_joint_enumeration(a, b_scores, metric):
     spec_a = {f"q{i}": q for i, q in enumerate(a)}
     spec_b = {qid: (b_scores[i][:len(q[0])], q[1], q[2]) for i, (qid, q) in enumerate(spec_a.items())}
     table_a, table_b = table_of(spec_a), table_of(spec_b)
-    included = dict(zip(table_a.queries, table_a.n_relevant > 0))
+    included = {qid: len(scores) > 0 for qid, (scores, _, _) in spec_a.items()}
     if not any(included.values()):
         return
     law_a, law_b = joint_mean_law(spec_a, metric, included), joint_mean_law(spec_b, metric, included)
