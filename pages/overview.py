@@ -47,10 +47,10 @@ if not metrics:
 
 evaluation = ctx.evaluation(tuple(metrics), ("all",))
 report = evaluation.report()
-if report.empty:
+if report.empty or not any(t.n_relevant.any() for t in evaluation.tables.values()):
     empty_state(f"No query has a relevant document at relevance level {ctx.settings.rel_level} "
-                "(grade ≥ that level), so no metric is defined. Lower the relevance level in "
-                "the sidebar.")
+                "(grade ≥ that level), so every binary metric is 0 on every query, as trec_eval "
+                "scores it. Lower the relevance level in the sidebar.")
     show_findings(list(ctx.findings) + list(evaluation.findings))
     st.stop()
 flips = order_flips(report, "expected", "trec_eval", digits=3)  # as displayed

@@ -102,9 +102,9 @@ def metrics_block(run_set: RunSet, run_settings: Settings, *, key: str, basename
     metrics = ("RR", f"nDCG@{run_settings.k}")
     evaluation = evaluate(run_set, run_settings, metrics)
     report = evaluation.report()
-    if report.empty:
+    if report.empty or not any(t.n_relevant.any() for t in evaluation.tables.values()):
         empty_state(f"No query has a relevant document at relevance level {run_settings.rel_level}, "
-                    "so no metric is defined: lower the relevance level.")
+                    "so every binary metric is 0 on every query: lower the relevance level.")
         show_findings(list(evaluation.findings))
         return
     flips = order_flips(report, "expected", "trec_eval")

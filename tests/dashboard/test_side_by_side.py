@@ -140,11 +140,13 @@ def test_precision_range_counted_by_hand(data):
     assert got["expected"] == pytest.approx(expected / k)
 
 
-def test_query_without_relevant_document_has_no_range():
+def test_query_without_relevant_document_scores_zero_with_no_range():
     qrels = Qrels(pd.DataFrame({"query": ["q", "q"], "doc": ["a", "b"], "relevance": [0, 0]}))
     run = Run("r", pd.DataFrame({"query": "q", "doc": ["a", "b"], "score": [1.0, 1.0]}))
     ev = evaluate({"r": run}, qrels, ["RR"], ties=["all"])
-    assert sbs.query_ranges(ev, ["r"], "q", "RR").empty
+    ranges = sbs.query_ranges(ev, ["r"], "q", "RR")  # trec_eval's query set: RR 0, counted
+    assert ranges[["expected", "best", "worst", "trec_eval", "range"]].to_numpy().tolist() == [[0.0] * 5]
+    assert sbs.query_ranges(ev, ["r"], "missing", "RR").empty
     table = build_tie_table(run, qrels)
     assert sbs.relevant_placement(table, table, qrels.frame, "q", 1).empty
 
