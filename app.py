@@ -21,7 +21,7 @@ from tiedrank.dashboard.datasets import (
     guess_columns,
     inspect_upload,
 )
-from tiedrank.dashboard.settings import ROUND_OPTIONS, Settings, round_setting
+from tiedrank.dashboard.settings import ROUND_OPTIONS, ZERO_RELEVANT_CHOICES, Settings, round_setting
 from tiedrank.errors import InputError
 
 st.set_page_config(layout="wide", page_title="tiedrank: evaluating rankers with tied scores",
@@ -56,7 +56,8 @@ if _return_to:  # a page was opened before app.py had run (see common._enter_thr
 
 # ---- session defaults (set once; widgets below read and write these keys) ---------------
 _DEFAULTS = {"data_source": DEFAULT_DATASET, "rel_level": BUNDLED[DEFAULT_DATASET].rel_level,
-             "gain": "linear", "k": 10, "round": "off"}
+             "gain": "linear", "k": 10, "round": "off", "complete": False,
+             "query_set": "trec_eval"}
 
 def _settings_from_url() -> None:
     """Once per session: the settings in the link (?dataset=…&rel=…&k=…&gain=…&round=…), so
@@ -68,6 +69,8 @@ def _settings_from_url() -> None:
         "k": ("k", lambda v: int(v) if v.isdigit() and 1 <= int(v) <= 10_000 else None),
         "gain": ("gain", lambda v: v if v in ("linear", "exp") else None),
         "round": ("round", lambda v: next((o for o in ROUND_OPTIONS if str(o) == v), None)),
+        "complete": ("c", lambda v: {"1": True, "0": False}.get(v)),
+        "query_set": ("queries", lambda v: v if v in ZERO_RELEVANT_CHOICES else None),
     }
     for key, (name, parse) in parsers.items():
         value = parse(params[name]) if name in params else None
@@ -79,7 +82,8 @@ def _settings_to_url() -> None:
     """Keep the link in the address bar in step with the settings (see _settings_from_url)."""
     wanted = {"dataset": st.session_state["data_source"], "rel": st.session_state["rel_level"],
               "k": st.session_state["k"], "gain": st.session_state["gain"] or "linear",
-              "round": st.session_state["round"]}
+              "round": st.session_state["round"], "c": int(bool(st.session_state["complete"])),
+              "queries": st.session_state["query_set"]}
     for name, value in wanted.items():
         if st.query_params.get(name) != str(value):
             st.query_params[name] = str(value)
@@ -246,9 +250,22 @@ def data_panel() -> None:
             format_func=lambda r: "off (exact ties only)" if r == "off" else f"{r} decimal{'s' if r != 1 else ''}",
             help="Round scores to this many decimals before ranking, so that near-equal scores "
                  "tie. Off: only exactly equal scores tie.")
+        st.selectbox(
+            "Queries without a relevant document", list(ZERO_RELEVANT_CHOICES), key="query_set",
+            format_func=ZERO_RELEVANT_CHOICES.get,
+            help="trec_eval counts a query whose judged documents are all below the relevance "
+                 "level, scoring 0 on the binary metrics (the default, so the trec_eval column "
+                 "is trec_eval's number). Some papers leave such queries out (--query-set "
+                 "relevant).")
+        st.toggle(
+            "Count queries a run misses as 0 (-c)", key="complete",
+            help="trec_eval -c: a judged query the run returns nothing for scores 0 and counts "
+                 "in the mean. Off (trec_eval's default): it is left out of that run's mean.")
         settings = Settings(rel_level=int(st.session_state["rel_level"]),
-                               gain=st.session_state["gain"] or "linear", k=int(st.session_state["k"]),
-                               round=round_setting(st.session_state["round"]))
+                            gain=st.session_state["gain"] or "linear", k=int(st.session_state["k"]),
+                            round=round_setting(st.session_state["round"]),
+                            complete=bool(st.session_state["complete"]),
+                            query_set=st.session_state["query_set"] or "trec_eval")
 
         st.session_state[common.SETTINGS_KEY] = settings
         _settings_to_url()

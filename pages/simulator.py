@@ -9,6 +9,8 @@ through :mod:`tiedrank.dashboard`.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from tiedrank.dashboard.datasets import SESSION, SESSION_LABEL
@@ -261,8 +263,7 @@ if result is None:
                 "**Generate**. The sweep (3) and the quantisation of a loaded run (4) below work "
                 "without it.")
 else:
-    result_settings = Settings(rel_level=result.rel_level, gain=settings.gain, k=k,
-                                  round=settings.round)
+    result_settings = dataclasses.replace(settings, rel_level=result.rel_level, k=k)
     st.markdown(f"**{len(result.runs)} run{'s' if len(result.runs) != 1 else ''}** on {result.origin}; "
                 f"relevance level {result.rel_level}, cutoff k = {k} and nDCG gain "
                 f"{settings.gain} from the sidebar"

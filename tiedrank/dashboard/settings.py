@@ -18,14 +18,21 @@ class Settings:
     gain: str = "linear"
     k: int = 10
     round: int | None = None
+    complete: bool = False
+    query_set: str = "trec_eval"
 
     def key(self) -> tuple:
-        return (self.rel_level, self.gain, self.k, self.round)
+        return (self.rel_level, self.gain, self.k, self.round, self.complete, self.query_set)
 
     def options(self, ties: "str | Iterable[str]" = "all") -> EvaluationOptions:
         """The engine's options for these settings: every page evaluates with this value."""
         return EvaluationOptions(ties=ties, rel_level=self.rel_level, gain=self.gain,
-                                 round=self.round)
+                                 round=self.round, complete=self.complete,
+                                 query_set=self.query_set)
+
+
+ZERO_RELEVANT_CHOICES = {"trec_eval": "count them (0, as trec_eval)", "relevant": "leave them out"}
+"""The sidebar's "Queries without a relevant document" control: ``query_set`` -> label."""
 
 
 ROUND_OPTIONS: tuple[str | int, ...] = ("off", 0, 1, 2, 3, 4, 5, 6)
