@@ -28,7 +28,7 @@ from tiedrank.dashboard.tie_structure import query_documents, top_strip
 from tiedrank.dashboard.tsrr import alpha_grid, appended_example, fully_tied_example, sweep_references
 from tiedrank.evaluate import evaluate, tsrr_sweep
 from tiedrank.io import read_qrels, read_run
-from tiedrank.spread import first_relevant_distribution, sample_run_means
+from tiedrank.sampling import first_relevant_distribution, sample_run_means
 
 FIGURES = Path(style.__file__).parent
 LLMJUDGE = Path(__file__).resolve().parents[1] / "sample_data" / "llmjudge"

@@ -21,7 +21,7 @@ from ..data import Qrels, Run
 from ..evaluate import build_tables, score_tables
 from ..metrics import metric_values, parse_metric
 from ..options import EvaluationOptions
-from ..spread import count_orderings, enumerate_orderings, first_relevant_distribution
+from ..sampling import count_orderings, enumerate_orderings, first_relevant_distribution
 from ..ties import TieTable, build_tie_table
 
 TOY_POLICIES = ("expected", "optimistic", "pessimistic", "trec_eval", "input")

@@ -4,7 +4,7 @@ written from the ranking itself (which documents tie, the exact E[RR]).
 
 Everything here is Streamlit-free. The totals are checked against the library
 (:func:`tiedrank.metrics.metric_values` on the expected table) and, on the page, against the
-mean over :func:`tiedrank.spread.enumerate_orderings`.
+mean over :func:`tiedrank.sampling.enumerate_orderings`.
 
 Examples
 --------

@@ -155,7 +155,7 @@ def win_probability(table_a: TieTable, table_b: TieTable, metric: str | Metric, 
     """Estimate P(A beats B) on the mean metric when both runs' ties are broken at random.
 
     Each draw breaks every tie of A and, independently, every tie of B by uniform
-    permutations (:func:`tiedrank.spread.sample_run_means`, with seeds derived from
+    permutations (:func:`tiedrank.sampling.sample_run_means`, with seeds derived from
     ``seed`` by ``numpy.random.SeedSequence([seed, 0])`` for A and ``[seed, 1]`` for B so
     the two runs never share random numbers), and compares the two means:
 
