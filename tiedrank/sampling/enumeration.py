@@ -103,10 +103,8 @@ def enumerate_orderings(scores, grades, metrics, *, docs=None, rel_level: int = 
 
     Examples
     --------
-    >>> enumerate_orderings([1.0, 1.0, 0.5], [0, 1, 0], "RR")
-      ordering   RR
-    0 d1 d2 d3  0.5
-    1 d2 d1 d3  1.0
+    >>> enumerate_orderings([1.0, 1.0, 0.5], [0, 1, 0], "RR").values.tolist()
+    [['d1 d2 d3', 0.5], ['d2 d1 d3', 1.0]]
     """
     scores = np.asarray(scores, dtype=np.float64)
     grades = np.asarray(grades, dtype=np.int64)
