@@ -118,7 +118,7 @@ def load(source: Any, source_name: str | None) -> Loaded:
         if isinstance(raw, str):
             raw = raw.encode("utf-8")
     else:
-        from .adapters import ACCEPTED
+        from ..interop.adapters import ACCEPTED
 
         raise TypeError(f"cannot read from {type(source).__name__}; pass {ACCEPTED}")
     if raw[:2] == GZIP_MAGIC:
