@@ -41,7 +41,7 @@ threads (private).
 """
 from __future__ import annotations
 
-from ._load import InputLimits, set_input_limits
+from ._load import InputLimits, input_limits, set_input_limits
 from .columns import ALIASES
 from .detect import FORMATS, detect_format
 from .groups import read_groups
@@ -56,6 +56,7 @@ __all__ = [
     "FORMATS",
     "InputLimits",
     "detect_format",
+    "input_limits",
     "group_documents",
     "list_columns",
     "load_texts",
