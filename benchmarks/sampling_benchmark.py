@@ -1,6 +1,6 @@
-"""Benchmark the random tie-break samplers: today's ``spread.sample_run_means`` (tiling and
-shuffling whole groups) against ``tiedrank.sampling.sample_run_means`` (exact per-query
-structure, bounded chunks).
+"""Benchmark the random tie-break samplers: the legacy ``spread.sample_run_means`` (of
+tiedrank/spread.py at LEGACY_COMMIT, since removed; tiling and shuffling whole groups) against
+``tiedrank.sampling.sample_run_means`` (exact per-query structure, bounded chunks).
 
 For each dataset x metric x sampler a fresh Python subprocess loads the data, builds the
 tie table (``setup``), then draws ``--draws`` run means (``sample``). Reported per child:

@@ -3,7 +3,7 @@
 A corrected paired test of every chosen run against a baseline (ranx-style report), the
 per-query differences of one run, how stable its verdict is under random and fixed
 tie-breaks, the system ranking under each tie policy, and an optional per-group
-breakdown. Widgets and layout only: the numbers come from :mod:`tiedrank.compare` and
+breakdown. Widgets and layout only: the numbers come from :mod:`tiedrank.stats` and
 :mod:`tiedrank.dashboard.compare`.
 """
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from tiedrank.dashboard import side_by_side as view
-from tiedrank.dashboard.documents import bundled_corpus_path
+from tiedrank.dashboard.datasets import bundled_corpus_path
 from tiedrank.dashboard.figures.side_by_side import slope_figure
 from tiedrank.dashboard.settings import metric_options, validate_metrics
 from tiedrank.dashboard.ui import (

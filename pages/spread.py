@@ -33,7 +33,7 @@ from tiedrank.dashboard.ui import (
 )
 from tiedrank.metrics import parse_metric
 from tiedrank.policies import POLICY_LABELS
-from tiedrank.spread import first_relevant_distribution, rr_variance, sample_run_means
+from tiedrank.sampling import first_relevant_distribution, rr_variance, sample_run_means
 
 st.title("Permutation spread")
 st.caption("How far a metric moves when the documents a run scores equally are put in another "

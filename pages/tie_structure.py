@@ -2,11 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from tiedrank.dashboard.documents import (
-    bundled_corpus_path,
-    group_documents,
-    load_texts,
-)
+from tiedrank.dashboard.datasets import bundled_corpus_path
 from tiedrank.dashboard.drilldown import DRILL_KEY, clicked_query
 from tiedrank.dashboard.figures.tie_structure import (
     group_size_figure,
@@ -20,13 +16,13 @@ from tiedrank.dashboard.tie_structure import (
     group_size_bins,
     group_size_counts,
     order_queries,
-    query_documents,
     query_overview,
     query_values,
     tie_ratio_vs_range,
     top_strip,
 )
 from tiedrank.dashboard.ui import empty_state, figure_download, get_context, persist, show_figure
+from tiedrank.io import group_documents, load_texts, query_documents
 
 STRIP_DEPTH = 20
 

@@ -9,7 +9,7 @@ import pytest
 from apptest_support import assert_no_trouble
 from streamlit.testing.v1 import AppTest
 
-from tiedrank import compare as cmp
+from tiedrank import stats as cmp
 from tiedrank.dashboard import compare as view
 from tiedrank.dashboard.datasets import _LLMJUDGE_RUNS, BUNDLED
 from tiedrank.dashboard.figures import compare as figures

@@ -1,5 +1,5 @@
-"""Tests of tiedrank.cli.compare end to end, and of tiedrank.compare, the older public name of
-tiedrank.stats (whose own tests are in tests/stats/)."""
+"""Tests of tiedrank.cli.compare end to end, and of the public names of tiedrank.stats (whose
+own tests are in tests/stats/)."""
 from __future__ import annotations
 
 import json
@@ -10,7 +10,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import tiedrank.compare
 from tiedrank import stats as C
 from tiedrank.cli.compare import main as compare_main
 from tiedrank.evaluate import evaluate
@@ -20,10 +19,10 @@ LLMJUDGE = next((p for p in (ROOT / "sample_data" / "llmjudge", Path("/work/shar
                  if (p / "qrels.test.txt").exists()), ROOT / "sample_data" / "llmjudge")
 
 
-def test_compare_module_reexports_every_public_name_of_stats():
+def test_stats_exports_every_public_name_once():
     assert C.__all__ and len(set(C.__all__)) == len(C.__all__)
     for name in C.__all__:
-        assert getattr(tiedrank.compare, name) is getattr(C, name), name
+        assert getattr(C, name) is not None, name
     # what the CLI and the Compare page import
     for name in ("compare_runs", "group_breakdown", "verdict_stability", "read_groups", "TESTS",
                  "CORRECTIONS", "pair_stability", "paired_values", "outcome_word"):

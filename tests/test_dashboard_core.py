@@ -43,7 +43,6 @@ from tiedrank.dashboard.tie_structure import (
     group_size_bins,
     group_size_counts,
     order_queries,
-    query_documents,
     query_label,
     query_overview,
     query_values,
@@ -52,7 +51,7 @@ from tiedrank.dashboard.tie_structure import (
 )
 from tiedrank.data import Qrels, Run
 from tiedrank.evaluate import evaluate
-from tiedrank.io import read_query_text
+from tiedrank.io import query_documents, read_query_text
 from tiedrank.ties import build_tie_table, tie_statistics
 
 # ---- fixtures ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import tiedrank
 MODULES = sorted(m.name for m in pkgutil.walk_packages(tiedrank.__path__, "tiedrank.")
                  if m.name != "tiedrank.__main__")  # importing it runs the CLI
 APP_MODULES = ("tiedrank.dashboard.figures", "tiedrank.dashboard.ui")  # plotly / streamlit
-NEEDS = {"tiedrank.measures": "ir_measures"}  # examples that use an optional peer
+NEEDS = {"tiedrank.interop.measures": "ir_measures"}  # examples that use an optional peer
 
 
 @pytest.mark.parametrize("name", [pytest.param(m, marks=pytest.mark.app)

@@ -127,8 +127,8 @@ def test_large_tied_group_is_numerically_stable():
 @settings(max_examples=200, deadline=None)
 @given(query=small_query(), rel_level=st.integers(1, 2))
 def test_teaching_enumerator_matches_oracle(query, rel_level):
-    """tiedrank.spread.enumerate_orderings lists exactly the oracle's orderings and values."""
-    from tiedrank.spread import count_orderings, enumerate_orderings
+    """tiedrank.sampling.enumerate_orderings lists exactly the oracle's orderings and values."""
+    from tiedrank.sampling import count_orderings, enumerate_orderings
 
     scores, grades, extra = query
     names = ["RR", "AP", "nDCG@3", "P@2"]
@@ -141,7 +141,7 @@ def test_teaching_enumerator_matches_oracle(query, rel_level):
 
 
 def test_enumerator_refuses_large_inputs():
-    from tiedrank.spread import enumerate_orderings
+    from tiedrank.sampling import enumerate_orderings
 
     with pytest.raises(ValueError, match="3,628,800 orderings exceed the limit of 40,320"):
         enumerate_orderings([1.0] * 10, [1] + [0] * 9, ["RR"])

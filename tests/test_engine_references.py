@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from oracles import make_inputs
 from tiedrank.evaluate import evaluate
 from tiedrank.metrics import metric_values, parse_metric
-from tiedrank.spread import first_relevant_distribution
+from tiedrank.sampling import first_relevant_distribution
 from tiedrank.ties import build_tie_table
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from tiedrank import evaluate, parse_metric, tsrr_sweep
-from tiedrank.spread import sample_run_means
+from tiedrank.sampling import sample_run_means
 
 QRELS = pd.DataFrame({"query": ["a", "a", "a", "b", "b", "c"],
                       "doc": ["a1", "a2", "a3", "b1", "b2", "c1"],
@@ -128,7 +128,7 @@ def test_option_errors():
 @pytest.mark.parametrize("metric", ["RR", "RR@2", "Success@2", "nDCG@3", "AP"])
 def test_sampled_values_follow_the_enumerated_distribution(metric):
     """One query: the frequency of each value over random tie-breaks matches brute force."""
-    from tiedrank.spread import enumerate_orderings
+    from tiedrank.sampling import enumerate_orderings
 
     scores, grades = [0.9, 0.5, 0.5, 0.5, 0.5, 0.1], [0, 0, 2, 0, 1, 1]
     qrels = pd.DataFrame({"query": "q", "doc": [f"d{i}" for i in range(6)], "relevance": grades})

@@ -24,11 +24,11 @@ from tiedrank.dashboard.figures import tsrr as tsrr_figures
 from tiedrank.dashboard.figures.compare import stability_figure
 from tiedrank.dashboard.figures.tie_structure import ranked_list_figure, top_strip_figure
 from tiedrank.dashboard.spread import query_ranges
-from tiedrank.dashboard.tie_structure import query_documents, top_strip
+from tiedrank.dashboard.tie_structure import top_strip
 from tiedrank.dashboard.tsrr import alpha_grid, appended_example, fully_tied_example, sweep_references
 from tiedrank.evaluate import evaluate, tsrr_sweep
-from tiedrank.io import read_qrels, read_run
-from tiedrank.spread import first_relevant_distribution, sample_run_means
+from tiedrank.io import query_documents, read_qrels, read_run
+from tiedrank.sampling import first_relevant_distribution, sample_run_means
 
 FIGURES = Path(style.__file__).parent
 LLMJUDGE = Path(__file__).resolve().parents[1] / "sample_data" / "llmjudge"

@@ -36,7 +36,7 @@ from tiedrank.errors import InputError
 from tiedrank.evaluate import evaluate, tsrr_sweep
 from tiedrank.io import read_qrels, read_run
 from tiedrank.metrics import metric_values
-from tiedrank.spread import first_relevant_distribution, sample_run_means
+from tiedrank.sampling import first_relevant_distribution, sample_run_means
 
 ROOT = Path(__file__).resolve().parents[1]
 LLMJUDGE = ROOT / "sample_data" / "llmjudge"

@@ -13,7 +13,7 @@ from tiedrank import evaluate, parse_policies
 from tiedrank.cli._common import FLAGS, flag_message
 from tiedrank.report import render
 from tiedrank.simulate import RerankerSpec, make_queries, quantize_run
-from tiedrank.spread import sample_run_means
+from tiedrank.sampling import sample_run_means
 from tiedrank.validation import (Interval, InvalidParameterError, Options, Pattern, check,
                                  check_arguments, validate_params)
 

@@ -10,6 +10,7 @@ import pandas as pd
 
 from .data import Qrels, Run
 from .errors import Finding
+from .interop.names import ranx_name, trec_eval_name
 from .metrics import GAINS, Metric, metric_values, parse_metric
 from .policies import ALL_POLICIES, REPORT_COLUMNS, parse_policies  # noqa: F401  (ALL_POLICIES re-exported)
 from .options import MAX_EXP_GRADE, MAX_ROUND, QUERY_SETS, EvaluationOptions, make_options  # noqa: F401
@@ -125,7 +126,7 @@ def run_sources(runs) -> list[tuple[str | None, object]]:
     or an iterable of ``(query, doc, score)`` rows is one run; a list is several. Nothing is
     read here, so every door (one pass, buckets, Dask) sees the runs the same way.
     """
-    from .io.adapters import is_nested_runs, is_peer_object
+    from .interop.adapters import is_nested_runs, is_peer_object
 
     if isinstance(runs, Mapping) and not is_nested_runs(runs) and runs and \
             isinstance(next(iter(runs.values())), Mapping):
@@ -137,7 +138,7 @@ def run_sources(runs) -> list[tuple[str | None, object]]:
             not hasattr(runs, "__next__")):
         return [(None, runs)]  # one run (a ranx Run, ...)
     if not isinstance(runs, Iterable):
-        from .io.adapters import ACCEPTED
+        from .interop.adapters import ACCEPTED
 
         raise TypeError(f"cannot read runs from {type(runs).__name__}; pass a run or a list "
                         f"or dict of runs, each {ACCEPTED}")
@@ -426,34 +427,3 @@ def truncate_run(run: Run, depth: int) -> Run:
     kept = order[order.groupby("query", sort=False).cumcount() < depth]
     return Run(run.name, frame.loc[np.sort(kept.index.to_numpy())].reset_index(drop=True),
                run.source, run.findings)
-
-
-_TREC_EVAL_NAMES = {"RR": "recip_rank", "P": "P", "R": "recall", "AP": "map", "nDCG": "ndcg",
-                    "Rprec": "Rprec", "Success": "success"}
-_RANX_NAMES = {"RR": "mrr", "P": "precision", "R": "recall", "AP": "map", "nDCG": "ndcg",
-               "Rprec": "r-precision", "Success": "hit_rate", "Hits": "hits"}
-
-
-def trec_eval_name(metric: str) -> str:
-    """trec_eval's name of a metric (``nDCG@10`` -> ``ndcg_cut_10``); ours where it has none.
-
-    >>> [trec_eval_name(m) for m in ("nDCG@10", "AP", "AP@5", "P@10", "RR", "TsRR2")]
-    ['ndcg_cut_10', 'map', 'map_cut_5', 'P_10', 'recip_rank', 'TsRR2']
-    """
-    m = parse_metric(metric)
-    base = _TREC_EVAL_NAMES.get(m.family)
-    if base is None or m.alpha is not None or m.settings:
-        return m.name
-    if m.k is None:
-        return base
-    cut = {"AP": "map_cut", "nDCG": "ndcg_cut", "RR": "recip_rank_cut"}.get(m.family, base)
-    return f"{cut}_{m.k}"
-
-
-def ranx_name(metric: str) -> str:
-    """ranx's name of a metric (``Success@10`` -> ``hit_rate@10``); ours where it has none."""
-    m = parse_metric(metric)
-    base = _RANX_NAMES.get(m.family)
-    if base is None or m.settings:
-        return m.name
-    return base if m.k is None else f"{base}@{m.k}"

@@ -11,7 +11,9 @@ Two jobs need a hash that depends on an id's text alone, never on the layout of 
 Python's ``hash`` of a str is salted per process (``PYTHONHASHSEED``), so it cannot serve.
 :func:`hash_ids` uses pandas' SipHash-2-4 with a fixed key (``pandas.util.hash_array``,
 UTF-8), and :func:`mix` is the splitmix64 finaliser (Steele, Lea & Flood 2014), which
-spreads combined words over all 64 bits.
+spreads combined words over all 64 bits. :func:`finalize` is the one implementation of
+that finaliser in tiedrank: the ``random`` tie policy, the buckets and the samplers' random
+streams (:mod:`tiedrank.sampling.streams`) all use it.
 
 Examples
 --------
@@ -27,18 +29,35 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+"""2**64 / golden ratio, odd: splitmix64's increment (Weyl sequence step)."""
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
 _M3 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31 = (np.uint64(s) for s in (30, 27, 31))
+
+
+def finalize(z: np.ndarray) -> np.ndarray:
+    """The splitmix64 finaliser, **in place** on a uint64 array (returned): the one
+    implementation of the mixer; :func:`mix`, :func:`mix64` and the samplers' streams
+    (:mod:`tiedrank.sampling.streams`) all call it."""
+    with np.errstate(over="ignore"):
+        z ^= z >> _S30
+        z *= _M2
+        z ^= z >> _S27
+        z *= _M3
+        z ^= z >> _S31
+    return z
+
+
+def mix64(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser (a bijection of uint64 with full avalanche) of a copy of ``z``."""
+    return finalize(np.array(z, dtype=np.uint64, copy=True))
 
 
 def mix(x: np.ndarray | np.uint64) -> np.ndarray:
     """The splitmix64 finaliser of ``x + golden ratio`` (uint64 in, uint64 out, wrapping)."""
     with np.errstate(over="ignore"):
-        x = np.asarray(x, dtype=np.uint64) + _GOLDEN
-        x = (x ^ (x >> np.uint64(30))) * _M2
-        x = (x ^ (x >> np.uint64(27))) * _M3
-        return x ^ (x >> np.uint64(31))
+        return finalize(np.asarray(x, dtype=np.uint64) + GOLDEN)
 
 
 def hash_ids(ids: np.ndarray) -> np.ndarray:

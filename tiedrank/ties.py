@@ -136,7 +136,7 @@ class TieTable:
         if self.policy != "expected":
             raise ValueError("views are taken of the expected table")
         keep = self.doc_judged
-        size = _segment_sum(keep.astype(np.int64), self.group_start)
+        size = segment_sum(keep.astype(np.int64), self.group_start)
         nonempty = size > 0
         size, group_query = size[nonempty], self.group_query[nonempty]
         n_retrieved = np.bincount(group_query, weights=size,
@@ -182,7 +182,7 @@ class TieTable:
 
     @cached_property
     def group_relevant(self) -> np.ndarray:
-        return _segment_sum(self.doc_relevant.astype(np.int64), self.group_start)
+        return segment_sum(self.doc_relevant.astype(np.int64), self.group_start)
 
     @cached_property
     def relevant_above(self) -> np.ndarray:
@@ -337,7 +337,7 @@ class TieTable:
         raise ValueError(f"unknown tie policy {policy!r}; expected one of {', '.join(POLICIES)}")
 
 
-def _segment_sum(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+def segment_sum(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Sum of ``values`` over the segments beginning at ``starts`` (empty-safe reduceat)."""
     if len(starts) == 0:
         return np.zeros(0, dtype=values.dtype)

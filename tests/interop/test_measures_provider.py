@@ -1,4 +1,4 @@
-"""tiedrank's policies as ir_measures measures (tiedrank.measures) and ir_measures objects as
+"""tiedrank's policies as ir_measures measures (tiedrank.interop.measures) and ir_measures objects as
 metrics of tiedrank.evaluate.
 
 Oracles: tiedrank.evaluate on the same files read by tiedrank's readers; ir_measures' own
@@ -24,7 +24,7 @@ from tiedrank import evaluate, read_qrels, read_run
 ir_measures = pytest.importorskip("ir_measures")
 from ir_measures import AP, ERR, P, R, RR, Rprec, Success, nDCG  # noqa: E402
 
-from tiedrank.measures import Best, Expected, TrecEvalOrder, Worst  # noqa: E402
+from tiedrank.interop.measures import Best, Expected, TrecEvalOrder, Worst  # noqa: E402
 
 LLM = "sample_data/llmjudge"
 SIM = "sample_data/simulated"
@@ -235,7 +235,7 @@ def test_pyterrier_experiment_keeps_a_measure_undefined_on_some_queries(tmp_path
     script.write_text(f'''
 import json, pandas as pd, pyterrier as pt
 from ir_measures import nDCG, RR
-from tiedrank.measures import Expected, Worst
+from tiedrank.interop.measures import Expected, Worst
 LLM = {str(LLM)!r}
 def frame(path):
     return pd.read_csv(path, sep=r"\\s+", header=None, names=["qid", "iter", "docno", "x"],

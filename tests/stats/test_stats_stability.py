@@ -12,8 +12,8 @@ from stats_support import qrels_of, tie_table
 from tiedrank import stats as S
 from tiedrank.evaluate import evaluate
 from tiedrank.metrics import metric_values
-from tiedrank.spread import enumerate_orderings
-from tiedrank.stats import exact
+from tiedrank.sampling import enumerate_orderings
+from tiedrank.sampling.enumeration import ordering_table, query_orderings
 
 
 @pytest.mark.parametrize("metric", ["RR", "P@2", "nDCG@3", "AP", "Success@1"])
@@ -41,8 +41,8 @@ def test_exact_distribution_is_joint_enumeration(tiny_tables):
     a, _ = tiny_tables
     per_query = []
     for q in range(a.n_queries):  # the value of every ordering of each query
-        orderings = exact._query_orderings(a, q, 1000)
-        per_query.append(metric_values(exact._ordering_table(a, q, orderings), "RR"))
+        orderings = query_orderings(a, q, 1000)
+        per_query.append(metric_values(ordering_table(a, q, orderings), "RR"))
     means = [np.mean(combo) for combo in itertools.product(*per_query)]
     values, counts = np.unique(np.round(means, 12), return_counts=True)
     law = S.run_mean_distribution(a, "RR")

@@ -21,7 +21,7 @@ from ..report import FORMATS
 from ..validation import InvalidParameterError
 
 # Duplicate handling of the readers (tiedrank.io); io has no public constant for it yet.
-from ..io._load import LIMITS, set_input_limits
+from ..io import input_limits, set_input_limits
 from ..io.duplicates import DUPLICATE_POLICIES as DUPLICATE_RULES
 
 FLAGS = {
@@ -178,12 +178,13 @@ def add_duplicates(parser: argparse.ArgumentParser) -> None:
     """The reading options: duplicates, and the input limits (decompression bombs)."""
     parser.add_argument("--duplicates", choices=DUPLICATE_RULES, default=DUPLICATE_RULES[0],
                         help="a document twice in a query: error (default) or keep the max score")
+    limits = input_limits()
     parser.add_argument("--max-input-size", type=byte_size, default=None, metavar="SIZE",
                         help=f"largest input once decompressed, e.g. 8GB (default "
-                             f"{LIMITS.max_bytes >> 30}GB)")
+                             f"{limits.max_bytes >> 30}GB)")
     parser.add_argument("--max-ratio", type=integer_at_least(2), default=None, metavar="R",
-                        help=f"largest gzip expansion past {LIMITS.ratio_floor >> 20}MB "
-                             f"(default {LIMITS.max_ratio}; a decompression bomb expands far more)")
+                        help=f"largest gzip expansion past {limits.ratio_floor >> 20}MB "
+                             f"(default {limits.max_ratio}; a decompression bomb expands far more)")
 
 
 RUN_ROLES = ("query", "doc", "score")

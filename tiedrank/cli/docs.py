@@ -25,8 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _docs(args: argparse.Namespace) -> int:
-    from ..dashboard.documents import group_documents, load_texts
-    from ..io import read_qrels, read_query_text, read_run
+    from ..io import group_documents, load_texts, read_qrels, read_query_text, read_run
     from ..ties import build_tie_table
 
     table = build_tie_table(read_run(args.run, columns=args.columns),

@@ -149,3 +149,16 @@ def inspect_upload(data: bytes, name: str, fields: Sequence[str]) -> tuple[str, 
     fmt = detect_format(data, name)
     columns = list_columns(data, format=fmt, source_name=name) if fmt in TABULAR_FORMATS else []
     return fmt, columns
+
+
+CORPUS_FILE = "corpus.tsv.gz"
+"""The name of a bundled dataset's corpus, next to its qrels."""
+
+
+def bundled_corpus_path(dataset_label: str) -> Path | None:
+    """The corpus shipped with the bundled dataset of this label, or None."""
+    for dataset in BUNDLED.values():
+        if dataset.label == dataset_label:
+            path = SAMPLE_DIR / Path(dataset.qrels).parent / CORPUS_FILE
+            return path if path.exists() else None
+    return None

@@ -21,7 +21,7 @@ from ..data import Qrels, Run
 from ..evaluate import build_tables, score_tables
 from ..metrics import metric_values, parse_metric
 from ..options import EvaluationOptions
-from ..spread import count_orderings, enumerate_orderings, first_relevant_distribution
+from ..sampling import count_orderings, enumerate_orderings, first_relevant_distribution
 from ..ties import TieTable, build_tie_table
 
 TOY_POLICIES = ("expected", "optimistic", "pessimistic", "trec_eval", "input")
@@ -94,7 +94,9 @@ def expectation_metrics(k: int = 3) -> list[str]:
     return ["RR", f"Success@{k}", f"P@{k}", "AP", f"nDCG@{k}"]
 
 
-def _clean_toy_frame(frame: pd.DataFrame) -> pd.DataFrame:
+def clean_toy_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The edited toy table's ``doc, score, grade`` columns without fully blank rows;
+    ``ValueError`` when a column is missing or no row is left."""
     missing = [c for c in TOY_COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(f"the toy ranking needs the columns doc, score, grade; missing "
@@ -115,7 +117,7 @@ def toy_inputs(frame: pd.DataFrame, *, query: str = TOY_QUERY, name: str = "toy"
     """
     from ..io import read_qrels, read_run  # local: io imports pyarrow.csv
 
-    clean = _clean_toy_frame(frame)
+    clean = clean_toy_frame(frame)
     run_frame = pd.DataFrame({"query": query, "doc": clean["doc"], "score": clean["score"]})
     qrels_frame = pd.DataFrame({"query": query, "doc": clean["doc"],
                                 "relevance": clean["grade"]})

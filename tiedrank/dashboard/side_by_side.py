@@ -14,11 +14,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..io import read_corpus
+from ..io import query_documents, read_corpus
 from ..metrics import parse_metric
 from ..ties import TieTable
 from .drilldown import DRILL_PAIR_KEY  # noqa: F401  (re-exported: the page reads the click there)
-from .tie_structure import query_documents
 
 NOT_RETRIEVED = "not retrieved"
 """The place of a document a run does not return for the query."""

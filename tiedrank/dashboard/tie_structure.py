@@ -58,33 +58,6 @@ def query_overview(table: TieTable, k: int = 10) -> pd.DataFrame:
         })
 
 
-def query_documents(table: TieTable, query: str, depth: int | None = None) -> pd.DataFrame:
-    """The ranked list of one query, one row per document, in the table's order.
-
-    Columns: rank, doc, score, grade, judged, relevant, group (1-based inside the query),
-    group_first (rank of the group's first document), group_size, group_relevant. Inside
-    a tie group the order is the file order and carries no meaning for the expectation.
-    Empty when the run has no results for the query; ``KeyError`` for an unknown query.
-    """
-    span = table.query_slice(query)
-    stop = span.stop if depth is None else min(span.stop, span.start + depth)
-    positions = np.arange(span.start, stop)
-    groups = table.doc_group[positions] if len(positions) else np.zeros(0, dtype=np.int64)
-    first_group = int(groups[0]) if len(groups) else 0
-    return pd.DataFrame({
-        "rank": table.doc_rank[positions],
-        "doc": table.doc_ids(positions).astype(str) if len(positions) else np.zeros(0, dtype=str),
-        "score": table.doc_score[positions],
-        "grade": table.doc_grade[positions],
-        "judged": table.doc_judged[positions],
-        "relevant": table.doc_grade[positions] >= table.rel_level,
-        "group": groups - first_group + 1,
-        "group_first": table.group_above[groups] + 1 if len(groups) else np.zeros(0, dtype=np.int64),
-        "group_size": table.group_size[groups],
-        "group_relevant": table.group_relevant[groups],
-    })
-
-
 def top_strip(table: TieTable, depth: int = 20, queries: Sequence[str] | None = None) -> pd.DataFrame:
     """Tie groups of the top ``depth`` ranks of every query, one row per (query, position).
 

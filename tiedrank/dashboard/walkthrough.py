@@ -4,7 +4,7 @@ written from the ranking itself (which documents tie, the exact E[RR]).
 
 Everything here is Streamlit-free. The totals are checked against the library
 (:func:`tiedrank.metrics.metric_values` on the expected table) and, on the page, against the
-mean over :func:`tiedrank.spread.enumerate_orderings`.
+mean over :func:`tiedrank.sampling.enumerate_orderings`.
 
 Examples
 --------
@@ -25,7 +25,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from .learn import SCENARIOS, Scenario, _clean_toy_frame
+from .learn import SCENARIOS, Scenario, clean_toy_frame
 
 
 # ---- the edited table ----------------------------------------------------------------------
@@ -53,7 +53,7 @@ def apply_editor_state(frame: pd.DataFrame, state: Mapping | None) -> pd.DataFra
 
 def _comparable(frame: pd.DataFrame) -> list[tuple]:
     try:
-        clean = _clean_toy_frame(frame)
+        clean = clean_toy_frame(frame)
     except ValueError:
         return [("invalid",)]
     rows = []
@@ -100,7 +100,7 @@ class Group:
 
 def tie_groups(frame: pd.DataFrame, rel_level: int = 1) -> list[Group]:
     """The groups of an edited ``doc, score, grade`` table, in rank order."""
-    clean = _clean_toy_frame(frame)
+    clean = clean_toy_frame(frame)
     docs = clean["doc"].astype(str).str.strip().tolist()
     scores = pd.to_numeric(clean["score"]).to_numpy(dtype=np.float64)
     grades = pd.to_numeric(clean["grade"]).to_numpy(dtype=np.int64)

@@ -115,7 +115,7 @@ def _result(run_index: int, bucket: int, run: Run, qrels: Qrels, options: Plan,
     groups, sums = partial_summary(ev.per_query)
     per_query = ev.per_query
     if out is not None:
-        _write_atomic(per_query, Path(out, _PER_QUERY_DIR,
+        write_atomic(per_query, Path(out, _PER_QUERY_DIR,
                                       f"run{run_index:05d}-b{bucket:05d}.parquet"))
         per_query = None
     return BucketResult(run_index, bucket, run.name, per_query, groups, sums,
@@ -138,7 +138,8 @@ def _not_in_qrels(run: Run) -> tuple[Finding, ...]:
                     tuple(map(str, unknown[:_MAX_LISTED]))),)
 
 
-def _write_atomic(frame: pd.DataFrame, path: Path) -> None:
+def write_atomic(frame: pd.DataFrame, path: Path) -> None:
+    """Write ``frame`` as Parquet at ``path`` all at once: a partial file, then a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     frame.to_parquet(partial, index=False)

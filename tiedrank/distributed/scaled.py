@@ -207,12 +207,12 @@ def _expected_workers(client: Any) -> int:
 def _one_pass(runs: Any, qrels: Any, plan: Plan, out: Any) -> Evaluation:
     """Small input: the core in this process (with its tie tables), per-query rows written
     to ``out`` like the bucketed path when asked."""
-    from .evaluation import _write_atomic
+    from .evaluation import write_atomic
 
     ev = plan.evaluate(runs, qrels)
     if out is None:
         return ev
     write_manifest(os.fspath(out), list(ev.tables), plan)
-    _write_atomic(ev.per_query, Path(out, "per_query", "run00000-b00000.parquet"))
+    write_atomic(ev.per_query, Path(out, "per_query", "run00000-b00000.parquet"))
     return Evaluation(ev.per_query.iloc[0:0], ev.summary, ev.tables, ev.findings, ev.rule,
                       ev.options)

@@ -33,16 +33,20 @@ Modules
 ``duplicates``  repeated (query, doc) rows, by a vectorised hash
 ``groups``      :func:`read_groups` (query -> group mappings)
 ``queries``     :func:`read_query_text` (query texts)
+``corpus``      :func:`read_corpus` (document texts: TSV, JSON lines, Parquet)
+``documents``   :func:`query_documents`, :func:`group_documents`, :func:`load_texts`: one
+                query's ranked list and tie groups beside its document texts
 ``_load``, ``_text``, ``_arrow``, ``_parallel``: loading sources, text lines, Arrow helpers,
 threads (private).
 """
 from __future__ import annotations
 
-from ._load import InputLimits, set_input_limits
+from ._load import InputLimits, input_limits, set_input_limits
 from .columns import ALIASES
 from .detect import FORMATS, detect_format
 from .groups import read_groups
 from .corpus import read_corpus
+from .documents import group_documents, load_texts, query_documents
 from .queries import read_query_text
 from .read import list_columns, read_qrels, read_run
 from .write import write_qrels, write_run
@@ -52,7 +56,11 @@ __all__ = [
     "FORMATS",
     "InputLimits",
     "detect_format",
+    "input_limits",
+    "group_documents",
     "list_columns",
+    "load_texts",
+    "query_documents",
     "read_corpus",
     "read_groups",
     "read_query_text",

@@ -38,9 +38,14 @@ LIMITS = InputLimits()
 """The limits every reader applies; change them with :func:`set_input_limits`."""
 
 
+def input_limits() -> InputLimits:
+    """The input limits in force now (a copy: change them with :func:`set_input_limits`)."""
+    return InputLimits(LIMITS.max_bytes, LIMITS.max_ratio, LIMITS.ratio_floor)
+
+
 def set_input_limits(*, max_bytes: int | None = None, max_ratio: int | None = None) -> InputLimits:
     """Raise or lower the input limits (the CLI's ``--max-input-size``); returns the old ones."""
-    old = InputLimits(LIMITS.max_bytes, LIMITS.max_ratio, LIMITS.ratio_floor)
+    old = input_limits()
     if max_bytes is not None:
         LIMITS.max_bytes = int(max_bytes)
     if max_ratio is not None:
@@ -118,7 +123,7 @@ def load(source: Any, source_name: str | None) -> Loaded:
         if isinstance(raw, str):
             raw = raw.encode("utf-8")
     else:
-        from .adapters import ACCEPTED
+        from ..interop.adapters import ACCEPTED
 
         raise TypeError(f"cannot read from {type(source).__name__}; pass {ACCEPTED}")
     if raw[:2] == GZIP_MAGIC:

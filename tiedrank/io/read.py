@@ -17,7 +17,7 @@ from .columns import GRADE, SCORE, RawColumns, ValueRule, as_ids, as_values
 from .detect import FORMAT_OPTION, choose_format
 from .duplicates import DUPLICATE_POLICIES, check_duplicates
 from .tabular import header_names, read_tabular
-from .adapters import as_table, is_peer_object
+from ..interop.adapters import as_table, is_peer_object
 from .trec import QRELS_EXPECTED, read_trec
 
 __all__ = ["list_columns", "read_qrels", "read_run"]
@@ -36,7 +36,7 @@ def read_run(source: Any, *, format: str | None = None, name: str | None = None,
         ``.getvalue()``); ``"-"`` is standard input.  Gzip-compressed input is decompressed
         transparently.  Also a ranx ``Run``, a pytrec_eval dict ``{query: {doc: score}}``,
         an iterable of ``(query_id, doc_id, score)`` tuples (ir_measures ``ScoredDoc``) or
-        a PyTerrier frame (``qid, docno, score``): see :mod:`tiedrank.io.adapters`.
+        a PyTerrier frame (``qid, docno, score``): see :mod:`tiedrank.interop.adapters`.
     format : str, optional
         One of :data:`~tiedrank.io.FORMATS` (any letter case); detected with
         :func:`~tiedrank.io.detect_format` when omitted.  A ``"trec_qrels"`` file is read

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..ties import TieTable, _segment_sum
+from ..ties import TieTable, segment_sum
 from ..validation import Options, check
 
 GAINS = ("linear", "exp")
@@ -199,7 +199,7 @@ def dcg(table: TieTable, k: int | None = None, gain_kind: str = "linear") -> np.
     The gain is applied per document and then averaged inside the group (the mean of
     2^rel - 1, never 2^mean(rel) - 1).
     """
-    group_gain = _segment_sum(gain(table.doc_grade, gain_kind), table.group_start)
+    group_gain = segment_sum(gain(table.doc_grade, gain_kind), table.group_start)
     mean_gain = (group_gain / table.group_size)[table.doc_group]
     values = mean_gain * discount(table.doc_rank)
     if k is not None:

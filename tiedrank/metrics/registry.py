@@ -234,7 +234,7 @@ def parse_metric(text: "str | Metric | object") -> Metric:
     if isinstance(text, Metric):
         return text
     if not isinstance(text, str) and hasattr(text, "NAME") and hasattr(text, "params"):
-        from .peers import from_ir_measures  # duck-typed: ir_measures is not imported here
+        from ..interop.names import from_ir_measures  # duck-typed: ir_measures is not imported here
 
         return from_ir_measures(text)
     return parse_text(str(text), f"metric {str(text)!r}")

@@ -8,8 +8,14 @@
 * :mod:`~tiedrank.sampling.moments` — exact mean and variance per query and of a run's mean.
 * :mod:`~tiedrank.sampling.lattice` — exact law of a run's mean (and of A - B) for Success@k,
   P@k, R@k, Rprec by convolution; RR on a rounded grid with a stated error.
+* :mod:`~tiedrank.sampling.first_relevant` — exact pmf of the first relevant rank, exact
+  Var[RR] and Var[P@k].
+* :mod:`~tiedrank.sampling.enumeration` — every ordering of a query's ties, scored: the
+  oracle of tiny cases (teaching, tests, :mod:`tiedrank.stats.exact`).
 * :mod:`~tiedrank.sampling.streams` — counter-based random streams per (seed, query id).
 """
+from .enumeration import MAX_ORDERINGS, count_orderings, enumerate_orderings
+from .first_relevant import first_relevant_distribution, precision_variance, rr_variance
 from .groups import GroupSums, group_sums
 from .lattice import (
            LatticeLaw,
@@ -33,7 +39,9 @@ from .sampler import (
            sample_run_means,
 )
 
-__all__ = ["DEFAULT_CHUNK", "GroupSums", "LatticeLaw", "QueryLaws", "QueryMoments", "RunMoments",
-           "WinOutcome", "difference_law", "group_sums", "iter_query_draws",
-           "lattice_win_probability", "metric_laws", "normal_win_probability", "query_moments",
+__all__ = ["DEFAULT_CHUNK", "GroupSums", "LatticeLaw", "MAX_ORDERINGS", "QueryLaws", "QueryMoments",
+           "RunMoments", "WinOutcome", "count_orderings", "difference_law",
+           "enumerate_orderings", "first_relevant_distribution", "group_sums",
+           "iter_query_draws", "lattice_win_probability", "metric_laws",
+           "normal_win_probability", "precision_variance", "query_moments", "rr_variance",
            "run_mean_law", "run_moments", "sample_query_values", "sample_run_means"]

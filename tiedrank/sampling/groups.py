@@ -58,7 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..metrics import Metric, discount, gain, ideal_dcg, parse_metric
-from ..ties import TieTable, _segment_sum
+from ..ties import TieTable, segment_sum
 
 GROUP_FAMILIES = ("AP", "DCG", "nDCG")
 """Metric families handled as sums of independent group terms."""
@@ -147,7 +147,7 @@ def group_sums(table: TieTable, metric: str | Metric, gain_kind: str = "linear")
                                      table.relevant_above[keep].astype(np.float64))
     is_mark = weight > 0
     mark_start = np.zeros(len(size) + 1, dtype=np.int64)
-    np.cumsum(_segment_sum(is_mark.astype(np.int64), start), out=mark_start[1:])
+    np.cumsum(segment_sum(is_mark.astype(np.int64), start), out=mark_start[1:])
     query = table.group_query[keep]
     return GroupSums(family, table.n_queries, query, above, size,
                      np.full(len(size), cutoff), table.relevant_above[keep], scale[query],
@@ -174,12 +174,12 @@ def _segment_prefix(values: np.ndarray, start: np.ndarray, size: np.ndarray) -> 
 def _dcg_moments(gains, slot_w, slot, start, size, _relevant_above):
     """Hoeffding's moments of the linear permutation statistic sum_i c_i d_pi(i)."""
     n = size.astype(np.float64)
-    c_bar = _segment_sum(gains, start) / n
-    d_bar = _segment_sum(slot_w, start) / n
+    c_bar = segment_sum(gains, start) / n
+    d_bar = segment_sum(slot_w, start) / n
     c_dev = gains - np.repeat(c_bar, size)
     d_dev = slot_w - np.repeat(d_bar, size)
-    s_c = _segment_sum(c_dev * c_dev, start)
-    s_d = _segment_sum(d_dev * d_dev, start)
+    s_c = segment_sum(c_dev * c_dev, start)
+    s_d = segment_sum(d_dev * d_dev, start)
     variance = np.divide(s_c * s_d, n - 1, out=np.zeros_like(n), where=n > 1)
     random = (s_c > 0) & (s_d > 0)
     return n * c_bar * d_bar, np.maximum(variance, 0.0), random
@@ -196,13 +196,13 @@ def _subset_moment(k: np.ndarray, n: np.ndarray, order: int) -> np.ndarray:
 def _ap_moments(is_relevant, w, slot, start, size, relevant_above):
     """Exact E[Y_g] and Var[Y_g] of AP's group terms (formulas in the module docstring)."""
     n = size.astype(np.float64)
-    k = _segment_sum(is_relevant, start)
+    k = segment_sum(is_relevant, start)
     p1, p2, p3, p4 = (_subset_moment(k, n, m) for m in (1, 2, 3, 4))
     before = slot - 1.0                       # j - 1
     prefix = _segment_prefix(w, start, size)  # P_j
-    total = _segment_sum(w, start)            # W
+    total = segment_sum(w, start)            # W
     suffix = np.repeat(total, size) - prefix - w  # S_j
-    seg = lambda values: _segment_sum(values, start)
+    seg = lambda values: segment_sum(values, start)
     sum_w2 = seg(w * w)
     v = seg(before * w)
     t_same = seg(before * w * w)

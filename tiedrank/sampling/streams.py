@@ -10,7 +10,8 @@ where ``key`` hashes the query *id* (not its index) with the seed. So a query's 
 depend only on the seed, its id and its own tie structure: adding, removing or
 reordering queries, or changing the chunk size, leaves them unchanged. This is the
 SplitMix64 generator (Steele, Lea & Flood 2014) run from a per-query state, evaluated
-at arbitrary positions, vectorised with numpy's wrapping uint64 arithmetic.
+at arbitrary positions, vectorised with numpy's wrapping uint64 arithmetic; the finaliser
+is :func:`tiedrank.hashing.finalize`, the same one the ``random`` tie policy uses.
 
 Examples
 --------
@@ -26,36 +27,20 @@ True
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_2 = np.uint64(0x94D049BB133111EB)
-_S30, _S27, _S31, _S11 = (np.uint64(s) for s in (30, 27, 31, 11))
+from ..hashing import GOLDEN, finalize, hash_ids, mix64
+
+_S11 = np.uint64(11)
 _TO_UNIT = 2.0 ** -53
-
-
-def mix64(z: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser (a bijection of uint64 with full avalanche) of a copy of ``z``."""
-    return _mix_in_place(np.array(z, dtype=np.uint64, copy=True))
-
-
-def _mix_in_place(z: np.ndarray) -> np.ndarray:
-    z ^= z >> _S30
-    z *= _MIX_1
-    z ^= z >> _S27
-    z *= _MIX_2
-    z ^= z >> _S31
-    return z
 
 
 def query_keys(queries: np.ndarray, seed: int) -> np.ndarray:
     """The 64-bit stream key of every query id under ``seed`` (any integer; taken mod 2**64).
 
-    Ids are hashed by pandas' fixed-key SipHash (:func:`pandas.util.hash_array`), which
-    is vectorised and the same on every platform and run.
+    Ids are hashed by :func:`tiedrank.hashing.hash_ids` (pandas' fixed-key SipHash, the ids
+    as text), which is vectorised and the same on every platform and run.
     """
-    ids = pd.util.hash_array(np.asarray(queries, dtype=object), categorize=False)
+    ids = hash_ids(np.asarray(queries, dtype=object))
     seed_state = mix64(np.array([int(seed) % 2**64], dtype=np.uint64))
     return mix64(ids.astype(np.uint64) ^ seed_state)
 
@@ -63,8 +48,8 @@ def query_keys(queries: np.ndarray, seed: int) -> np.ndarray:
 def raw_bits(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
     """64 random bits at each (key, counter) (broadcast together)."""
     z = np.asarray(counters, dtype=np.uint64) + np.uint64(1)
-    z *= _GOLDEN
-    return _mix_in_place(z + keys)  # (a new array of the broadcast shape)
+    z *= GOLDEN
+    return finalize(z + keys)  # (a new array of the broadcast shape)
 
 
 def uniforms(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:

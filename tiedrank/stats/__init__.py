@@ -41,8 +41,6 @@ Conventions (all stated where they apply):
   ``alpha``... raises :class:`~tiedrank.validation.InvalidParameterError` naming the
   allowed values.
 
-:mod:`tiedrank.compare` is the same API under its older name.
-
 Examples
 --------
 Three paired t-tests against one baseline, then Holm's correction over that family:

@@ -89,9 +89,11 @@ class PairComparison:
         return out
 
 
-def _compare_values(pairs: PairedValues, run_a: str, run_b: str, metric: str, policy: str,
+def compare_values(pairs: PairedValues, run_a: str, run_b: str, metric: str, policy: str,
                     test: str, seed: int, n_resamples: int, confidence: float,
                     with_ci: bool = True) -> PairComparison:
+    """The paired test (and bootstrap CI unless ``with_ci`` is false) of one pair of runs on
+    their aligned per-query values."""
     a, b = pairs.a, pairs.b
     statistic, p = paired_test(a, b, test, seed=seed, n_resamples=n_resamples)
     low, high = (bootstrap_ci(a, b, seed=seed, confidence=confidence, n_resamples=n_resamples)
@@ -119,7 +121,7 @@ def compare_pair(source: Evaluation | pd.DataFrame, run_a: str, run_b: str,
     metric_name = resolve_metric(frame, metric)
     policy_label = resolve_policy(frame, policy, seed)
     pairs = pair_columns(value_matrix(frame, metric_name, policy_label), run_a, run_b)
-    return _compare_values(pairs, run_a, run_b, metric_name, policy_label, test, seed,
+    return compare_values(pairs, run_a, run_b, metric_name, policy_label, test, seed,
                            n_resamples, confidence)
 
 
@@ -246,7 +248,7 @@ def compare_runs(source: Evaluation | pd.DataFrame, *, baseline: str | None = No
             done += 1
             paired = pair_columns(matrix, run_a, run_b)
             findings += _dropped_findings(paired, metric, run_a, run_b)
-            results.append(_compare_values(paired, run_a, run_b, metric, policy_label, test,
+            results.append(compare_values(paired, run_a, run_b, metric, policy_label, test,
                                            seed, n_resamples, confidence))
         block = pd.DataFrame([r.as_dict() for r in results])
         block["p_corrected"] = correct_pvalues([r.p_value for r in results], correction)

@@ -1,6 +1,7 @@
 """Exact laws of a metric under uniform random tie-breaking, by enumeration (tiny cases).
 
-These enumerate every ordering consistent with the tie groups, so they are the oracle of
+These enumerate every ordering consistent with the tie groups
+(:mod:`tiedrank.sampling.enumeration`), so they are the oracle of
 the sampled estimates of :mod:`tiedrank.stats.stability` (and are refused above
 ``max_orderings`` orderings per query).
 
@@ -17,14 +18,12 @@ Examples
 from __future__ import annotations
 
 import itertools
-import math
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from ..metrics import GAINS, Metric, metric_values, parse_metric
-from ..spread import MAX_ORDERINGS
+from ..sampling.enumeration import MAX_ORDERINGS, ordering_table, query_orderings
 from ..ties import TieTable
 from ..validation import Interval, Options, validate_params
 from .stability import check_same_queries, win_score
@@ -32,40 +31,6 @@ from .stability import check_same_queries, win_score
 __all__ = ["exact_win_probability", "query_value_distribution", "run_mean_distribution"]
 
 _EXACT_OPTIONS = {"gain": [Options(*GAINS)], "max_orderings": [Interval(int, 1, None)]}
-
-
-def _query_orderings(table: TieTable, q: int, max_orderings: int) -> np.ndarray:
-    """Every ordering of query ``q``'s document positions consistent with its groups."""
-    start, stop = int(table.query_start[q]), int(table.query_start[q + 1])
-    groups = np.flatnonzero(table.group_query == q)
-    total = math.prod(math.factorial(int(s)) for s in table.group_size[groups])
-    if total > max_orderings:
-        raise ValueError(f"query {table.queries[q]!r} of run {table.run_name!r} has "
-                         f"{total:,} orderings, above the limit of {max_orderings:,}; "
-                         "exact enumeration is for tiny cases (use win_probability)")
-    per_group = [itertools.permutations(range(int(table.group_start[g]),
-                                              int(table.group_start[g] + table.group_size[g])))
-                 for g in groups]
-    orderings = [np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-                 for parts in itertools.product(*per_group)]
-    return np.array(orderings, dtype=np.int64).reshape(total, stop - start)
-
-
-def _ordering_table(table: TieTable, q: int, orderings: np.ndarray) -> TieTable:
-    """A resolved table with one query per ordering of query ``q`` (true R and IDCG kept)."""
-    m, n = orderings.shape
-    ideal = table.ideal_grade[table.ideal_start[q]:table.ideal_start[q + 1]]
-    flat = orderings.ravel()
-    return replace(
-        table, policy="input", queries=np.arange(m),
-        n_relevant=np.full(m, table.n_relevant[q], dtype=np.int64),
-        n_retrieved=np.full(m, n, dtype=np.int64),
-        query_start=np.arange(m + 1, dtype=np.int64) * n,
-        ideal_start=np.arange(m + 1, dtype=np.int64) * len(ideal), ideal_grade=np.tile(ideal, m),
-        group_query=np.repeat(np.arange(m, dtype=np.int64), n),
-        group_start=np.arange(m * n, dtype=np.int64), group_size=np.ones(m * n, dtype=np.int64),
-        group_above=np.tile(np.arange(n, dtype=np.int64), m), doc_score=table.doc_score[flat], doc_grade=table.doc_grade[flat],
-        doc_judged=table.doc_judged[flat], doc_row=table.doc_row[flat], findings=())
 
 
 @validate_params(_EXACT_OPTIONS)
@@ -83,7 +48,7 @@ def query_value_distribution(table: TieTable, metric: str | Metric, query: int |
     if m.tie_aware_by_definition or table.n_retrieved[q] == 0:
         return pd.DataFrame({"value": [float(metric_values(table, m, gain=gain)[q])],
                              "probability": [1.0]})
-    values = metric_values(_ordering_table(table, q, _query_orderings(table, q, max_orderings)),
+    values = metric_values(ordering_table(table, q, query_orderings(table, q, max_orderings)),
                            m, gain=gain)
     keys, counts = np.unique(np.round(values, 12), return_counts=True)
     return pd.DataFrame({"value": keys, "probability": counts / counts.sum()})

@@ -33,7 +33,7 @@ from ..sampling import lattice_win_probability, run_moments, sample_run_means
 from ..sampling.laws import LAW_FAMILIES
 from ..ties import TieTable
 from ..validation import Interval, Options, validate_params
-from .comparison import _compare_values
+from .comparison import compare_values
 from .paired_tests import ALPHA, RESAMPLES, TESTS
 from .pairing import (
     check_runs,
@@ -155,7 +155,7 @@ def win_probability(table_a: TieTable, table_b: TieTable, metric: str | Metric, 
     """Estimate P(A beats B) on the mean metric when both runs' ties are broken at random.
 
     Each draw breaks every tie of A and, independently, every tie of B by uniform
-    permutations (:func:`tiedrank.spread.sample_run_means`, with seeds derived from
+    permutations (:func:`tiedrank.sampling.sample_run_means`, with seeds derived from
     ``seed`` by ``numpy.random.SeedSequence([seed, 0])`` for A and ``[seed, 1]`` for B so
     the two runs never share random numbers), and compares the two means:
 
@@ -237,7 +237,7 @@ def policy_verdicts(source: Evaluation | pd.DataFrame, run_a: str, run_b: str,
     for policy in policies:
         label = resolve_policy(frame, policy, seed)
         pairs = pair_columns(value_matrix(frame, metric_name, label), run_a, run_b)
-        r = _compare_values(pairs, run_a, run_b, metric_name, label, test, seed, n_resamples,
+        r = compare_values(pairs, run_a, run_b, metric_name, label, test, seed, n_resamples,
                             0.95, with_ci=False)  # the interval is not part of a verdict
         ahead = int(outcome(r.mean_diff, max(abs(r.mean_a), abs(r.mean_b))))
         rows.append({"policy": label, "mean_a": r.mean_a, "mean_b": r.mean_b,

@@ -35,7 +35,7 @@ def pmf_figure(pmf: pd.DataFrame, marks: Mapping[str, float] | None = None, *,
     ----------
     pmf : DataFrame
         Columns rank, probability, rr (one query of
-        :func:`tiedrank.spread.first_relevant_distribution`).
+        :func:`tiedrank.sampling.first_relevant_distribution`).
     marks : mapping policy -> RR
         ``optimistic``, ``pessimistic``, ``trec_eval`` (whose ranks are 1/RR) and
         ``expected`` (E[RR], drawn at the rank 1/E[RR] that would give it).

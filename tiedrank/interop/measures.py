@@ -23,7 +23,7 @@ Examples
 --------
 >>> import ir_measures
 >>> from ir_measures import nDCG, RR
->>> from tiedrank.measures import Best, Expected, Worst
+>>> from tiedrank.interop.measures import Best, Expected, Worst
 >>> run = {"q1": {"a": 1.0, "b": 1.0, "c": 0.5}}   # a and b tie at the top
 >>> qrels = {"q1": {"b": 1}}
 >>> measures = [Expected(RR), Best(RR), Worst(RR)]
@@ -47,12 +47,12 @@ try:
     from ir_measures.util import Metric as Value
     from ir_measures.util import QrelsConverter, RunConverter
 except ImportError as error:  # pragma: no cover - exercised only without ir_measures
-    raise ImportError("tiedrank.measures needs ir_measures: pip install ir-measures") from error
+    raise ImportError("tiedrank.interop.measures needs ir_measures: pip install ir-measures") from error
 
-from .data import Qrels
-from .io import read_qrels
-from .metrics import Metric, parse_metric
-from .policies import parse_policies
+from ..data import Qrels
+from ..io import read_qrels
+from ..metrics import Metric, parse_metric
+from ..policies import parse_policies
 
 __all__ = ["Best", "Expected", "TiedrankProvider", "TrecEvalOrder", "Worst", "provider"]
 
@@ -155,7 +155,7 @@ class TiedrankEvaluator(Evaluator):
         return self._iter_calc(run)
 
     def _iter_calc(self, run) -> Iterator[Value]:
-        from .evaluate import evaluate  # local: keeps `import tiedrank.measures` light
+        from ..evaluate import evaluate  # local: keeps `import tiedrank.interop.measures` light
 
         frame = RunConverter(run, strict=False).as_pd_dataframe()
         if len(frame) == 0:

@@ -1,31 +1,48 @@
-"""Document text beside the tie groups: one query's groups with grade, score and text.
+"""Document text beside the tie groups: one query's ranked list, its groups with grade,
+score and text.
 
-Streamlit-free: the Tie structure page and ``tiedrank docs`` both call :func:`group_documents`.
+Core code (no dashboard import): ``tiedrank docs`` and the Tie structure and Side by side
+pages all call :func:`query_documents` / :func:`group_documents`; :func:`load_texts` reads
+only the docnos shown from a corpus (:func:`tiedrank.io.read_corpus`).
 """
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from ..io import read_corpus
 from ..ties import TieTable
-from .datasets import BUNDLED, SAMPLE_DIR
-from .tie_structure import query_documents
+from .corpus import read_corpus
 
-CORPUS_FILE = "corpus.tsv.gz"
-"""The name of a bundled dataset's corpus, next to its qrels."""
+__all__ = ["group_documents", "load_texts", "query_documents"]
 
+def query_documents(table: TieTable, query: str, depth: int | None = None) -> pd.DataFrame:
+    """The ranked list of one query, one row per document, in the table's order.
 
-def bundled_corpus_path(dataset_label: str) -> Path | None:
-    """The corpus shipped with the bundled dataset of this label, or None."""
-    for dataset in BUNDLED.values():
-        if dataset.label == dataset_label:
-            path = SAMPLE_DIR / Path(dataset.qrels).parent / CORPUS_FILE
-            return path if path.exists() else None
-    return None
+    Columns: rank, doc, score, grade, judged, relevant, group (1-based inside the query),
+    group_first (rank of the group's first document), group_size, group_relevant. Inside
+    a tie group the order is the file order and carries no meaning for the expectation.
+    Empty when the run has no results for the query; ``KeyError`` for an unknown query.
+    """
+    span = table.query_slice(query)
+    stop = span.stop if depth is None else min(span.stop, span.start + depth)
+    positions = np.arange(span.start, stop)
+    groups = table.doc_group[positions] if len(positions) else np.zeros(0, dtype=np.int64)
+    first_group = int(groups[0]) if len(groups) else 0
+    return pd.DataFrame({
+        "rank": table.doc_rank[positions],
+        "doc": table.doc_ids(positions).astype(str) if len(positions) else np.zeros(0, dtype=str),
+        "score": table.doc_score[positions],
+        "grade": table.doc_grade[positions],
+        "judged": table.doc_judged[positions],
+        "relevant": table.doc_grade[positions] >= table.rel_level,
+        "group": groups - first_group + 1,
+        "group_first": table.group_above[groups] + 1 if len(groups) else np.zeros(0, dtype=np.int64),
+        "group_size": table.group_size[groups],
+        "group_relevant": table.group_relevant[groups],
+    })
 
 
 def load_texts(source: bytes | str | os.PathLike | None, table: TieTable,

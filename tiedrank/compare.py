@@ -1,2 +1,0 @@
-"""Comparisons of runs: the public name for :mod:`tiedrank.stats` (kept for existing code)."""
-from .stats import *
