@@ -124,11 +124,26 @@ def cast_scores(values: np.ndarray, precision: str | None) -> np.ndarray:
 
 def bin_scores(values: np.ndarray, low: np.ndarray | float, high: np.ndarray | float,
          levels: int) -> np.ndarray:
-    """Index 0..levels-1 of equal-width bins over [low, high]; outside values clip."""
-    width = (np.asarray(high, dtype=np.float64) - low) / levels
+    """Index 0..levels-1 of equal-width bins over [low, high]; outside values clip.
+
+    Finite in, finite out: a range wider than float64 holds (scores near +-1.7e308) is
+    binned on halved values, the same bins without the overflow to inf and NaN.
+
+    >>> bin_scores(np.array([-1.7e308, 0.0, 1.7e308]), -1.7e308, 1.7e308, 3).tolist()
+    [0.0, 1.0, 2.0]
+    """
+    high = np.asarray(high, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        width = (high - low) / levels
+        offset = values - low
+        wide = ~np.isfinite(width) | ~np.isfinite(offset)
+        if np.any(wide):  # halve the scale where the plain differences overflow
+            half_width = (high / 2 - np.asarray(low) / 2) / levels
+            width = np.where(wide, half_width, width)
+            offset = np.where(wide, values / 2 - np.asarray(low) / 2, offset)
     # a degenerate range (all scores equal) puts everything into bin 0
     safe = np.where(width > 0, width, 1.0)
-    index = np.floor((values - low) / safe)
+    index = np.floor(offset / safe)
     return np.clip(index, 0, levels - 1).astype(np.float64)
 
 

@@ -38,6 +38,10 @@ def _rng(stage: int, seed: int) -> np.random.Generator:
 
 # ---- the reranker specification ------------------------------------------------------
 
+MAX_QUALITY = 1e6
+"""Largest |quality| (signal to noise): far beyond any perfect ranker, and finite scores."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class RerankerSpec:
     """How a simulated reranker scores documents (see the module docstring for the model).
@@ -84,7 +88,9 @@ class RerankerSpec:
         if not isinstance(self.name, str) or not self.name or any(c.isspace() for c in self.name):
             raise InvalidParameterError("name", self.name, "a non-empty string without "
                                         "whitespace (it is the TREC run tag)")
-        check("quality", self.quality, [Interval(float, None, None)])
+        # beyond 1e6 times the unit noise a ranker is already perfect; the bound keeps
+        # quality * grade finite (1e308 gave inf scores the readers then refused)
+        check("quality", self.quality, [Interval(float, -MAX_QUALITY, MAX_QUALITY)])
         check("levels", self.levels, LEVELS)
         check("tie_prob", self.tie_prob, [Interval(float, 0, 1)])
         if self.score_range is not None:
@@ -291,6 +297,9 @@ def simulate_run(qrels: Qrels, spec: "RerankerSpec | str", seed: int = 0) -> Run
     tie_draw = rng.random(len(frame))
 
     score = spec.quality * grade + noise
+    if not np.all(np.isfinite(score)):  # huge grades: refuse rather than write inf
+        raise InvalidParameterError("quality", spec.quality, "a number for which quality x "
+                                    "grade stays finite (the qrels hold very large grades)")
     if spec.levels is not None:
         low, high = spec.score_range or _default_range(
             spec.quality, int(grade.max()) if len(grade) else 0)
