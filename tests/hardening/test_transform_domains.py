@@ -49,3 +49,4 @@ def test_simulate_refuses_a_quality_whose_scores_would_overflow(tmp_path):
               str(tmp_path / "ok.txt"), "--qrels", str(tmp_path / "qrels.txt"))
     assert ok.returncode == 0, ok.stderr
     assert np.isfinite(read_run(str(tmp_path / "ok.txt")).frame["score"]).all()
+

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..validation import Options
-from ._load import GZIP_MAGIC, Loaded, check_utf8, gunzip, without_gzip_suffix
+from ._load import GZIP_MAGIC, Loaded, check_utf8, gunzip, input_limits, without_gzip_suffix
 from ._text import BLANKS, INT_MATCH, blank_comments, blank_split, first_line, is_number
 
 FORMATS = ("trec_run", "trec_qrels", "csv", "tsv", "parquet", "jsonl")
@@ -66,14 +66,33 @@ def detect_format(data: bytes, name: str | None = None) -> str:
     'csv'
     """
     source = name or "<bytes>"
-    if data[:2] == GZIP_MAGIC:
-        data = gunzip(data, source, size=_SNIFF_BYTES)
-    if data[:4] == _PARQUET_MAGIC:
+    head = _head(data, source)
+    if head[:4] == _PARQUET_MAGIC:
         return "parquet"
     by_extension = _format_from_extension(name)
     if by_extension:
         return by_extension
-    return _sniff(data[:_SNIFF_BYTES], source)
+    return _sniff(head, source)
+
+
+def _head(data: bytes, source: str) -> bytes:
+    """The first :data:`_SNIFF_BYTES` of the (decompressed) input, extended to the end of
+    the line they cut: detection always sees whole lines, however long a line is (an id of
+    a few MB on line 1 is data, not an unknown format)."""
+    size = _SNIFF_BYTES
+    while True:
+        head = gunzip(data, source, size=size) if data[:2] == GZIP_MAGIC else data[:size]
+        end = head.find(b"\n", _SNIFF_BYTES - 1)
+        if end >= 0:
+            return head[:end + 1]
+        if len(head) < size:  # the whole input is shorter than asked: all of it
+            return head
+        if data[:2] != GZIP_MAGIC:  # plain bytes: cut at the next newline directly
+            end = data.find(b"\n", size)
+            return data if end < 0 else data[:end + 1]
+        if size >= input_limits().max_bytes:  # never inflate more than a read would allow
+            return head
+        size = min(size * 4, input_limits().max_bytes)
 
 
 def choose_format(loaded: Loaded, format: str | None) -> str:

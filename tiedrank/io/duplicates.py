@@ -24,6 +24,10 @@ _M3 = np.uint64(0x94D049BB133111EB)
 _BYTE_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)], dtype=np.uint64)
 # Hashing works on slices of this many rows, one per thread.
 _HASH_ROWS = 1 << 20
+# Words (8 bytes) of an id hashed in sequence; the rest of a longer id is hashed in one
+# vectorised pass, so the cost is linear in the bytes whatever the longest id (a 64 KB id
+# once made every row of its chunk pay for 8,000 steps).
+_HEAD_WORDS = 8
 
 
 def check_duplicates(table: pa.Table, locate: Locator, source: str, policy: str,
@@ -111,15 +115,37 @@ def hash_strings(column: pa.ChunkedArray) -> np.ndarray:
         starts = offsets[:-1] - low
         lengths = offsets[1:] - offsets[:-1]
         h = _mix(lengths.astype(np.uint64) + _M1)
-        for w in range(int((lengths.max() + 7) // 8)):
-            remaining = lengths - 8 * w
-            word = words[np.minimum(starts + 8 * w, high - low)]
+        # rows by length, longest first: step w touches only the rows still that long
+        order = np.argsort(-lengths, kind="stable")
+        n_words = (lengths[order] + 7) // 8
+        for w in range(int(min(n_words[0], _HEAD_WORDS))):
+            active = order[:int(np.count_nonzero(n_words > w))]
+            remaining = lengths[active] - 8 * w
+            word = words[starts[active] + 8 * w]
             word = np.where(remaining >= 8, word, word & _BYTE_MASKS[np.clip(remaining, 0, 7)])
-            # strings already consumed keep their hash: the result must not depend on the
-            # longest string of the chunk (equal ids in different chunks must collide)
-            h = np.where(remaining > 0, _mix(h ^ (word * _M1)), h)
+            h[active] = _mix(h[active] ^ (word * _M1))
+        long_rows = order[:int(np.count_nonzero(n_words > _HEAD_WORDS))]
+        if len(long_rows):  # the tail of long ids: one vectorised pass over its words
+            h[long_rows] = _mix(h[long_rows] ^ _tail_hash(words, starts[long_rows],
+                                                           lengths[long_rows]))
         parts.append(h)
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+
+
+def _tail_hash(words: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of the bytes after the first ``_HEAD_WORDS`` words of each string: the
+    wrapping sum of its words, each mixed with its position (order matters, cost linear)."""
+    n_words = (lengths + 7) // 8 - _HEAD_WORDS
+    owner = np.repeat(np.arange(len(starts)), n_words)
+    index = np.arange(int(n_words.sum())) - np.repeat(np.cumsum(n_words) - n_words, n_words) \
+        + _HEAD_WORDS
+    remaining = lengths[owner] - 8 * index
+    word = words[starts[owner] + 8 * index]
+    word = np.where(remaining >= 8, word, word & _BYTE_MASKS[np.clip(remaining, 0, 7)])
+    mixed = _mix(word ^ _mix(index.astype(np.uint64) * _M2 + _M3))
+    first = np.cumsum(n_words) - n_words
+    with np.errstate(over="ignore"):
+        return np.add.reduceat(mixed, first)  # wraps modulo 2**64, as intended
 
 
 def _candidates(query: pa.ChunkedArray, doc: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray] | None:
