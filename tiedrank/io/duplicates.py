@@ -115,16 +115,14 @@ def hash_strings(column: pa.ChunkedArray) -> np.ndarray:
         starts = offsets[:-1] - low
         lengths = offsets[1:] - offsets[:-1]
         h = _mix(lengths.astype(np.uint64) + _M1)
-        # rows by length, longest first: step w touches only the rows still that long
-        order = np.argsort(-lengths, kind="stable")
-        n_words = (lengths[order] + 7) // 8
-        for w in range(int(min(n_words[0], _HEAD_WORDS))):
-            active = order[:int(np.count_nonzero(n_words > w))]
-            remaining = lengths[active] - 8 * w
-            word = words[starts[active] + 8 * w]
+        for w in range(int(min((lengths.max() + 7) // 8, _HEAD_WORDS))):
+            remaining = lengths - 8 * w
+            word = words[np.minimum(starts + 8 * w, high - low)]
             word = np.where(remaining >= 8, word, word & _BYTE_MASKS[np.clip(remaining, 0, 7)])
-            h[active] = _mix(h[active] ^ (word * _M1))
-        long_rows = order[:int(np.count_nonzero(n_words > _HEAD_WORDS))]
+            # strings already consumed keep their hash: the result must not depend on the
+            # longest string of the chunk (equal ids in different chunks must collide)
+            h = np.where(remaining > 0, _mix(h ^ (word * _M1)), h)
+        long_rows = np.flatnonzero(lengths > 8 * _HEAD_WORDS)
         if len(long_rows):  # the tail of long ids: one vectorised pass over its words
             h[long_rows] = _mix(h[long_rows] ^ _tail_hash(words, starts[long_rows],
                                                            lengths[long_rows]))
