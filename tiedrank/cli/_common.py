@@ -34,6 +34,7 @@ FLAGS = {
     "preset": "--preset", "n_queries": "--queries", "docs_per_query": "--docs-per-query",
     "quality": "--quality", "levels": "--levels", "tie_prob": "--tie-prob",
     "precision": "--precision", "method": "--method", "name": "--name",
+    "buckets": "--buckets", "timeout": "--dask-timeout",
 }
 """Library parameter -> the CLI flag that sets it, to word errors in the user's terms."""
 
@@ -90,6 +91,7 @@ def _columns_remedy(match: re.Match) -> str:
 
 _PYTHON_REMEDIES = {
     re.compile(re.escape("pass duplicates='max'")): "add --duplicates max",
+    re.compile(re.escape("pass timeout=SECONDS")): "add --dask-timeout SECONDS",
     re.compile(r"pass columns=\{([^}]*)\} to (read_run|read_qrels)"): _columns_remedy,
 }
 """Remedies the library words as Python arguments (:mod:`tiedrank.io`), as the CLI user
