@@ -33,17 +33,23 @@ def neutralised(text: str) -> str:
     return text
 
 
+def _cell(text: str) -> str:
+    # a bare CR is not quoted by pandas (its line end is LF) but ends the row in spreadsheet
+    # readers, so the rest would start a row of its own: written as LF, which is quoted
+    return neutralised(text).replace("\r\n", "\n").replace("\r", "\n")
+
+
 def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with every string cell and column name :func:`neutralised`; numeric
-    columns are left as they are (numbers stay numbers)."""
+    """``frame`` with every string cell and column name :func:`neutralised` (and a carriage
+    return inside a cell written as a line feed, which ``to_csv`` quotes); numeric columns
+    are left as they are (numbers stay numbers)."""
     out = frame.copy()
     for column in out.columns:
         values = out[column]
         if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
             continue
-        out[column] = values.astype(object).map(
-            lambda v: neutralised(v) if isinstance(v, str) else v)
-    out.columns = [neutralised(c) if isinstance(c, str) else c for c in out.columns]
+        out[column] = values.astype(object).map(lambda v: _cell(v) if isinstance(v, str) else v)
+    out.columns = [_cell(c) if isinstance(c, str) else c for c in out.columns]
     return out
 
 
