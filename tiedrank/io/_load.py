@@ -18,6 +18,8 @@ from ..errors import InputError
 
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20
+_STDIN_READS: list[str] = []
+"""The inputs read from standard input so far (a second '-' finds it empty)."""
 
 
 @dataclass
@@ -103,6 +105,12 @@ def load(source: Any, source_name: str | None) -> Loaded:
 
             raw, filename = _read_bounded(sys.stdin.buffer, "<stdin>"), None
             name = source_name or "<stdin>"
+            if not raw and _STDIN_READS:  # an earlier '-' took it all
+                raise InputError(
+                    "standard input was already read: '-' is given more than once, and only "
+                    "the first '-' gets the data", source=name,
+                    expected="'-' for at most one input (the others as files)")
+            _STDIN_READS.append(name)
         else:
             with open(path, "rb") as handle:
                 raw = _read_bounded(handle, name)

@@ -73,7 +73,8 @@ def detect_format(data: bytes, name: str | None = None) -> str:
     by_extension = _format_from_extension(name)
     if by_extension:
         return by_extension
-    return _sniff(data[:_SNIFF_BYTES], source)
+    # a head shorter than the sniffing window is the whole input
+    return _sniff(data[:_SNIFF_BYTES], source, whole=len(data) < _SNIFF_BYTES)
 
 
 def choose_format(loaded: Loaded, format: str | None) -> str:
@@ -104,8 +105,9 @@ def _format_from_extension(name: str | None) -> str | None:
     return None
 
 
-def _sniff(head: bytes, source: str) -> str:
-    """Decide from the first non-empty line (see :func:`detect_format`)."""
+def _sniff(head: bytes, source: str, whole: bool = False) -> str:
+    """Decide from the first non-empty line (see :func:`detect_format`); ``whole``: ``head``
+    is all of the input (so a head of comment lines only is a file without data)."""
     if b"\0" in head or head[:4] == b"PK\x03\x04":
         raise InputError("unknown format", source=source,
                          text="binary data (zip, xlsx and similar are not read)",
@@ -117,6 +119,9 @@ def _sniff(head: bytes, source: str) -> str:
         _, data_line = first_line(blank_comments(head, source, qrels=False))
         if data_line is not None and _is_trec_shaped(data_line.strip()):
             return "trec_run" if len(blank_split(data_line)) >= 6 else "trec_qrels"
+        if data_line is None and whole:
+            raise InputError("no data lines (only comments)", source=source, line=line_no,
+                             text=line, expected="TREC lines after the '#' comment lines")
     stripped = line.strip()
     if stripped.startswith("{"):
         return "jsonl"
