@@ -66,12 +66,14 @@ def test_complex_scores_are_an_input_error(score):
 
 
 def test_a_nan_score_is_called_nan_not_missing():
-    for source in ({"q": {"d": float("nan")}},
-                   pd.DataFrame({"query": ["q"], "doc": ["d"], "score": [np.nan]})):
+    for source in ({"q": {"d": float("nan")}}, [("q", "d", np.nan)]):
         with pytest.raises(InputError, match=r"NaN or infinite score: .*score=nan"):
             read_run(source)
     with pytest.raises(InputError, match="missing score"):  # None is missing
         read_run({"q": {"d": None}})
+    # in a DataFrame NaN is pandas' missing value (an emptied cell of the dashboard editor)
+    with pytest.raises(InputError, match="missing score"):
+        read_run(pd.DataFrame({"query": ["q"], "doc": ["d"], "score": [np.nan]}))
     with pytest.raises(InputError, match="NaN or infinite score"):  # as a file says it
         read_run(b"q Q0 d 1 nan r\n")
 

@@ -89,6 +89,8 @@ class Loaded:
     filename: str | None             # for the extension and the run name; .gz stripped
     data: bytes = b""                # decompressed, BOM stripped
     frame: pd.DataFrame | None = None
+    nan_is_missing: bool = True      # a frame's NaN value: pandas' missing value, or (the
+                                     # frame of a dict or tuples) a NaN the caller gave
 
 
 def load(source: Any, source_name: str | None) -> Loaded:
