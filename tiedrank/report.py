@@ -14,6 +14,66 @@ MAX_DIGITS = 17
 """17 significant digits round-trip any float64 exactly; more would print noise."""
 
 
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?(?i:inf|infinity|nan)")
+
+
+def neutralised(text: str) -> str:
+    """``text`` as a spreadsheet shows it, never as a formula: a cell starting with ``=``,
+    ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'`` (OWASP's CSV
+    injection rule), unless it is a plain number (``-0.5`` stays a number).
+
+    Examples
+    --------
+    >>> neutralised("=SUM(A1)"), neutralised("-0.5"), neutralised("-1+2"), neutralised("q1")
+    ("'=SUM(A1)", '-0.5', "'-1+2", 'q1')
+    """
+    if text.startswith(_FORMULA_STARTS) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def _cell(text: str) -> str:
+    # a bare CR is not quoted by pandas (its line end is LF) but ends the row in spreadsheet
+    # readers, so the rest would start a row of its own: written as LF, which is quoted
+    return neutralised(text).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every string cell and column name :func:`neutralised` (and a carriage
+    return inside a cell written as a line feed, which ``to_csv`` quotes); numeric columns
+    are left as they are (numbers stay numbers)."""
+    out = frame.copy()
+    for column in out.columns:
+        values = out[column]
+        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            continue
+        out[column] = values.astype(object).map(lambda v: _cell(v) if isinstance(v, str) else v)
+    out.columns = [_cell(c) if isinstance(c, str) else c for c in out.columns]
+    return out
+
+
+_LATEX_SPECIAL = re.compile(r"[\\&%$#_{}~^]")
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+          "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+          "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    r"""``text`` safe in a LaTeX table cell: ``\ & % $ # _ { } ~ ^`` escaped, in one pass.
+
+    >>> print(latex_escape("a_b & 50% $x$ {#1} ~^\\"))
+    a\_b \& 50\% \$x\$ \{\#1\} \textasciitilde{}\textasciicircum{}\textbackslash{}
+    """
+    return _LATEX_SPECIAL.sub(lambda m: _LATEX[m.group()], text)
+
+
+def markdown_escape(text: str) -> str:
+    """``text`` safe in a Markdown table cell: ``|`` escaped, a line break made a space."""
+    return text.replace("\\", "\\\\").replace("|", r"\|").replace("\r\n", " ") \
+        .replace("\n", " ").replace("\r", " ")
+
+
 def _rounded(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
     out = frame.copy()
     for column in out.columns:
@@ -36,23 +96,22 @@ def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
     | --- | --- |
     | RR | 0.5000 |
     """
-    if fmt == "csv":
-        return frame.to_csv(index=False, float_format=f"%.{digits}f")
+    if fmt == "csv":  # string cells never start a spreadsheet formula
+        return csv_safe(frame).to_csv(index=False, float_format=f"%.{digits}f")
     if fmt == "json":
         return frame.to_json(orient="records", indent=1, double_precision=15)
     text = _rounded(frame, digits)
     if fmt == "latex":
-        escape = lambda s: (s.replace("\\", r"\textbackslash{}").replace("_", r"\_")
-                            .replace("&", r"\&").replace("%", r"\%").replace("#", r"\#"))
+        escape = latex_escape
         align = "".join("r" if pd.api.types.is_numeric_dtype(frame[c]) else "l" for c in frame)
         lines = [rf"\begin{{tabular}}{{{align}}}", r"\toprule",
                  " & ".join(escape(str(c)) for c in frame.columns) + r" \\", r"\midrule"]
         lines += [" & ".join(escape(v) for v in row) + r" \\" for row in text.itertuples(index=False)]
         return "\n".join(lines + [r"\bottomrule", r"\end{tabular}"])
     if fmt == "markdown":
-        lines = ["| " + " | ".join(map(str, frame.columns)) + " |",
+        lines = ["| " + " | ".join(markdown_escape(str(c)) for c in frame.columns) + " |",
                  "| " + " | ".join("---" for _ in frame.columns) + " |"]
-        lines += ["| " + " | ".join(v.replace("|", r"\|") for v in row) + " |"
+        lines += ["| " + " | ".join(markdown_escape(v) for v in row) + " |"
                   for row in text.itertuples(index=False)]
         return "\n".join(lines)
     # "table" (validate_params admits only FORMATS)

@@ -53,6 +53,7 @@ from .data import Qrels, Run
 from .errors import Finding
 from .hashing import hash_ids, mix, seed_word
 from .policies import POLICIES
+from .rounding import round_scores
 
 _MAX_LISTED = 20  # query ids listed in a Finding; the count is always complete
 
@@ -415,7 +416,7 @@ def build_tie_table(run: Run, qrels: Qrels, *, rel_level: int = 1, judged_only: 
     query_code = to_qrels[run_query_codes]
     score = frame["score"].to_numpy(dtype=np.float64)
     if round is not None:
-        score = np.round(score, round)
+        score = round_scores(score, round)
 
     # --- grades: look each (query, doc) up in the qrels -------------------------------
     run_docs = _as_arrow_strings(frame["doc"])

@@ -95,11 +95,12 @@ def test_qrels_comments_trec_eval_would_misread_are_refused(data, problem, line,
 def test_detection_looks_past_leading_comments():
     assert detect_format(b"# header\n# more\nq1 Q0 d1 1 2.5 t\n") == "trec_run"
     assert detect_format(b"# header\n1 0 d1 1\n") == "trec_qrels"
-    assert error_of(read_run, b"#x\n").problem == "unknown format"
-    # four words look like a qrels line to the sniffer; the reader then finds no data
-    assert error_of(read_run, b"# nothing but comments\n").problem == "only comment lines"
+    # issue 19: a file of comment lines only says so, whether detected or told the format
+    assert error_of(read_run, b"#x\n").problem == "no data lines (only comments)"
+    assert error_of(read_run, b"# nothing but comments\n").problem == \
+        "no data lines (only comments)"
     exc = error_of(read_run, b"# nothing but comments\n", format="trec_run")
-    assert exc.problem == "only comment lines"
+    assert exc.problem == "no data lines (only comments)"
 
 
 def test_cli_reads_commented_files(tmp_path, capsys):

@@ -8,11 +8,14 @@ the user typed (``--ties must be one of ...; got 'median'``) through :data:`FLAG
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
+import signal
 import sys
-
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from ..errors import InputError
 from ..metrics import GAINS
@@ -34,6 +37,7 @@ FLAGS = {
     "preset": "--preset", "n_queries": "--queries", "docs_per_query": "--docs-per-query",
     "quality": "--quality", "levels": "--levels", "tie_prob": "--tie-prob",
     "precision": "--precision", "method": "--method", "name": "--name",
+    "buckets": "--buckets", "timeout": "--dask-timeout",
 }
 """Library parameter -> the CLI flag that sets it, to word errors in the user's terms."""
 
@@ -90,6 +94,7 @@ def _columns_remedy(match: re.Match) -> str:
 
 _PYTHON_REMEDIES = {
     re.compile(re.escape("pass duplicates='max'")): "add --duplicates max",
+    re.compile(re.escape("pass timeout=SECONDS")): "add --dask-timeout SECONDS",
     re.compile(r"pass columns=\{([^}]*)\} to (read_run|read_qrels)"): _columns_remedy,
 }
 """Remedies the library words as Python arguments (:mod:`tiedrank.io`), as the CLI user
@@ -111,8 +116,49 @@ def in_cli_terms(message: str) -> str:
     return message
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt, so that every
+    ``finally`` runs (spill and temporary ``--out`` directories are removed)."""
+
+
+INTERRUPTED = {"SIGINT": 130, "SIGTERM": 143}
+"""Exit status after a signal: 128 + its number, as shells report it."""
+
+
+@contextlib.contextmanager
+def _signals_as_exceptions() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt and SIGTERM :class:`Terminated` (main thread only);
+    once one arrived, both are ignored, so a second Ctrl-C cannot cut the clean-up short."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(number: int, frame: Any) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise KeyboardInterrupt() if number == signal.SIGINT else Terminated()
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old)
+
+
 def run_handler(args: argparse.Namespace, prog: str = "tiedrank") -> int:
-    """Run ``args.handler``; bad input becomes one line on stderr and exit status 2."""
+    """Run ``args.handler``; bad input becomes one line on stderr and exit status 2;
+    Ctrl-C and SIGTERM one line (``tiedrank: interrupted``) and 130 / 143, after the
+    temporary files are removed."""
+    try:
+        with _signals_as_exceptions():
+            return _run_handler(args, prog)
+    except (KeyboardInterrupt, Terminated) as signalled:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return INTERRUPTED["SIGINT" if isinstance(signalled, KeyboardInterrupt) else "SIGTERM"]
+
+
+def _run_handler(args: argparse.Namespace, prog: str) -> int:
     limits = {"max_bytes": getattr(args, "max_input_size", None),
               "max_ratio": getattr(args, "max_ratio", None)}
     previous = set_input_limits(**limits)

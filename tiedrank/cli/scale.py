@@ -4,7 +4,8 @@ The evaluate command calls :func:`add_arguments` on its parser and, before its o
 one-pass path, :func:`evaluate_scaled`; that returns None when none of these options was
 given, so the ordinary path runs unchanged. Output is the ordinary one (same numbers, bit
 for bit); with ``--out`` the per-query rows are written as Parquet where they are computed
-and the report, the summary and the per-query files are left in DIR.
+and the report, the summary, the per-query files and their manifest are left in DIR (a
+transaction: see :mod:`tiedrank.distributed.output`).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..distributed.cluster import CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT
 from ..evaluate import Evaluation
 from ..options import EvaluationOptions
 
@@ -28,6 +30,17 @@ def _buckets(text: str) -> int | None:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= MAX_CONNECT_TIMEOUT:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of seconds in (0, {MAX_CONNECT_TIMEOUT:g}], got {text!r}")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--buckets``, ``--dask``, ``--out`` and ``--spill-dir`` to ``parser``."""
     group = parser.add_argument_group(
@@ -41,10 +54,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="run the (run, bucket) tasks on Dask: 'local:N' starts N worker "
                             "processes here, 'tcp://host:port' uses a running scheduler "
                             "(needs pip install 'tiedrank[dask]')")
+    group.add_argument("--dask-timeout", type=_seconds, default=CONNECT_TIMEOUT,
+                       metavar="SECONDS",
+                       help=f"how long to wait for the --dask scheduler to answer (default "
+                            f"{CONNECT_TIMEOUT:g})")
     group.add_argument("--out", default=None, metavar="DIR",
                        help="write per-query rows as Parquet under DIR/per_query/ where they "
-                            "are computed (only summaries travel back), plus DIR/report.csv "
-                            "and DIR/summary.csv")
+                            "are computed (only summaries travel back), plus DIR/report.csv, "
+                            "DIR/summary.csv and DIR/manifest.json; written in a temporary "
+                            "sibling and renamed into place when complete: a previous "
+                            "tiedrank result in DIR is replaced whole, any other non-empty "
+                            "DIR is refused")
     group.add_argument("--spill-dir", default=None, metavar="DIR",
                        help="where the temporary bucket files go (default: the system's "
                             "temporary directory; on several machines: a shared directory)")
@@ -62,7 +82,7 @@ def scaled_evaluation(args: argparse.Namespace, metrics: list, options: Evaluati
 
     return evaluate(list(args.runs), args.qrels, metrics, options=options,
                     buckets=getattr(args, "buckets", None), client=args.dask, out=args.out,
-                    spill_dir=args.spill_dir)
+                    spill_dir=args.spill_dir, timeout=args.dask_timeout)
 
 
 def evaluate_scaled(args: argparse.Namespace, metrics: list, options: EvaluationOptions
@@ -81,13 +101,6 @@ def evaluate_scaled(args: argparse.Namespace, metrics: list, options: Evaluation
         return 2
     if evaluation is None:
         return None
-    if args.out is not None:
-        report = evaluation.report()
-        report.insert(2, "queries", evaluation.summary.groupby(
-            ["run", "metric"], observed=True, sort=False)["n_queries"].first().to_numpy())
-        report.to_csv(Path(args.out, "report.csv"), index=False, float_format="%.17g")
-        evaluation.summary.to_csv(Path(args.out, "summary.csv"), index=False,
-                                  float_format="%.17g")
     status = show(evaluation, args)
     if args.out is not None and args.format == "table":
         print(f"# per-query rows: {Path(args.out, 'per_query')}/*.parquet "

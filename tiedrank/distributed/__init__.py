@@ -10,6 +10,7 @@ Modules
 ``buckets``     streaming split into bucket files (pyarrow), loading one bucket
 ``evaluation``  one (run, bucket) task, and combining the results as one pass would
 ``scaled``      :func:`evaluate`: the entry point (bucket count, temporary files, dispatch)
+``output``      ``out=`` as a transaction (temporary sibling, rename, lock, manifest check)
 ``cluster``     Dask: ``local:N`` / ``tcp://host:port`` clients, task runner, simulator
                 sweeps and verdict stability as tasks (Dask imported only when used)
 
@@ -29,7 +30,8 @@ True
 from .buckets import BucketSet, split, temporary_directory
 from .cluster import SchedulerUnreachable, connect, sweep, verdict_stability
 from .evaluation import read_per_query
+from .output import OutputError
 from .scaled import choose_buckets, evaluate
 
-__all__ = ["BucketSet", "SchedulerUnreachable", "choose_buckets", "connect", "evaluate",
+__all__ = ["BucketSet", "OutputError", "SchedulerUnreachable", "choose_buckets", "connect", "evaluate",
            "read_per_query", "split", "sweep", "temporary_directory", "verdict_stability"]

@@ -371,9 +371,37 @@ def split(runs: Sequence[Any] | Mapping[str, Any], qrels: Any, n_buckets: int,
     return bucket_set(directory, n_buckets, parts, qrels_part)
 
 
-def check_buckets(n_buckets: Any) -> None:
-    if isinstance(n_buckets, bool) or not isinstance(n_buckets, (int, np.integer)) or n_buckets < 1:
-        raise ValueError(f"buckets must be an integer >= 1, got {n_buckets!r}")
+FILES_IN_RESERVE = 64
+"""Open files kept for everything but the bucket writers (inputs, Python, Arrow, Dask)."""
+
+
+def max_buckets() -> int:
+    """The most buckets a split may write: one open Parquet writer per bucket, so the
+    open-file limit (``ulimit -n``, ``resource.RLIMIT_NOFILE``) less :data:`FILES_IN_RESERVE`."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft == resource.RLIM_INFINITY or soft < 0:
+            soft = 1 << 20
+    except (ImportError, OSError, ValueError):  # no resource module (Windows): a safe bound
+        soft = 512
+    return max(1, min(int(soft), 1 << 20) - FILES_IN_RESERVE)
+
+
+def check_buckets(n_buckets: Any) -> int:
+    """``n_buckets`` if it is an integer in [1, :func:`max_buckets`], else the one error form
+    (``buckets=`` in Python, ``--buckets`` on the CLI): a split past the open-file limit
+    would end in "Too many open files" after reading the inputs."""
+    from ..validation import Interval, InvalidParameterError
+
+    limit = max_buckets()
+    allowed = Interval(int, 1, limit)
+    if not allowed.accepts(n_buckets):
+        raise InvalidParameterError(
+            "buckets", n_buckets, f"{allowed.describe()} (one open file per bucket: the "
+            f"open-file limit, ulimit -n, less {FILES_IN_RESERVE})")
+    return int(n_buckets)
 
 
 def bucket_set(directory: str, n_buckets: int, parts: Sequence[RunPart],

@@ -35,8 +35,89 @@ CONNECT_TIMEOUT = 5.0
 _LOCAL = re.compile(r"^local(?::(\d+))?$")
 
 
+MAX_CONNECT_TIMEOUT = 86_400.0
+_WAIT_LONGER = "pass timeout=SECONDS to wait longer"
+
+
 class SchedulerUnreachable(ConnectionError):
-    """The Dask scheduler at the given address did not answer in time."""
+    """The Dask scheduler at the given address did not answer in time, or what answered is
+    not a Dask scheduler."""
+
+
+def check_timeout(timeout: Any) -> float:
+    """``timeout`` if it is a number of seconds in (0, 1 day], else the one error form."""
+    from ..validation import Interval, check
+
+    return float(check("timeout", timeout, [Interval(float, 0, MAX_CONNECT_TIMEOUT, "right")]))
+
+
+def _probe(address: str, timeout: float) -> None:
+    """Check within ``timeout`` seconds that a Dask scheduler answers at ``tcp://host:port``.
+
+    A scheduler writes its handshake (a framed msgpack dict with ``pickle-protocol``) as
+    soon as it accepts a connection, so this reads it with a deadline before Dask's own
+    client, which waits without one for the handshake of a server that accepts and never
+    answers, and reads junk as frame lengths.  Connection refused is retried until the
+    deadline, as Dask does (a scheduler may be starting).
+    """
+    import socket
+    import struct
+    import time
+
+    host, _, port_text = address.split("://", 1)[1].rpartition(":")
+    host = host.strip("[]")
+    try:
+        port = int(port_text)
+    except ValueError:
+        return  # let Dask word an address it parses differently
+    deadline = time.monotonic() + timeout
+    error: BaseException | None = None
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise SchedulerUnreachable(
+                f"cannot reach the Dask scheduler at {address} within {timeout:g} s "
+                f"({type(error).__name__ if error else 'TimeoutError'}). Is it running? Start "
+                "one with `dask scheduler` (it prints its tcp:// address) and workers with "
+                "`dask worker tcp://HOST:8786`, or use 'local:N' for N worker processes on "
+                f"this machine; {_WAIT_LONGER}.")
+        try:
+            sock = socket.create_connection((host, port), timeout=left)
+            break
+        except OSError as exc:
+            error = exc
+            time.sleep(min(0.2, max(deadline - time.monotonic(), 0)))
+
+    def not_a_scheduler(what: str) -> SchedulerUnreachable:
+        return SchedulerUnreachable(
+            f"{address} is not a Dask scheduler: it accepted the connection but {what} "
+            f"within {timeout:g} s; check the address (`dask scheduler` prints it), or "
+            f"{_WAIT_LONGER}.")
+
+    def read(n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise socket.timeout()
+            sock.settimeout(left)
+            chunk = sock.recv(n - len(data))
+            if not chunk:
+                raise ConnectionResetError("closed")
+            data += chunk
+        return data
+
+    with sock:
+        try:
+            (size,) = struct.unpack("<Q", read(8))
+            if not 16 <= size <= 1 << 20:
+                raise not_a_scheduler("answered something else than a Dask handshake")
+            if b"pickle-protocol" not in read(size):
+                raise not_a_scheduler("answered something else than a Dask handshake")
+        except socket.timeout:
+            raise not_a_scheduler("sent no Dask handshake") from None
+        except OSError:
+            raise not_a_scheduler("closed it without a Dask handshake") from None
 
 
 def _distributed() -> Any:
@@ -80,7 +161,8 @@ def connect(address: Any, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
     ValueError
         An address that is neither ``local[:N]`` nor ``[tcp://]host:port``.
     SchedulerUnreachable
-        No scheduler answered at the address within ``timeout`` seconds.
+        No scheduler answered at the address within ``timeout`` seconds, or what answered
+        is not a Dask scheduler (``tcp://`` addresses are probed with the deadline first).
     ImportError
         Dask is not installed.
     """
@@ -112,9 +194,12 @@ def connect(address: Any, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
         finally:
             cluster.close()
         return
+    timeout = check_timeout(timeout)
     distributed = _distributed()
     if "://" not in text:
         text = f"tcp://{text}"
+    if text.startswith("tcp://"):
+        _probe(text, timeout)
     try:
         client = distributed.Client(text, timeout=timeout)
     except (OSError, TimeoutError) as exc:
@@ -122,7 +207,7 @@ def connect(address: Any, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
             f"cannot reach the Dask scheduler at {text} within {timeout:g} s ({type(exc).__name__}). "
             "Is it running? Start one with `dask scheduler` (it prints its tcp:// address) and "
             "workers with `dask worker tcp://HOST:8786`, or use 'local:N' for N worker "
-            "processes on this machine.") from None
+            f"processes on this machine; {_WAIT_LONGER}.") from None
     try:
         client.run(warm_up)
         yield client

@@ -9,7 +9,6 @@ alone and exact sums add in any order, so :func:`combine` rebuilds the one-pass
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Sequence
@@ -27,9 +26,9 @@ from ..metrics import Metric
 from ..options import EvaluationOptions
 from ..summation import SUMMARY_KEYS, ExactSum, partial_summary
 from .buckets import MARKER, BucketSet, RunPart, load_qrels, load_run
+from .output import PER_QUERY_DIR, OutputError, read_manifest, write_manifest
 
-_PER_QUERY_DIR = "per_query"
-_MANIFEST = "manifest.json"
+_PER_QUERY_DIR = PER_QUERY_DIR
 _MAX_LISTED = 20
 # findings of the tie table whose message begins with their count: merged across buckets
 _COUNTED = ("queries_not_in_qrels", "unjudged_documents", "queries_missing_from_run",
@@ -281,20 +280,36 @@ def _merge(group: list[Finding]) -> Finding:
     return Finding(group[0].kind, message, group[0].source, count, queries)
 
 
-def write_manifest(out: str, runs: list[str], options: Plan) -> None:
-    """Record the run / metric / policy orders next to the per-query files."""
+def write_result(out: str, evaluation: Evaluation, runs: list[str], options: Plan) -> None:
+    """Complete the result in ``out``: ``report.csv``, ``summary.csv`` (full precision,
+    string cells made safe for spreadsheets) and, last, the manifest listing the files."""
+    from ..report import csv_safe
+
+    report = evaluation.report()
+    report.insert(2, "queries", evaluation.summary.groupby(
+        ["run", "metric"], observed=True, sort=False)["n_queries"].first().to_numpy())
+    csv_safe(report).to_csv(Path(out, "report.csv"), index=False, float_format="%.17g")
+    csv_safe(evaluation.summary).to_csv(Path(out, "summary.csv"), index=False,
+                                        float_format="%.17g")
     Path(out, _PER_QUERY_DIR).mkdir(parents=True, exist_ok=True)
-    Path(out, _MANIFEST).write_text(json.dumps(
-        {"runs": runs, "metrics": options.metric_names(), "policies": options.policy_labels()},
-        indent=1), encoding="utf-8")
+    write_manifest(out, runs, options.metric_names(), options.policy_labels())
 
 
 def read_per_query(out: str | os.PathLike) -> pd.DataFrame:
     """The per-query frame written under ``out`` by ``evaluate(..., out=...)``, in the
-    one-pass order (the same frame ``Evaluation.per_query`` would have been)."""
-    manifest = json.loads(Path(out, _MANIFEST).read_text(encoding="utf-8"))
-    files = sorted(Path(out, _PER_QUERY_DIR).glob("run*-b*.parquet"))
-    # the run's display name from the manifest (a task knows only the run's own name)
-    frames = [pd.read_parquet(f).assign(run=manifest["runs"][int(f.name[3:8])])
-              for f in files]
-    return canonical_order(frames, manifest["runs"], manifest["metrics"], manifest["policies"])
+    one-pass order (the same frame ``Evaluation.per_query`` would have been).
+
+    Raises :class:`~tiedrank.distributed.output.OutputError` when ``out`` is not a complete
+    result: no manifest, or per-query files missing from it or not listed in it.
+    """
+    manifest = read_manifest(out)
+    files = [Path(out, _PER_QUERY_DIR, name) for name in manifest["files"]]
+    runs = manifest["runs"]
+    frames = []
+    for f in files:
+        index = int(f.name[3:8]) if re.fullmatch(r"run\d{5}-b\d{5}\.parquet", f.name) else -1
+        if not 0 <= index < len(runs):
+            raise OutputError(f"{f} names no run of {out}'s manifest ({len(runs)} runs)")
+        # the run's display name from the manifest (a task knows only the run's own name)
+        frames.append(pd.read_parquet(f).assign(run=runs[index]))
+    return canonical_order(frames, runs, manifest["metrics"], manifest["policies"])

@@ -23,14 +23,15 @@ from .buckets import (
     split_run,
     temporary_directory,
 )
-from .cluster import CONNECT_TIMEOUT, connect, run_all
+from .cluster import CONNECT_TIMEOUT, check_timeout, connect, run_all
 from .evaluation import (
     Plan,
     combine,
     evaluate_bucket,
     evaluate_source,
-    write_manifest,
+    write_result,
 )
+from .output import transaction
 
 AUTO_THRESHOLD_BYTES = 256 << 20
 """Below this much input (text bytes, gzip counted x4), ``buckets=None`` means one pass
@@ -113,14 +114,19 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
     out : path, optional
         Write the per-query rows as Parquet under ``out/per_query/`` where each task runs
         (read them back with :func:`tiedrank.distributed.read_per_query`) and gather only
-        the summaries; ``per_query`` of the result is then empty.
+        the summaries; ``per_query`` of the result is then empty. ``out`` also gets
+        ``report.csv``, ``summary.csv`` and ``manifest.json`` (which lists every file). A
+        transaction: all is written into a temporary sibling directory and renamed into
+        place when complete; a previous tiedrank result in ``out`` is replaced whole, a
+        non-empty directory that is not one is refused, and so is a second writer of the
+        same ``out`` while the first runs (:mod:`tiedrank.distributed.output`).
     spill_dir : path, optional
         Parent of the temporary bucket directory (default: the system's temporary
         directory). Workers on other machines must see it (a shared file system).
     block_bytes : int
         Text read per block.
     timeout : float
-        Seconds to wait for a remote scheduler.
+        Seconds to wait for a remote scheduler to answer (CLI: ``--dask-timeout``).
 
     Examples
     --------
@@ -133,19 +139,35 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
     [[0.875, 1.0, 0.75]]
     """
     plan = Plan(tuple(parse_metrics(metrics)), make_options("evaluate", options, **option_values))
-    columns = dict(plan.options.columns) or None
-    qrels_columns = dict(plan.options.qrels_columns) or None
-    duplicates = plan.options.duplicates
+    check_timeout(timeout)
     if buckets is None:
         buckets = choose_buckets(runs, qrels)
         if client is not None and buckets == 0:  # small runs: one task per run if enough
             workers = _expected_workers(client)
             buckets = 1 if len(run_items(runs)) >= 2 * workers else 2 * workers
+    if buckets != 0:
+        check_buckets(buckets)
+    if out is None:
+        return _evaluate(runs, qrels, plan, buckets, client, None, spill_dir, block_bytes,
+                         timeout)[0]
+    # a transaction: written beside ``out``, renamed into place when complete
+    with transaction(out) as directory:
+        evaluation, labels = _evaluate(runs, qrels, plan, buckets, client, directory,
+                                       spill_dir, block_bytes, timeout)
+        write_result(directory, evaluation, labels, plan)
+    return evaluation
+
+
+def _evaluate(runs: Any, qrels: Any, plan: Plan, buckets: int, client: Any,
+              out_text: str | None, spill_dir: Any, block_bytes: int, timeout: float
+              ) -> tuple[Evaluation, list[str]]:
+    """The evaluation and its run labels; per-query rows go to ``out_text`` if given."""
     if buckets == 0:
-        return _one_pass(runs, qrels, plan, out)
-    check_buckets(buckets)
+        return _one_pass(runs, qrels, plan, out_text)
+    columns = dict(plan.options.columns) or None
+    qrels_columns = dict(plan.options.qrels_columns) or None
+    duplicates = plan.options.duplicates
     items = [(name, _absolute(source)) for name, source in run_names(runs, columns)]
-    out_text = None if out is None else os.path.abspath(out)
     # connect first: an unreachable scheduler fails in seconds, before any file is read
     with nullcontext() if client is None else connect(client, timeout=timeout) as dask_client:
         def each(function, arguments, name):
@@ -161,9 +183,7 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
                                              for i, (name, source) in enumerate(items)], "run")
             labels = label_runs([r.run_name for r in results])
             parts = [RunPart(i, label, "", 0, 1) for i, label in enumerate(labels)]
-            if out_text is not None:
-                write_manifest(out_text, labels, plan)
-            return combine(results, parts, plan)
+            return combine(results, parts, plan), labels
         with temporary_directory(spill_dir) as directory:
             qrels_part = split_qrels(qrels, buckets, directory, block_bytes=block_bytes,
                                      columns=qrels_columns)
@@ -171,12 +191,14 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
                                             block_bytes, None, columns)
                                            for i, (name, source) in enumerate(items)], "split")
             bucket_set_ = bucket_set(directory, buckets, split_parts, qrels_part)
-            if out_text is not None:
-                write_manifest(out_text, [p.name for p in bucket_set_.runs], plan)
-            results = each(evaluate_bucket, [(bucket_set_, part.index, b, plan, out_text)
-                                             for b in range(buckets) for part in bucket_set_.runs],
-                           "bucket")
-            return combine(results, bucket_set_.runs, plan, bucket_set_.qrels_findings)
+            # a bucket with neither qrels nor run rows adds nothing: no task for it
+            tasks = [(bucket_set_, part.index, b, plan, out_text)
+                     for b in range(buckets) for part in bucket_set_.runs
+                     if bucket_set_.run_path(part.index, b).exists()
+                     or bucket_set_.qrels_path(b).exists()]
+            results = each(evaluate_bucket, tasks, "bucket")
+            labels = [p.name for p in bucket_set_.runs]
+            return combine(results, bucket_set_.runs, plan, bucket_set_.qrels_findings), labels
 
 
 def _absolute(source: Any) -> Any:
@@ -204,15 +226,15 @@ def _expected_workers(client: Any) -> int:
         return 2
 
 
-def _one_pass(runs: Any, qrels: Any, plan: Plan, out: Any) -> Evaluation:
+def _one_pass(runs: Any, qrels: Any, plan: Plan, out: str | None
+              ) -> tuple[Evaluation, list[str]]:
     """Small input: the core in this process (with its tie tables), per-query rows written
     to ``out`` like the bucketed path when asked."""
     from .evaluation import write_atomic
 
     ev = plan.evaluate(runs, qrels)
     if out is None:
-        return ev
-    write_manifest(os.fspath(out), list(ev.tables), plan)
+        return ev, list(ev.tables)
     write_atomic(ev.per_query, Path(out, "per_query", "run00000-b00000.parquet"))
     return Evaluation(ev.per_query.iloc[0:0], ev.summary, ev.tables, ev.findings, ev.rule,
-                      ev.options)
+                      ev.options), list(ev.tables)

@@ -18,6 +18,8 @@ from ..errors import InputError
 
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20
+_STDIN_READS: list[str] = []
+"""The inputs read from standard input so far (a second '-' finds it empty)."""
 
 
 @dataclass
@@ -92,6 +94,8 @@ class Loaded:
     filename: str | None             # for the extension and the run name; .gz stripped
     data: bytes = b""                # decompressed, BOM stripped
     frame: pd.DataFrame | None = None
+    nan_is_missing: bool = True      # a frame's NaN value: pandas' missing value, or (the
+                                     # frame of a dict or tuples) a NaN the caller gave
 
 
 def load(source: Any, source_name: str | None) -> Loaded:
@@ -108,6 +112,12 @@ def load(source: Any, source_name: str | None) -> Loaded:
 
             raw, filename = _read_bounded(sys.stdin.buffer, "<stdin>"), None
             name = source_name or "<stdin>"
+            if not raw and _STDIN_READS:  # an earlier '-' took it all
+                raise InputError(
+                    "standard input was already read: '-' is given more than once, and only "
+                    "the first '-' gets the data", source=name,
+                    expected="'-' for at most one input (the others as files)")
+            _STDIN_READS.append(name)
         else:
             with open(path, "rb") as handle:
                 raw = _read_bounded(handle, name)
@@ -146,19 +156,20 @@ def gunzip(raw: bytes, source: str, size: int | None = None) -> bytes:
     """Decompress gzip data: all of it, or only its first ``size`` bytes (for detection,
     which need not inflate everything).
 
-    Streams in 1 MB steps and stops at the first step past :data:`LIMITS` (the total, or
-    the expansion ratio of a bomb), so memory never exceeds the limit whatever the input.
+    Every member is read: ``cat a.gz b.gz`` (what pigz, bgzip and appending tools make) is
+    the text of ``a`` then ``b``, as ``gzip -d`` and Python's :mod:`gzip` read it.  Streams
+    in 1 MB steps and stops at the first step past :data:`LIMITS` (the total, or the
+    expansion ratio of a bomb, counted over all members), so memory never exceeds the limit
+    whatever the input.
     """
     try:
-        if size is not None:
-            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, size)
-        return _gunzip_bounded(raw, source)
+        return _gunzip_bounded(raw, source, size)
     except (OSError, EOFError, zlib.error) as exc:
         raise InputError("corrupt gzip data", source=source, text=str(exc),
                          expected="a complete gzip stream") from None
 
 
-def _gunzip_bounded(raw: bytes, source: str) -> bytes:
+def _gunzip_bounded(raw: bytes, source: str, size: int | None = None) -> bytes:
     out = bytearray()
     view, position = memoryview(raw), 0
     while position < len(raw):  # one decompressor per gzip member (files may concatenate)
@@ -167,15 +178,20 @@ def _gunzip_bounded(raw: bytes, source: str) -> bytes:
                 raise zlib.error("trailing garbage after the gzip data")
             break
         inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        pending = b""
+        pending: bytes | memoryview = b""
         while not inflater.eof:
             if not pending:
                 if position >= len(raw):
                     raise EOFError("compressed file ended before the end-of-stream marker")
-                pending, position = view[position:position + _CHUNK], position + _CHUNK
+                # never past the end: ``position`` must stay the true offset, or the next
+                # member (in ``unused_data``) would be taken for the end of the file
+                end = min(position + _CHUNK, len(raw))
+                pending, position = view[position:end], end
             out += inflater.decompress(pending, _CHUNK)
             pending = inflater.unconsumed_tail
             consumed = position - len(pending) - len(inflater.unused_data)
+            if size is not None and len(out) >= size:  # detection: the head is enough
+                return bytes(out[:size])
             if len(out) > LIMITS.max_bytes:
                 raise _too_large(source, "the decompressed input")
             if len(out) > LIMITS.ratio_floor and len(out) > LIMITS.max_ratio * max(consumed, 1):

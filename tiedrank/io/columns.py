@@ -202,11 +202,15 @@ def as_values(column: pa.ChunkedArray, rule: ValueRule, locate: Locator,
             not rule.integer and (pa.types.is_floating(kind) or pa.types.is_decimal(kind)))):
         raise reject(f"{rule.invalid} (type {kind})", 0)
     if rule.integer:
+        original = column
         try:
             column = column.cast(pa.int64())
         except (pa.ArrowInvalid, OverflowError):
             column = None
-        if column is None:  # beyond int64
+        if column is None:  # beyond int64: name the first such row (an error path only)
+            row = _first_beyond(original)
+            if row is not None:
+                raise reject(f"{rule.noun} out of range", row)
             raise InputError(f"{rule.noun} out of range", source=source, expected=rule.expected)
         bad = first_true(pc.or_(pc.greater(column, MAX_GRADE), pc.less(column, -MAX_GRADE)))
         if bad is not None:
@@ -217,3 +221,15 @@ def as_values(column: pa.ChunkedArray, rule: ValueRule, locate: Locator,
     if bad is not None:  # NaN, inf, or a decimal too large for float64 ("1e999")
         raise reject(nonfinite, bad)
     return column
+
+
+def _first_beyond(column: pa.ChunkedArray) -> int | None:
+    """The first row of a whole-number column whose value is past :data:`MAX_GRADE`."""
+    for row, value in enumerate(column.to_pylist()):
+        try:
+            beyond = value is not None and abs(int(value)) > MAX_GRADE
+        except (TypeError, ValueError, OverflowError):
+            beyond = True
+        if beyond:
+            return row
+    return None

@@ -66,32 +66,33 @@ def detect_format(data: bytes, name: str | None = None) -> str:
     'csv'
     """
     source = name or "<bytes>"
-    head = _head(data, source)
+    head, whole = _head(data, source)
     if head[:4] == _PARQUET_MAGIC:
         return "parquet"
     by_extension = _format_from_extension(name)
     if by_extension:
         return by_extension
-    return _sniff(head, source)
+    return _sniff(head, source, whole=whole)
 
 
-def _head(data: bytes, source: str) -> bytes:
+def _head(data: bytes, source: str) -> tuple[bytes, bool]:
     """The first :data:`_SNIFF_BYTES` of the (decompressed) input, extended to the end of
     the line they cut: detection always sees whole lines, however long a line is (an id of
-    a few MB on line 1 is data, not an unknown format)."""
+    a few MB on line 1 is data, not an unknown format). The flag: the head is the whole
+    input."""
     size = _SNIFF_BYTES
     while True:
         head = gunzip(data, source, size=size) if data[:2] == GZIP_MAGIC else data[:size]
         end = head.find(b"\n", _SNIFF_BYTES - 1)
         if end >= 0:
-            return head[:end + 1]
+            return head[:end + 1], False
         if len(head) < size:  # the whole input is shorter than asked: all of it
-            return head
+            return head, True
         if data[:2] != GZIP_MAGIC:  # plain bytes: cut at the next newline directly
             end = data.find(b"\n", size)
-            return data if end < 0 else data[:end + 1]
+            return (data, True) if end < 0 else (data[:end + 1], False)
         if size >= input_limits().max_bytes:  # never inflate more than a read would allow
-            return head
+            return head, False
         size = min(size * 4, input_limits().max_bytes)
 
 
@@ -123,8 +124,9 @@ def _format_from_extension(name: str | None) -> str | None:
     return None
 
 
-def _sniff(head: bytes, source: str) -> str:
-    """Decide from the first non-empty line (see :func:`detect_format`)."""
+def _sniff(head: bytes, source: str, whole: bool = False) -> str:
+    """Decide from the first non-empty line (see :func:`detect_format`); ``whole``: ``head``
+    is all of the input (so a head of comment lines only is a file without data)."""
     if b"\0" in head or head[:4] == b"PK\x03\x04":
         raise InputError("unknown format", source=source,
                          text="binary data (zip, xlsx and similar are not read)",
@@ -136,6 +138,9 @@ def _sniff(head: bytes, source: str) -> str:
         _, data_line = first_line(blank_comments(head, source, qrels=False))
         if data_line is not None and _is_trec_shaped(data_line.strip()):
             return "trec_run" if len(blank_split(data_line)) >= 6 else "trec_qrels"
+        if data_line is None and whole:
+            raise InputError("no data lines (only comments)", source=source, line=line_no,
+                             text=line, expected="TREC lines after the '#' comment lines")
     stripped = line.strip()
     if stripped.startswith("{"):
         return "jsonl"

@@ -77,11 +77,13 @@ def read_run(source: Any, *, format: str | None = None, name: str | None = None,
     ...     print(error)
     read_run(): duplicates= must be one of 'error', 'max'; got 'first'
     """
-    if is_peer_object(source):  # ranx, pytrec_eval dicts, ir_measures tuples
+    peer = is_peer_object(source)
+    if peer:  # ranx, pytrec_eval dicts, ir_measures tuples
         source_name = source_name or _peer_name(source)
         source, peer_name = as_table(source, "score")
         name = name or peer_name
     loaded = load(source, source_name)
+    loaded.nan_is_missing = not peer  # {'q': {'d': nan}} is a NaN score, as a file's "nan"
     fmt = choose_format(loaded, format)
     if fmt == "trec_run":
         raw, tag = read_trec(loaded, ncols=6, value_col=4, value_type=pa.float64())

@@ -42,7 +42,9 @@ def read_tabular(loaded: Loaded, fmt: str, roles: tuple[str, str, str],
         frame = loaded.frame
         resolved = resolve_columns([str(c) for c in frame.columns], roles, mapping, loaded.name)
         by_name = {str(c): c for c in frame.columns}
-        table = pa.table({role: _arrow_from_series(frame[by_name[resolved[role]]])
+        keep_nan = not loaded.nan_is_missing
+        table = pa.table({role: _arrow_from_series(frame[by_name[resolved[role]]],
+                                                   keep_nan=keep_nan and role == roles[2])
                           for role in roles})
         locate = _row_locator(table, resolved)
     else:  # pragma: no cover - choose_format only returns known formats
@@ -241,18 +243,27 @@ def _json_cell(value: Any) -> str | None:
 # DataFrames (and the row locator Parquet shares)
 # --------------------------------------------------------------------------------------------
 
-def _arrow_from_series(series: pd.Series) -> pa.ChunkedArray:
+def _arrow_from_series(series: pd.Series, *, keep_nan: bool = False) -> pa.ChunkedArray:
+    """A DataFrame column as Arrow, for the checks every file goes through (the one door of
+    in-memory inputs: DataFrames, and the dicts and tuples :mod:`tiedrank.io.adapters` turns
+    into DataFrames).
+
+    A NaN is pandas' missing value ("missing score", as an emptied cell of the dashboard's
+    editor is), unless ``keep_nan`` (the value column of a dict or tuples: a NaN the caller
+    gave, named as a file's ``nan`` is: "NaN or infinite score").  What Arrow cannot hold
+    as numbers (Python ints past int64, complex numbers, mixed objects) is compared as
+    text, so the checks name the row: "grade out of range", "non-numeric score".
+    """
     try:
-        return pa.chunked_array([pa.array(series, from_pandas=True)])
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        # An object column mixing e.g. ints and strings: compare it as text.
-        text = [None if _is_missing(v) else _json_cell(v) for v in series]
+        return pa.chunked_array([pa.array(series, from_pandas=not keep_nan)])
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError):
+        text = [None if _is_missing(v, nan=not keep_nan) else _json_cell(v) for v in series]
         return pa.chunked_array([pa.array(text, pa.string())])
 
 
-def _is_missing(value: Any) -> bool:
+def _is_missing(value: Any, nan: bool = True) -> bool:
     return (value is None or value is pd.NA or value is pd.NaT
-            or (isinstance(value, float) and math.isnan(value)))
+            or (nan and isinstance(value, float) and math.isnan(value)))
 
 
 def _row_locator(table: pa.Table, resolved: Mapping[str, str]) -> Locator:

@@ -46,8 +46,9 @@ def read_trec(loaded: Loaded, *, ncols: int, value_col: int,
     expected = RUN_EXPECTED if ncols == 6 else QRELS_EXPECTED
     line_no, first = first_line(data)
     if first is None:
-        raise InputError("empty input" if data is loaded.data else "only comment lines",
-                         source=source, expected="at least one data row")
+        raise InputError("empty input" if data is loaded.data else
+                         "no data lines (only comments)", source=source,
+                         expected="at least one data row")
     fields = blank_split(first)
     if len(fields) != ncols and not (ncols == 6 and len(fields) > 6):
         # pyarrow takes the column count from the first row, so check it here.

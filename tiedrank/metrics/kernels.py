@@ -256,7 +256,11 @@ def tsrr(table: TieTable, alpha: float | np.ndarray) -> np.ndarray:
     f_total = (table.n_retrieved - table.relevant_retrieved).astype(np.float64)
     ratio = _safe_divide(np.log1p(t - r), np.log1p(f_total))
     shaped = ratio[:, None] if alphas.ndim else ratio
-    value = (1.0 - shaped ** (1.0 / alphas)) / ((a + 1)[:, None] if alphas.ndim else a + 1)
+    # a subnormal alpha (1e-320) makes 1/alpha inf: ratio**inf is then 0 (ratio < 1) or 1
+    # (ratio = 1), the limits the finite power already equals to float64 precision
+    with np.errstate(over="ignore"):
+        exponent = 1.0 / alphas
+    value = (1.0 - shaped ** exponent) / ((a + 1)[:, None] if alphas.ndim else a + 1)
     return np.where(found[:, None] if alphas.ndim else found, value, 0.0)
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ties import TieTable
-from ..validation import InvalidParameterError, Options, check
+from ..validation import Interval, InvalidParameterError, Options, check
 from . import kernels as K
 
 CUTOFF_RULES = ("none", "optional", "required")
@@ -144,6 +144,10 @@ class Metric:
         """True for metrics defined on the tie groups themselves (policy-invariant)."""
         return self.entry.tie_aware_by_definition
 
+    def __post_init__(self) -> None:
+        if self.k is not None:  # Metric(...) made directly: the parser's bound as well
+            check_cutoff(self.k, f"metric {self.family!r}")
+
     def __str__(self) -> str:
         return self.name
 
@@ -251,10 +255,23 @@ def parse_text(text: str, subject: str) -> Metric:
         raise ValueError(f"{subject} needs a cutoff, e.g. {entry.name}@10")
     if k is not None and entry.cutoff == "none":
         raise ValueError(f"{subject} takes no cutoff")
-    if k is not None and int(k) < 1:
-        raise ValueError(f"{subject}: the cutoff must be >= 1")
+    if k is not None:
+        check_cutoff(int(k), subject)
     values = _parse_parameters(subject, entry, args)
     return Metric(entry.name, None if k is None else int(k), **values)
+
+
+MAX_CUTOFF = 2**31 - 1
+"""Largest cutoff ``@k``: deeper than any ranking (the kernels count ranks in int64; a
+cutoff past it, ``@9223372036854775808``, would not fit)."""
+
+
+def check_cutoff(k: object, subject: str) -> None:
+    """Raise the one error form unless ``k`` is an integer in [1, :data:`MAX_CUTOFF`]."""
+    allowed = Interval(int, 1, MAX_CUTOFF)
+    if not allowed.accepts(k):
+        raise InvalidParameterError("k", k, f"{allowed.describe()} (the cutoff @k)",
+                                    subject=subject)
 
 
 _TREC_EVAL_CUTOFF = re.compile(r"^\s*(P|recall|map_cut|ndcg_cut|success|recip_rank_cut)[._](\d+)\s*$",
