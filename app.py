@@ -167,7 +167,7 @@ def _column_mapping(upload, fields: tuple[str, ...], role: str, errors: list[str
             elif key not in st.session_state:
                 st.session_state[key] = guess[name]
             choice = st.selectbox(
-                name, columns, key=key, **extra,
+                name, columns, key=key, persist_state=common.KEEP, **extra,
                 help=f"The column of {upload.name} that holds the {name}"
                      + (" (a number; higher = ranked higher)" if name == "score" else "")
                      + (" (an integer grade)" if name == "relevance" else "") + ".")
@@ -186,7 +186,7 @@ def data_panel() -> None:
     with st.sidebar:
         st.header("Data", divider="gray")
         st.radio(
-            "Dataset", [*BUNDLED, SESSION, UPLOAD], key="data_source",
+            "Dataset", [*BUNDLED, SESSION, UPLOAD], key="data_source", persist_state=common.KEEP,
             on_change=_source_changed, format_func=_source_label,
             help="A bundled dataset (two real, one synthetic), the runs you generated or "
                  "quantised on the Simulator page in this session, or your own qrels and runs. "
@@ -219,12 +219,18 @@ def data_panel() -> None:
                 help="A TSV file with lines 'qid<TAB>query text', shown next to query ids.")
             st.radio(
                 "Duplicate documents", list(common.DUPLICATE_CHOICES), key="upload_duplicates",
+                persist_state=common.KEEP,
                 format_func=common.DUPLICATE_CHOICES.get, horizontal=True,
                 help="A run that lists a document twice for one query: stop with an error "
                      "naming the lines, or keep the row with the highest score.")
             # column mapping forms, right under the uploads
-            qrels_file = st.session_state.get("upload_qrels")
-            run_files = st.session_state.get("upload_runs") or []
+            qrels_file, run_files, queries_file, restored = common.effective_uploads()
+            if restored:
+                st.caption("Still using the files uploaded before: "
+                           + ", ".join(f.name for f in [qrels_file, *run_files, queries_file] if f)
+                           + ". Upload files above to replace them.")
+                st.button("Forget these files", key="forget_uploads", icon=":material/delete:",
+                          on_click=common.forget_uploads)
             mappings: dict[str, dict[str, str]] = {}
             pending: list[str] = []
             if qrels_file is not None:
@@ -237,28 +243,30 @@ def data_panel() -> None:
         st.header("Settings", divider="gray")
         st.number_input(
             "Relevance level", min_value=1, max_value=100, step=1, key="rel_level",
+            persist_state=common.KEEP,
             help="Binary metrics (RR, P, R, AP) count a document as relevant when its grade is at "
                  "least this. TREC Deep Learning uses 2 on a 0-3 scale; trec_eval's default is 1.")
         st.segmented_control(
-            "nDCG gain", ["linear", "exp"], key="gain", required=True,
+            "nDCG gain", ["linear", "exp"], key="gain", required=True, persist_state=common.KEEP,
             help="Gain of a document of grade g in (n)DCG: linear = g (trec_eval), exp = 2^g - 1.")
         st.number_input(
-            "Cutoff k", min_value=1, max_value=10_000, step=1, key="k",
+            "Cutoff k", min_value=1, max_value=10_000, step=1, key="k", persist_state=common.KEEP,
             help="The k of the metrics with a cutoff (nDCG@k, P@k, R@k, ...), used by every page.")
         st.selectbox(
-            "Round scores", ROUND_OPTIONS, key="round",
+            "Round scores", ROUND_OPTIONS, key="round", persist_state=common.KEEP,
             format_func=lambda r: "off (exact ties only)" if r == "off" else f"{r} decimal{'s' if r != 1 else ''}",
             help="Round scores to this many decimals before ranking, so that near-equal scores "
                  "tie. Off: only exactly equal scores tie.")
         st.selectbox(
             "Queries without a relevant document", list(ZERO_RELEVANT_CHOICES), key="query_set",
+            persist_state=common.KEEP,
             format_func=ZERO_RELEVANT_CHOICES.get,
             help="trec_eval counts a query whose judged documents are all below the relevance "
                  "level, scoring 0 on the binary metrics (the default, so the trec_eval column "
                  "is trec_eval's number). Some papers leave such queries out (--query-set "
                  "relevant).")
         st.toggle(
-            "Count queries a run misses as 0 (-c)", key="complete",
+            "Count queries a run misses as 0 (-c)", key="complete", persist_state=common.KEEP,
             help="trec_eval -c: a judged query the run returns nothing for scores 0 and counts "
                  "in the mean. Off (trec_eval's default): it is left out of that run's mean.")
         settings = Settings(rel_level=int(st.session_state["rel_level"]),
@@ -279,7 +287,7 @@ def data_panel() -> None:
                          + " in the sidebar (**Columns of …**).")
         elif not errors:
             context, errors = common.upload_context(
-                qrels_file, run_files, st.session_state.get("upload_queries"), mappings, settings,
+                qrels_file, run_files, queries_file, mappings, settings,
                 duplicates=st.session_state.get("upload_duplicates", "error"))
         if context is not None and source == UPLOAD:
             _fit_rel_level(context, settings.rel_level)

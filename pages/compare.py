@@ -13,8 +13,9 @@ import streamlit as st
 from tiedrank.dashboard import compare as view
 from tiedrank.dashboard.drilldown import DRILL_PAIR_KEY, clicked_query
 from tiedrank.dashboard.figures import compare as figures
-from tiedrank.dashboard.side_by_side import drill_choices
+from tiedrank.dashboard.side_by_side import drill_choices, url_from_choices
 from tiedrank.dashboard.ui import (
+    drill_down,
     download_row,
     empty_state,
     figure_download,
@@ -244,8 +245,8 @@ else:
     picked = clicked_query(show_figure(fig, key="compare_difference_chart",
                                            on_select="rerun", selection_mode="points"), axis="x")
     if picked in set(differences["query"]):  # drill-down: both runs on that query, side by side
-        st.session_state[DRILL_PAIR_KEY] = drill_choices(run, baseline, picked, chart_metric)
-        st.switch_page("pages/side_by_side.py")
+        choices = drill_choices(run, baseline, picked, chart_metric)
+        drill_down("pages/side_by_side.py", DRILL_PAIR_KEY, choices, url_from_choices(choices))
     st.caption("Click a bar to open that query on **Two runs, one query**: both runs' tie groups "
                "side by side.")
     figure_download(fig, f"tiedrank-compare-per-query-{run}-{chart_metric}", key="compare_difference_fig")

@@ -21,6 +21,7 @@ from tiedrank.dashboard.spread import (
     query_ranges,
 )
 from tiedrank.dashboard.ui import (
+    drill_down,
     download_row,
     empty_state,
     figure_download,
@@ -111,8 +112,8 @@ else:
     _picked = clicked_query(show_figure(fig, key="spread_range_chart",
                                             on_select="rerun", selection_mode="points"), axis="y")
     if _picked in set(ranges["query"].astype(str)):  # drill-down: open it on Tie structure
-        st.session_state[DRILL_KEY] = _picked
-        st.switch_page("pages/tie_structure.py")
+        st.session_state["tie_run"] = run  # the run whose ranges were clicked
+        drill_down("pages/tie_structure.py", DRILL_KEY, _picked)
     figure_download(fig, f"ranges_{run}_{metric}", key="spread_range_fig")
     with st.expander("The ranges as a table", icon=":material/table_rows:"):
         st.dataframe(ranges, hide_index=True)

@@ -355,6 +355,55 @@ def clear_my_runs() -> None:
     st.session_state.pop(MY_RUNS_KEY, None)
 
 
+
+KEPT_UPLOADS_KEY = "_tiedrank_kept_uploads"
+"""session_state key: the last uploads the sidebar read ((qrels, runs, queries) files), so a
+drill-down keeps them (see :func:`drill_down`)."""
+UPLOADS_RESTORED_KEY = "_tiedrank_uploads_restored"
+"""session_state key: set while the sidebar uses :data:`KEPT_UPLOADS_KEY` because a
+drill-down emptied the upload widgets."""
+_DRILLED_KEY = "_tiedrank_drilled"
+
+
+def drill_down(page: str, key: str, value: Any, query_params: Mapping[str, str] | None = None) -> None:
+    """Open ``page`` with ``session_state[key] = value`` (what a click on a chart picked),
+    on the user's data and settings.
+
+    ``st.switch_page`` reruns without the browser's widget states, so Streamlit resets every
+    widget not kept for the session: the sidebar's settings are (``persist_state``), file
+    uploaders cannot be, so the sidebar keeps using the uploads it read last
+    (:data:`KEPT_UPLOADS_KEY`) until the user uploads again. ``query_params`` go in the link
+    of the new page (app.py adds the settings)."""
+    st.session_state[key] = value
+    st.session_state[_DRILLED_KEY] = True
+    st.switch_page(page, query_params=dict(query_params or {}))
+
+
+def effective_uploads() -> tuple[Any, list, Any, bool]:
+    """(qrels file, run files, queries file, restored) the sidebar reads: the upload widgets'
+    files, or after a drill-down emptied them, the files read before (``restored``)."""
+    qrels = st.session_state.get("upload_qrels")
+    runs = list(st.session_state.get("upload_runs") or [])
+    queries = st.session_state.get("upload_queries")
+    drilled = st.session_state.pop(_DRILLED_KEY, False)
+    kept = st.session_state.get(KEPT_UPLOADS_KEY)
+    if qrels is not None or runs or queries is not None:
+        st.session_state.pop(UPLOADS_RESTORED_KEY, None)
+        st.session_state[KEPT_UPLOADS_KEY] = (qrels, runs, queries)
+        return qrels, runs, queries, False
+    if kept is not None and (drilled or st.session_state.get(UPLOADS_RESTORED_KEY)):
+        st.session_state[UPLOADS_RESTORED_KEY] = True
+        return kept[0], list(kept[1]), kept[2], True
+    st.session_state.pop(KEPT_UPLOADS_KEY, None)  # the user removed the files
+    return None, [], None, False
+
+
+def forget_uploads() -> None:
+    """Drop the uploads kept for drill-downs (the sidebar's "Forget these files" button)."""
+    st.session_state.pop(KEPT_UPLOADS_KEY, None)
+    st.session_state.pop(UPLOADS_RESTORED_KEY, None)
+
+
 def _enter_through_app(page_file: str | None) -> None:
     """Run app.py first, then come back to this page.
 
