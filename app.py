@@ -21,7 +21,15 @@ from tiedrank.dashboard.datasets import (
     guess_columns,
     inspect_upload,
 )
-from tiedrank.dashboard.settings import ROUND_OPTIONS, ZERO_RELEVANT_CHOICES, Settings, round_setting
+from tiedrank.dashboard.settings import (
+    ROUND_OPTIONS,
+    ZERO_RELEVANT_CHOICES,
+    Settings,
+    fit_rel_level,
+    params_from_settings,
+    round_setting,
+    settings_from_params,
+)
 from tiedrank.errors import InputError
 
 st.set_page_config(layout="wide", page_title="tiedrank: evaluating rankers with tied scores",
@@ -61,32 +69,20 @@ _DEFAULTS = {"data_source": DEFAULT_DATASET, "rel_level": BUNDLED[DEFAULT_DATASE
 
 def _settings_from_url() -> None:
     """Once per session: the settings in the link (?dataset=…&rel=…&k=…&gain=…&round=…), so
-    a copied link reproduces the view. Values that are not valid are ignored."""
-    params = st.query_params
-    parsers = {
-        "data_source": ("dataset", lambda v: v if v in (*BUNDLED, SESSION, UPLOAD) else None),
-        "rel_level": ("rel", lambda v: int(v) if v.isdigit() and 1 <= int(v) <= 100 else None),
-        "k": ("k", lambda v: int(v) if v.isdigit() and 1 <= int(v) <= 10_000 else None),
-        "gain": ("gain", lambda v: v if v in ("linear", "exp") else None),
-        "round": ("round", lambda v: next((o for o in ROUND_OPTIONS if str(o) == v), None)),
-        "complete": ("c", lambda v: {"1": True, "0": False}.get(v)),
-        "query_set": ("queries", lambda v: v if v in ZERO_RELEVANT_CHOICES else None),
-    }
-    for key, (name, parse) in parsers.items():
-        value = parse(params[name]) if name in params else None
-        if value is not None:
-            st.session_state[key] = value
+    a copied link reproduces the view; a dataset named there brings its own defaults for
+    what the link does not set (settings.settings_from_params). Invalid values are ignored."""
+    wanted = settings_from_params(st.query_params.to_dict(), (*BUNDLED, SESSION, UPLOAD),
+                                  {key: data.rel_level for key, data in BUNDLED.items()})
+    st.session_state.update(wanted)
+    if wanted.get("data_source") in (SESSION, UPLOAD):  # data of an earlier session: say so if gone
+        st.session_state[common.LINKED_DATA_KEY] = wanted["data_source"]
 
 
 def _settings_to_url() -> None:
     """Keep the link in the address bar in step with the settings (see _settings_from_url)."""
-    wanted = {"dataset": st.session_state["data_source"], "rel": st.session_state["rel_level"],
-              "k": st.session_state["k"], "gain": st.session_state["gain"] or "linear",
-              "round": st.session_state["round"], "c": int(bool(st.session_state["complete"])),
-              "queries": st.session_state["query_set"]}
-    for name, value in wanted.items():
-        if st.query_params.get(name) != str(value):
-            st.query_params[name] = str(value)
+    for name, value in params_from_settings(st.session_state).items():
+        if st.query_params.get(name) != value:
+            st.query_params[name] = value
 
 
 if not st.session_state.get("_url_read"):
@@ -100,12 +96,12 @@ if "_pending_rel_level" in st.session_state:  # set before the widget exists (se
 
 def _fit_rel_level(context: "common.Context", rel_level: int) -> None:
     """Once per uploaded qrels: a relevance level above every grade (2 from LLMJudge, on
-    0/1 qrels) makes nothing relevant; reset it to the highest grade (at least 1)."""
+    0/1 qrels) makes nothing relevant; reset it to the highest grade (settings.fit_rel_level)."""
     if st.session_state.get("_rel_level_fitted_for") == context.key:
         return
     st.session_state["_rel_level_fitted_for"] = context.key
     top = context.qrels.frame["relevance"].max()
-    fitted = max(1, min(rel_level, int(top))) if top == top else 1
+    fitted = fit_rel_level(rel_level, None if top != top else float(top))
     if fitted != rel_level:
         st.session_state["_pending_rel_level"] = fitted
         st.session_state["_rel_level_note"] = (

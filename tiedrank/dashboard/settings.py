@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..metrics import parse_metric
@@ -101,3 +101,84 @@ def needs_reassert(drawn_at: int | None, run_serial: int | None) -> bool:
     if drawn_at is None or run_serial is None:
         return False
     return drawn_at < run_serial - 1
+
+
+SETTINGS_DEFAULTS = {"rel_level": 1, "gain": "linear", "k": 10, "round": "off",
+                     "complete": False, "query_set": "trec_eval"}
+"""The sidebar's settings (session-state key -> default) a dataset does not set itself."""
+
+URL_NAMES = {"data_source": "dataset", "rel_level": "rel", "k": "k", "gain": "gain",
+             "round": "round", "complete": "c", "query_set": "queries"}
+"""Session-state key of each sidebar setting -> its name in the link (``?dataset=…&rel=…``)."""
+
+
+def settings_from_params(params: Mapping[str, str], sources: Iterable[str],
+                         dataset_rel_levels: Mapping[str, int]) -> dict[str, object]:
+    """The sidebar state a link asks for: session-state key -> value, for the valid values
+    of ``params`` (a link's query parameters; invalid ones are left out). A dataset named
+    in the link brings its own relevance level (``dataset_rel_levels``) unless the link
+    sets one, so ``?dataset=trec_eval`` opens at trec_eval's level 1.
+
+    >>> settings_from_params({"dataset": "trec_eval", "k": "5"}, ["llmjudge", "trec_eval"],
+    ...                      {"llmjudge": 2, "trec_eval": 1})
+    {'data_source': 'trec_eval', 'k': 5, 'rel_level': 1}
+    >>> settings_from_params({"dataset": "../x", "rel": "-4", "gain": "exp"}, ["a"], {})
+    {'gain': 'exp'}
+    """
+    sources = list(sources)
+    parsers = {
+        "data_source": lambda v: v if v in sources else None,
+        "rel_level": lambda v: int(v) if v.isdigit() and 1 <= int(v) <= 100 else None,
+        "k": lambda v: int(v) if v.isdigit() and 1 <= int(v) <= 10_000 else None,
+        "gain": lambda v: v if v in ("linear", "exp") else None,
+        "round": lambda v: next((o for o in ROUND_OPTIONS if str(o) == v), None),
+        "complete": lambda v: {"1": True, "0": False}.get(v),
+        "query_set": lambda v: v if v in ZERO_RELEVANT_CHOICES else None,
+    }
+    out: dict[str, object] = {}
+    for key, parse in parsers.items():
+        name = URL_NAMES[key]
+        value = parse(str(params[name])) if name in params else None
+        if value is not None:
+            out[key] = value
+    dataset = out.get("data_source")
+    if dataset in dataset_rel_levels and "rel_level" not in out:
+        out["rel_level"] = int(dataset_rel_levels[dataset])
+    return out
+
+
+def params_from_settings(state: Mapping[str, object]) -> dict[str, str]:
+    """The link's parameters of the sidebar state (the inverse of :func:`settings_from_params`).
+
+    >>> params_from_settings({"data_source": "llmjudge", "rel_level": 2, "k": 10, "gain": None,
+    ...                       "round": "off", "complete": False, "query_set": "trec_eval"})["gain"]
+    'linear'
+    """
+    values = {**SETTINGS_DEFAULTS, **{k: v for k, v in state.items() if k in URL_NAMES}}
+    values["gain"] = values["gain"] or "linear"
+    values["complete"] = int(bool(values["complete"]))
+    values["query_set"] = values["query_set"] or "trec_eval"
+    return {URL_NAMES[key]: str(values[key]) for key in URL_NAMES if key in values}
+
+
+def fit_rel_level(rel_level: int, top_grade: float | None) -> int:
+    """The relevance level to use on qrels whose highest grade is ``top_grade``: a level
+    above every grade (2 from LLMJudge, on 0/1 qrels) makes nothing relevant, so it comes
+    down to the highest grade (at least 1; 1 when there is no grade).
+
+    >>> fit_rel_level(2, 1), fit_rel_level(2, 3), fit_rel_level(3, 0), fit_rel_level(2, float("nan"))
+    (1, 2, 1, 1)
+    """
+    if top_grade is None or top_grade != top_grade:
+        return 1
+    return max(1, min(int(rel_level), int(top_grade)))
+
+
+def metrics_from_param(values: Iterable[str]) -> list[str]:
+    """The metrics a link names (``?overview_metrics=RR&overview_metrics=P@5``), valid ones only.
+
+    >>> metrics_from_param(["RR", "nope@", "P@5"])
+    ['RR', 'P@5']
+    """
+    valid, _ = validate_metrics(v for v in values if v)
+    return valid

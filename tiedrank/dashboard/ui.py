@@ -58,6 +58,7 @@ from tiedrank.dashboard.settings import (
     Settings,
     default_metrics,
     metric_options,
+    metrics_from_param,
     needs_reassert,
     retarget_metrics,
     validate_metrics,
@@ -76,6 +77,9 @@ CONTEXT_KEY = "tiedrank_context"
 """session_state key under which app.py stores the current :class:`Context`."""
 SETTINGS_KEY = "tiedrank_settings"
 """session_state key under which app.py stores the current :class:`Settings`."""
+LINKED_DATA_KEY = "_tiedrank_linked_data"
+"""session_state key: app.py sets it when the link that opened the session names uploaded or
+simulated data (``?dataset=upload``/``session``), which a new session does not have."""
 MY_RUNS_KEY = "tiedrank_my_runs"
 """session_state key of "my runs": the :class:`tiedrank.dashboard.RunSet` the user made on
 the Simulator page (the sidebar's "Simulated in this session" dataset)."""
@@ -290,7 +294,18 @@ def get_context() -> Context:
         _enter_through_app(sys._getframe(1).f_globals.get("__file__"))
     ctx = st.session_state.get(CONTEXT_KEY)
     if ctx is None:
-        if st.session_state.get("data_source") == SESSION:
+        linked = st.session_state.get(LINKED_DATA_KEY)
+        if linked == st.session_state.get("data_source") == UPLOAD and not (
+                st.session_state.get("upload_qrels") or st.session_state.get("upload_runs")):
+            empty_state("This link names uploaded data that is not on this server any more; "
+                        "upload the files again in the sidebar (**Data**: qrels and runs), or "
+                        "pick one of the bundled datasets.")
+        elif linked == st.session_state.get("data_source") == SESSION:
+            empty_state(f"This link names runs made on the Simulator in another session "
+                        f"(**{SESSION_LABEL}**), which are not on this server any more: make "
+                        "them again on the **Simulator** page, or pick another dataset in the "
+                        "sidebar (**Data**).")
+        elif st.session_state.get("data_source") == SESSION:
             empty_state(f"**{SESSION_LABEL}** is empty: generate runs on the **Simulator** "
                         "page (or quantise a loaded run there) and click **Add to my runs**; "
                         "or pick another dataset in the sidebar (**Data**).")
@@ -343,6 +358,7 @@ def add_to_my_runs(new: "RunSet") -> None:
     if st.session_state.get("data_source") != SESSION or outcome != "added":
         st.session_state["rel_level"] = merged.rel_level  # the set's own level
     st.session_state["data_source"] = SESSION
+    st.session_state.pop(LINKED_DATA_KEY, None)
     n = len(new.runs)
     st.session_state["_my_runs_message"] = (
         {"new": "Added", "added": "Added beside your earlier runs:", "replaced":
@@ -389,6 +405,7 @@ def effective_uploads() -> tuple[Any, list, Any, bool]:
     kept = st.session_state.get(KEPT_UPLOADS_KEY)
     if qrels is not None or runs or queries is not None:
         st.session_state.pop(UPLOADS_RESTORED_KEY, None)
+        st.session_state.pop(LINKED_DATA_KEY, None)  # the user uploaded: the link is answered
         st.session_state[KEPT_UPLOADS_KEY] = (qrels, runs, queries)
         return qrels, runs, queries, False
     if kept is not None and (drilled or st.session_state.get(UPLOADS_RESTORED_KEY)):
@@ -688,8 +705,8 @@ def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "
     k_key = f"_{key}_k"
     kwargs = persist(key)
     previous_k = st.session_state.get(k_key)
-    if key not in st.session_state:
-        st.session_state[key] = default_metrics(k)
+    if key not in st.session_state:  # first draw in this session: the link's metrics, if any
+        st.session_state[key] = metrics_from_param(st.query_params.get_all(key)) or default_metrics(k)
     elif previous_k is not None and previous_k != k:
         st.session_state[key] = retarget_metrics(st.session_state[key], previous_k, k)
     st.session_state[k_key] = k
@@ -699,4 +716,6 @@ def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "
     metrics, problems = validate_metrics(chosen)
     for problem in problems:
         container.warning(problem, icon=":material/warning:")
+    if st.query_params.get_all(key) != list(chosen):  # in the link, so a reload keeps them
+        st.query_params[key] = list(chosen)
     return metrics

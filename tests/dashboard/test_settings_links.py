@@ -1,0 +1,51 @@
+"""Issue 20, item 2: links. The URL parsing and the relevance-level fitting are Streamlit-free
+functions (tiedrank.dashboard.settings); a dataset named in a link brings its own defaults; a
+link to uploads that are gone says so; the chosen metrics are in the link."""
+from __future__ import annotations
+
+import pytest
+
+from tiedrank.dashboard.settings import (
+    fit_rel_level,
+    metrics_from_param,
+    params_from_settings,
+    settings_from_params,
+)
+
+SOURCES = ("llmjudge", "trec_eval", "simulated", "session", "upload")
+LEVELS = {"llmjudge": 2, "trec_eval": 1, "simulated": 1}
+
+
+def test_a_dataset_in_the_link_brings_its_own_relevance_level():
+    assert settings_from_params({"dataset": "trec_eval"}, SOURCES, LEVELS) == {
+        "data_source": "trec_eval", "rel_level": 1}
+    # what the link sets wins
+    assert settings_from_params({"dataset": "trec_eval", "rel": "3"}, SOURCES, LEVELS)["rel_level"] == 3
+    # uploads have no level of their own (fitted to the qrels once read)
+    assert "rel_level" not in settings_from_params({"dataset": "upload"}, SOURCES, LEVELS)
+
+
+def test_invalid_values_are_left_out():
+    got = settings_from_params({"dataset": "../../etc", "rel": "-4", "k": "lots", "round": "9",
+                                "c": "yes", "queries": "x", "gain": "exp"}, SOURCES, LEVELS)
+    assert got == {"gain": "exp"}
+    assert settings_from_params({"k": "7", "round": "2", "c": "1", "queries": "relevant"},
+                                SOURCES, LEVELS) == {"k": 7, "round": 2, "complete": True,
+                                                     "query_set": "relevant"}
+
+
+def test_params_round_trip():
+    state = {"data_source": "simulated", "rel_level": 1, "k": 20, "gain": "exp", "round": 3,
+             "complete": True, "query_set": "relevant"}
+    assert settings_from_params(params_from_settings(state), SOURCES, LEVELS) == state
+
+
+@pytest.mark.parametrize("level, top, fitted", [(2, 1, 1), (2, 3, 2), (5, 3, 3), (3, 0, 1),
+                                                (2, None, 1), (2, float("nan"), 1), (1, 4, 1)])
+def test_fit_rel_level(level, top, fitted):
+    assert fit_rel_level(level, top) == fitted
+
+
+def test_metrics_from_param_keeps_valid_names():
+    assert metrics_from_param(["RR", "not a metric", "P@5", "RR"]) == ["RR", "P@5"]
+    assert metrics_from_param([]) == []
