@@ -33,7 +33,7 @@ from tiedrank.dashboard.settings import (
 from tiedrank.errors import InputError
 
 st.set_page_config(layout="wide", page_title="tiedrank: evaluating rankers with tied scores",
-                   page_icon=":material/leaderboard:")
+                   page_icon="📊")  # an emoji: no icon font fetched from a CDN
 
 # The pages of the dashboard, in menu order. Append new pages here.
 PAGES = [
@@ -154,7 +154,7 @@ def _column_mapping(upload, fields: tuple[str, ...], role: str, errors: list[str
     with st.expander(f"Columns of {upload.name}", expanded=needed,
                      icon=":material/warning:" if needed else ":material/view_column:"):
         if needed:
-            st.caption(f"Choose which columns hold the {role}'s fields.")
+            st.caption(f"Choose which columns hold the fields of the {role}.")
         for name in fields:
             key = f"colmap_{common.upload_ident(upload)}_{name}"
             extra = {}

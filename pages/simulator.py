@@ -265,8 +265,10 @@ if result is None:
 else:
     result_settings = dataclasses.replace(settings, rel_level=result.rel_level, k=k)
     st.markdown(f"**{len(result.runs)} run{'s' if len(result.runs) != 1 else ''}** on {result.origin}; "
-                f"relevance level {result.rel_level}, cutoff k = {k} and nDCG gain "
-                f"{settings.gain} from the sidebar"
+                f"relevance level {result.rel_level} (the generated qrels' own"
+                + (f"; the sidebar's {settings.rel_level} applies to the sidebar's datasets"
+                   if settings.rel_level != result.rel_level else "")
+                + f"), cutoff k = {k} and nDCG gain {settings.gain} from the sidebar"
                 + (f", scores rounded to {settings.round} decimals" if settings.round is not None else "")
                 + ".")
     metrics_block(result, result_settings, key="sim_result", basename="tiedrank-simulated")

@@ -28,6 +28,9 @@ BASELINE_COLOR = POLICY_COLORS["expected"]
 CHOSEN_COLOR = GRADE_COLORS[2]
 OTHER_COLOR = GRADE_COLORS[-1]
 OUTCOME_COLORS = {"win": WIN_COLOR, "tie": TIE_COLOR, "loss": LOSS_COLOR}
+STABILITY_MARK_COLORS = {"optimistic": "#2166ac", "pessimistic": "#555555"}
+"""The best- and worst-case marks of the verdict-stability histogram: not the policies' usual
+green and red, which that figure uses for "run ahead" and "baseline ahead"."""
 
 
 def interval_figure(intervals: pd.DataFrame, metric: str, baseline: str, *,
@@ -151,7 +154,10 @@ def stability_figure(draws: pd.DataFrame, verdicts: pd.DataFrame, run: str, base
         if value is None or not np.isfinite(value):
             continue
         label = f"{POLICY_LABELS[policy]}: {value:+.4f}"
-        fig.add_trace(policy_mark(policy, value, top, label, width=2.5))
+        mark = policy_mark(policy, value, top, label, width=2.5)
+        if policy in STABILITY_MARK_COLORS:  # green/red mean "run ahead"/"baseline ahead" here
+            mark.line.color = mark.marker.color = STABILITY_MARK_COLORS[policy]
+        fig.add_trace(mark)
     fig.update_layout(
         template=TEMPLATE, bargap=0, barmode="overlay", height=420,
         title=f"{metric}: mean of {run} minus mean of {baseline} under {len(diff):,} random tie-breaks",
