@@ -59,13 +59,23 @@ _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"
           "^": r"\textasciicircum{}"}
 
 
+_SUPERSCRIPT = re.compile(r"(\$\^\{[a-z]+\}\$)")
+"""The ranx-style significance marker of a comparison report (``0.8162$^{bf}$``): letters
+only, so it is kept as LaTeX markup."""
+
+
 def latex_escape(text: str) -> str:
-    r"""``text`` safe in a LaTeX table cell: ``\ & % $ # _ { } ~ ^`` escaped, in one pass.
+    r"""``text`` safe in a LaTeX table cell: ``\ & % $ # _ { } ~ ^`` escaped, in one pass,
+    except a significance superscript of run keys (``$^{bf}$``, letters only).
 
     >>> print(latex_escape("a_b & 50% $x$ {#1} ~^\\"))
     a\_b \& 50\% \$x\$ \{\#1\} \textasciitilde{}\textasciicircum{}\textbackslash{}
+    >>> print(latex_escape("0.8162$^{bf}$"), latex_escape("$^{x_1}$"))
+    0.8162$^{bf}$ \$\textasciicircum{}\{x\_1\}\$
     """
-    return _LATEX_SPECIAL.sub(lambda m: _LATEX[m.group()], text)
+    parts = _SUPERSCRIPT.split(text)
+    return "".join(part if index % 2 else _LATEX_SPECIAL.sub(lambda m: _LATEX[m.group()], part)
+                   for index, part in enumerate(parts))
 
 
 def markdown_escape(text: str) -> str:
