@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.apptest_support import assert_no_trouble, new_app
+from apptest_support import assert_no_trouble, new_app
 from tiedrank.dashboard.drilldown import DRILL_PAIR_KEY
 
 pytestmark = pytest.mark.usefixtures("navigation_pages")

@@ -11,13 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from oracles import make_inputs
 from tiedrank.evaluate import evaluate
 from tiedrank.metrics import metric_values, parse_metric
 from tiedrank.spread import first_relevant_distribution
 from tiedrank.ties import build_tie_table
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # metrics-reference.md section 7 (K = 3)
 VECTORS = {
@@ -105,7 +106,7 @@ TREC_MEASURES = {"recip_rank": "RR", "P_5": "P@5", "P_10": "P@10", "recall_5": "
                  "success_1": "Success@1", "success_5": "Success@5"}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(100, deep=200), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), rel_level=st.integers(1, 2))
 def test_trec_eval_policy_matches_pytrec_eval(seed, rel_level):
     rng = np.random.default_rng(seed)
@@ -157,7 +158,7 @@ def test_reproduces_trec_eval_out_test():
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(150, deep=300), deadline=None)
 @given(data=st.data(), k=st.one_of(st.none(), st.integers(1, 12)), gain=st.sampled_from(["linear", "exp"]))
 def test_expected_ndcg_equals_sklearn(data, k, gain):
     n = data.draw(st.integers(2, 15))

@@ -1,4 +1,4 @@
-"""Decompression bombs and endless inputs end in one message, with memory bounded (issue 12).
+"""Decompression bombs and endless inputs end in one message, with memory bounded.
 
 Each case runs the CLI in a child whose address space is capped at 2 GiB, so a reader that
 inflated everything would fail the test instead of eating the machine.

@@ -1,4 +1,4 @@
-"""Defect 8: alpha shown as alpha, readable sweep with many runs, a legend and grades on the
+"""Readable charts: alpha shown as alpha, readable sweep with many runs, a legend and grades on the
 top-20 heatmap, and a one-run range chart that does not start at -0.5."""
 from __future__ import annotations
 

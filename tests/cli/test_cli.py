@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LLMJUDGE = ROOT / "sample_data" / "llmjudge"
 TREC = ROOT / "sample_data" / "trec_eval"
 

@@ -31,7 +31,7 @@ from tiedrank.dashboard.simulator import (
 from tiedrank.io import read_qrels, read_run
 from tiedrank.simulate import PRESETS, make_queries, simulate_run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 PAGE = "pages/simulator.py"
 PRESET_NAMES = list(PRESETS)

@@ -38,7 +38,7 @@ from tiedrank.io import read_qrels, read_run
 from tiedrank.metrics import metric_values
 from tiedrank.spread import first_relevant_distribution, sample_run_means
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LLMJUDGE = ROOT / "sample_data" / "llmjudge"
 
 # metrics-reference.md section 7 (K = 3): E[RR], RR in file order, MTRR_GRAG, TsRR(alpha=1), TsRR2

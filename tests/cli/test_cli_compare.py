@@ -15,7 +15,7 @@ from tiedrank import stats as C
 from tiedrank.cli.compare import main as compare_main
 from tiedrank.evaluate import evaluate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LLMJUDGE = next((p for p in (ROOT / "sample_data" / "llmjudge", Path("/work/shared/data/llmjudge"))
                  if (p / "qrels.test.txt").exists()), ROOT / "sample_data" / "llmjudge")
 

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from apptest_support import assert_no_trouble
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 LLM_RUN = ROOT / "sample_data" / "llmjudge" / "runs" / "Olz-gpt4o.txt"
 LLM_QRELS = ROOT / "sample_data" / "llmjudge" / "qrels.test.txt"

@@ -1,4 +1,4 @@
-"""Issue 12: fuzzing the readers with hypothesis.
+"""Fuzzing the readers with hypothesis.
 
 Random bytes and random mutations of valid files, in every format, as runs and as qrels:
 each either reads, and then evaluates without error, or ends in one InputError naming the

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from oracles import enumerate_metric, make_inputs
 from tiedrank.metrics import metric_values
 from tiedrank.ties import build_tie_table
@@ -43,7 +44,7 @@ def small_query(draw):
     return scores, grades, extra
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300, deep=1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(queries=st.lists(small_query(), min_size=1, max_size=3), rel_level=st.integers(1, 2),
        gain=st.sampled_from(["linear", "exp"]))
 def test_policies_match_enumeration(queries, rel_level, gain):
@@ -68,7 +69,7 @@ def test_policies_match_enumeration(queries, rel_level, gain):
             CHECKED["cases"] += 1
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(100, deep=300), deadline=None)
 @given(n=st.integers(1, 30), data=st.data())
 def test_without_ties_every_policy_agrees(n, data):
     scores = data.draw(st.lists(st.floats(-5, 5, allow_nan=False), min_size=n, max_size=n,

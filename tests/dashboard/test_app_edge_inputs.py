@@ -1,4 +1,4 @@
-"""Issue 12: no page shows an exception box for any input (huge relevance level,
+"""No page shows an exception box for any input (huge relevance level,
 negative-only grades, a grade past int64's comfort zone, a zip bomb-like upload)."""
 from __future__ import annotations
 

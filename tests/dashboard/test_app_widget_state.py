@@ -1,4 +1,4 @@
-"""Defect 1: kept page widgets must show the values the page uses after the page was not
+"""Kept page widgets must show the values the page uses after the page was not
 drawn for a while (an empty "Simulated in this session", an upload still missing files)."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from apptest_support import assert_no_trouble, new_app
 
 from tiedrank.dashboard.settings import needs_reassert
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TREC = ROOT / "sample_data" / "trec_eval"
 
 pytestmark = pytest.mark.usefixtures("navigation_pages")

@@ -1,4 +1,5 @@
-"""Defect 5 and the step-by-step section of the Learn page, through AppTest."""
+"""The Learn page through AppTest: an edited ranking updates the hint and the scenario
+selector, and the step-by-step section."""
 from __future__ import annotations
 
 import pytest

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_support import APP, assert_no_trouble
+from apptest_support import APP, assert_no_trouble
 
 SIM = Path(__file__).resolve().parents[2] / "sample_data" / "simulated"
 

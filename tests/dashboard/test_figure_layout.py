@@ -31,7 +31,7 @@ from tiedrank.io import read_qrels, read_run
 from tiedrank.spread import first_relevant_distribution, sample_run_means
 
 FIGURES = Path(style.__file__).parent
-LLMJUDGE = Path(__file__).resolve().parents[1] / "sample_data" / "llmjudge"
+LLMJUDGE = Path(__file__).resolve().parents[2] / "sample_data" / "llmjudge"
 
 
 def _builders() -> list[tuple[str, str]]:

@@ -1,4 +1,4 @@
-"""Issue 12: the dashboard's safety settings (local bind, upload cap, no error details,
+"""The dashboard's safety settings (local bind, upload cap, no error details,
 caches bounded by memory and expiring) and the page-level error wrapper."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_config_binds_locally_caps_uploads_and_hides_error_details():

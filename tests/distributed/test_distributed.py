@@ -1,4 +1,4 @@
-"""Out-of-core buckets and Dask (issue 10): the same bits as one pass, whatever happens.
+"""Out-of-core buckets and Dask: the same bits as one pass, whatever happens.
 
 The oracle is the one-process :func:`tiedrank.evaluate` on the same files: bucketed and
 Dask evaluations must reproduce its per-query frame, summary and report bit for bit (CSV at
@@ -20,6 +20,9 @@ import pytest
 from tiedrank import distributed as D
 from tiedrank import evaluate, read_qrels, read_run
 from tiedrank.errors import InputError
+
+# one xdist worker runs the whole module (-n with --dist loadgroup): its Dask cluster and files
+pytestmark = pytest.mark.xdist_group("dask")
 
 METRICS = ["RR", "RR@10", "Success@5", "P@10", "R@10", "AP", "AP@10", "nDCG", "nDCG@10",
            "DCG@10", "Rprec", "TsRR", "TsRR2", "MTRR_GRAG", "TMHits_GRAG@10"]

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from tiedrank.dashboard import learn
 from tiedrank.dashboard.tsrr import appended_example
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 
 # q1: d1 (relevant) tied with d2; q2: its relevant document e9 is never retrieved.

@@ -17,7 +17,7 @@ from tiedrank.evaluate import evaluate
 from tiedrank.io import read_qrels, read_run
 from tiedrank.report import render
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 PAGE = "pages/compare.py"
 

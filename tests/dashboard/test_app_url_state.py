@@ -1,4 +1,4 @@
-"""Issue 13 defect 2: the settings live in the URL, so a link reproduces the view."""
+"""The settings live in the URL, so a link reproduces the view."""
 from __future__ import annotations
 
 import pytest

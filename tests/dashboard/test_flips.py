@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_support import APP, assert_no_trouble
+from apptest_support import APP, assert_no_trouble
 from tiedrank import Qrels, Run, evaluate
 from tiedrank.dashboard.flips import flip_matrix
 from tiedrank.stats import exact_win_probability

@@ -1,4 +1,5 @@
-"""Inputs that used to give silently wrong numbers or a traceback (issue 12)."""
+"""Extreme inputs (huge grades, out-of-range numbers, empty results, thirty-digit ids) give right
+numbers or one clear message, never silently wrong numbers or a traceback."""
 from __future__ import annotations
 
 import subprocess
