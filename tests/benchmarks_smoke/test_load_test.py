@@ -20,11 +20,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("load_test")]
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load_test(sessions: int, timeout: int) -> None:
+def _load_test(sessions: int, timeout: int, settle: int = 10) -> None:
     if not os.path.exists(os.environ.get("TIEDRANK_CHROMIUM", "/usr/bin/chromium")):
         pytest.skip("no Chromium (apt-get install -y chromium chromium-driver)")
     done = subprocess.run([sys.executable, "benchmarks/load_test.py", "--sessions", str(sessions),
-                           "--rounds", "1", "--timeout", str(timeout)],
+                           "--rounds", "1", "--timeout", str(timeout), "--settle", str(settle)],
                           cwd=ROOT, capture_output=True, text=True, timeout=timeout + 120)
     report = json.loads(done.stdout.strip().splitlines()[-1])
     print(report)
@@ -36,7 +36,7 @@ def _load_test(sessions: int, timeout: int) -> None:
 
 
 def test_two_concurrent_sessions_over_every_page():
-    _load_test(sessions=2, timeout=240)
+    _load_test(sessions=2, timeout=240, settle=1)
 
 
 @pytest.mark.slow
