@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "dashboard")]
 
 from apptest_support import NavigationPagesManager, new_app, upload  # noqa: E402
 from streamlit.runtime.scriptrunner import script_runner  # noqa: E402

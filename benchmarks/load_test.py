@@ -175,9 +175,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=5, help="concurrent browser sessions (default 5)")
     parser.add_argument("--rounds", type=int, default=1, help="walks over every page per session")
     parser.add_argument("--timeout", type=float, default=600, help="overall bound in seconds")
+    parser.add_argument("--settle", type=float, default=10,
+                        help="seconds to wait after the sessions before the last memory reading (default 10)")
     parser.add_argument("--markdown", action="store_true", help="also print a RESULTS.md block")
     args = parser.parse_args(argv)
-    report = run_load_test(args.sessions, args.rounds, args.timeout)
+    report = run_load_test(args.sessions, args.rounds, args.timeout, args.settle)
     print(json.dumps(report))
     if args.markdown:
         print(f"\n## {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} — load test\n\n"

@@ -1,17 +1,28 @@
-"""Fixtures shared by the test modules, and the split between core and dashboard tests.
+"""The split between core and dashboard tests, the ``slow`` marker and the hypothesis profiles.
 
 Tests of the Streamlit dashboard (``app`` marker: AppTest, figures, browser) need the
 ``tiedrank[app]`` extra; the core tests need only the core dependencies.  Where streamlit,
 plotly or playwright is not installed (the lowest-versions CI step), the modules that import
-them are not collected, and the header of the run says so.
+them are not collected, and the header of the run says so.  Every ``browser`` test is also
+an ``app`` test.
+
+``slow`` tests (the full load test, ...) are skipped unless asked for: ``--slow``, or a
+``-m`` expression that names ``slow``.  Property tests take their example counts from
+:func:`hypothesis_profiles.examples`: quick by default, the deep budgets with
+``HYPOTHESIS_PROFILE=deep`` (or ``--hypothesis-profile=deep``).  See tests/README.md.
 """
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 from pathlib import Path
 
 import pytest
+
+import hypothesis_profiles
+
+hypothesis_profiles.register(os.environ.get("HYPOTHESIS_PROFILE"))
 
 HERE = Path(__file__).parent
 _APP_IMPORT = re.compile(
@@ -34,6 +45,11 @@ _MISSING = [name for name in ("streamlit", "plotly", "playwright")
 collect_ignore = sorted(str(p.relative_to(HERE)) for p in _APP_PATHS) if _MISSING else []
 
 
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true", default=False,
+                     help="also run the tests marked slow (skipped otherwise unless -m names slow)")
+
+
 def pytest_report_header(config):
     if _MISSING:
         return (f"core tests only: {', '.join(_MISSING)} not installed, so the {len(_APP_PATHS)} "
@@ -42,16 +58,12 @@ def pytest_report_header(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    run_slow = config.getoption("--slow") or "slow" in (config.option.markexpr or "")
+    skip_slow = pytest.mark.skip(reason="slow: run with --slow, or -m slow")
     for item in items:
         path = Path(str(item.fspath))
-        if any(path == p or p in path.parents for p in _APP_PATHS):
+        if (any(path == p or p in path.parents for p in _APP_PATHS)
+                or item.get_closest_marker("browser") is not None):
             item.add_marker(pytest.mark.app)
-
-
-@pytest.fixture()
-def navigation_pages(monkeypatch):
-    """Run app.py on every AppTest rerun, as the real server does (see NavigationPagesManager)."""
-    from apptest_support import NavigationPagesManager
-    from streamlit.runtime.scriptrunner import script_runner
-
-    monkeypatch.setattr(script_runner, "PagesManager", NavigationPagesManager)
+        if not run_slow and item.get_closest_marker("slow") is not None:
+            item.add_marker(skip_slow)

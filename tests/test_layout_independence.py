@@ -1,4 +1,4 @@
-"""Every per-query value is a function of (run name, query, seed) alone (issue 10, step 1).
+"""Every per-query value is a function of (run name, query, seed) alone.
 
 The same bits whatever the file order of the run, whatever other queries share the table,
 and however the queries are partitioned; summaries identical however they are split. The

@@ -1,4 +1,4 @@
-"""Chromium (issue 20): a drill-down keeps the user's dataset. On "Simulated rerankers", a
+"""Chromium: a drill-down keeps the user's dataset. On "Simulated rerankers", a
 click on a bar of Compare's per-query differences opens "Two runs, one query" on that dataset,
 with the clicked query and both runs."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 20, item 2 in the app: links with and without settings, to uploads that are gone,
+"""Links in the app: links with and without settings, to uploads that are gone,
 and the chosen metrics surviving a reload (a new session on the same link)."""
 from __future__ import annotations
 

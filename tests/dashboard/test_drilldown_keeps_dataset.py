@@ -1,4 +1,4 @@
-"""Issue 20, item 1: a drill-down keeps the user's dataset, settings and the clicked query.
+"""A drill-down keeps the user's dataset, settings and the clicked query.
 
 Streamlit's ``st.switch_page`` (what a click on a per-query bar calls) reruns without the
 browser's widget states, so every sidebar widget that is not kept for the session was reset:

@@ -1,4 +1,4 @@
-"""Issue 13 defect 4: the swapped-pairs warning ignores pairs equal at display precision,
+"""Overview: the swapped-pairs warning ignores pairs equal at display precision,
 and a run with 0 % ties never gets the ⚠ marker."""
 from __future__ import annotations
 

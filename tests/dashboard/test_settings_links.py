@@ -1,4 +1,4 @@
-"""Issue 20, item 2: links. The URL parsing and the relevance-level fitting are Streamlit-free
+"""Links: the URL parsing and the relevance-level fitting are Streamlit-free
 functions (tiedrank.dashboard.settings); a dataset named in a link brings its own defaults; a
 link to uploads that are gone says so; the chosen metrics are in the link."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Spread page: trec_eval's percentile is exact on lattice metrics (issue 11 leftover),
+"""Spread page: trec_eval's percentile is exact on lattice metrics,
 checked against brute-force enumeration of every tie-break."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 12: the duplicate check finds the first repeated (query, doc) from hashes, with
+"""The duplicate check finds the first repeated (query, doc) from hashes, with
 memory that does not grow with the number of repeated lines; checked against a plain
 dictionary scan, also when every hash collides."""
 from __future__ import annotations

@@ -1,0 +1,83 @@
+"""The dashboard's safety settings (local bind, upload cap, no error details,
+caches bounded by memory and expiring) and the page-level error wrapper."""
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_config_binds_locally_caps_uploads_and_hides_error_details():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["address"] == "127.0.0.1"
+    assert 0 < config["server"]["maxUploadSize"] <= 500
+    assert config["client"]["showErrorDetails"] == "none"
+
+
+def test_every_cache_expires_and_is_bounded():
+    sources = [ROOT / "app.py", *(ROOT / "pages").glob("*.py"),
+               *(ROOT / "tiedrank" / "dashboard").rglob("*.py")]
+    decorators = [m.group(0) for path in sources
+                  for m in re.finditer(r"@st\.cache_(?:resource|data)(?:\([^)]*\))?", path.read_text())]
+    assert decorators, "no caches found"
+    for decorator in decorators:
+        assert "ttl=" in decorator and "max_entries=" in decorator, decorator
+    # Loaded data and everything derived from it go through the memory-bounded cache.
+    ui = (ROOT / "tiedrank" / "dashboard" / "ui.py").read_text()
+    for loader in ("load_run", "load_qrels", "_tables", "_evaluation", "_memo"):
+        assert re.search(r"@shared_cache\([^)]*\)\ndef " + loader + r"\(", ui), loader
+
+
+def test_page_errors_show_one_message_not_a_traceback(tmp_path):
+    """A page that raises shows one st.error, no exception box."""
+    from streamlit.testing.v1 import AppTest
+
+    script = tmp_path / "app.py"
+    source = (ROOT / "app.py").read_text()
+    wrapper = source[source.index("def _run_page"):source.index("data_panel()\n_run_page()")]
+    script.write_text(
+        "import streamlit as st\nfrom tiedrank.errors import InputError\n"
+        "class _Page:\n    def run(self):\n        raise ValueError('/secret/server/path')\n"
+        "pg = _Page()\n" + wrapper + "_run_page()\n")
+    at = AppTest.from_file(str(script)).run()
+    assert not at.exception
+    assert len(at.error) == 1
+    assert "/secret/server/path" not in at.error[0].value
+
+
+def test_one_session_cannot_change_another_sessions_cached_data():
+    """Mutate the cached evaluation and tie tables in one AppTest session; a second session
+    sees the original numbers."""
+    from streamlit.testing.v1 import AppTest
+
+    script = '''
+import streamlit as st
+from tiedrank.dashboard import ui
+from tiedrank.dashboard.datasets import BUNDLED, DEFAULT_DATASET
+from tiedrank.dashboard.settings import Settings
+dataset = BUNDLED[DEFAULT_DATASET]
+ctx, _ = ui.bundled_context(dataset, Settings(rel_level=dataset.rel_level, gain="linear", k=10, round=None))
+evaluation = ctx.evaluation(["ndcg@10"])
+first = float(evaluation.summary.select_dtypes("number").to_numpy().ravel()[0])
+st.session_state.setdefault("first", first)
+st.write(repr(first))
+if st.session_state.get("attack"):
+    numeric = evaluation.summary.select_dtypes("number").columns
+    evaluation.summary[numeric] = -1.0
+    table = next(iter(ctx.tables().values()))
+    try:
+        table.group_size[:] = 0
+    except ValueError:
+        st.write("frozen")
+'''
+    attacker = AppTest.from_string(script, default_timeout=60)
+    attacker.session_state["attack"] = True
+    attacker.run()
+    assert not attacker.exception, attacker.exception
+    assert any(m.value == "frozen" for m in attacker.markdown)
+    victim = AppTest.from_string(script, default_timeout=60).run()
+    assert not victim.exception
+    assert victim.markdown[0].value == attacker.markdown[0].value
+    assert float(victim.markdown[0].value) != -1.0
