@@ -216,7 +216,9 @@ def as_values(column: pa.ChunkedArray, rule: ValueRule, locate: Locator,
         if bad is not None:
             raise reject(f"{rule.noun} out of range", bad)
         return column
-    column = column.cast(pa.float64())
+    # an integer score past 2**53 becomes the nearest float64, as the same digits in a text
+    # file parse (Arrow's safe cast refused it with a message naming no file or column)
+    column = column.cast(pa.float64(), safe=not pa.types.is_integer(kind))
     bad = first_true(pc.invert(pc.is_finite(column)))
     if bad is not None:  # NaN, inf, or a decimal too large for float64 ("1e999")
         raise reject(nonfinite, bad)
