@@ -29,7 +29,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-import hashlib
 import inspect
 import os
 import sys
@@ -52,17 +51,7 @@ from tiedrank.dashboard.datasets import (
     dataset_key,
     file_hash,
 )
-from tiedrank.dashboard.figures.style import for_theme
-from tiedrank.dashboard.overview import findings_messages
-from tiedrank.dashboard.settings import (
-    Settings,
-    default_metrics,
-    metric_options,
-    metrics_from_param,
-    needs_reassert,
-    retarget_metrics,
-    validate_metrics,
-)
+from tiedrank.dashboard.settings import Settings
 from tiedrank.dashboard.simulator import RunSet, add_runs
 from tiedrank.dashboard.tie_structure import query_label
 from tiedrank.data import Qrels, Run
@@ -70,8 +59,7 @@ from tiedrank.errors import Finding, InputError
 from tiedrank.evaluate import Evaluation, build_tables, score_tables
 from tiedrank.options import EvaluationOptions
 from tiedrank.io import read_query_text
-from tiedrank.report import render
-from tiedrank.ties import TieTable, build_tie_table
+from tiedrank.ties import TieTable
 
 CONTEXT_KEY = "tiedrank_context"
 """session_state key under which app.py stores the current :class:`Context`."""
@@ -550,172 +538,18 @@ def upload_hash(upload) -> str:
     return memo[ident]
 
 
-# ---------------------------------------------------------------------------------------
-# Display helpers
-# ---------------------------------------------------------------------------------------
-
-def empty_state(message: str) -> None:
-    """Explain why there is nothing to show here (instead of an empty chart)."""
-    st.info(message, icon=":material/info:")
-
-
-def show_findings(findings: Sequence[Finding] | Sequence[str], *, title: str = "Findings about the data") -> None:
-    """Non-fatal observations as warnings (in an expander when there are many)."""
-    messages = findings_messages(f for f in findings if isinstance(f, Finding))
-    messages += [str(f) for f in findings if not isinstance(f, Finding)]
-    if not messages:
-        return
-    if len(messages) <= 3:
-        for message in messages:
-            st.warning(message, icon=":material/warning:")
-        return
-    with st.expander(f"{title} ({len(messages)})", icon=":material/warning:"):
-        for message in messages:
-            st.warning(message)
-
-
-_DOWNLOAD_FORMATS = (("csv", "csv", "text/csv", "CSV"),
-                     ("latex", "tex", "application/x-tex", "LaTeX"),
-                     ("markdown", "md", "text/markdown", "Markdown"))
-
-
-def download_row(frame: pd.DataFrame, basename: str, *, key: str, digits: int = 4) -> None:
-    """CSV / LaTeX / Markdown download buttons for ``frame`` (rendered on click only)."""
-    row = st.container(horizontal=True, gap="small")
-    for fmt, ext, mime, label in _DOWNLOAD_FORMATS:
-        row.download_button(
-            label, data=lambda fmt=fmt: render(frame, fmt, digits), file_name=f"{basename}.{ext}",
-            mime=mime, key=f"{key}_{fmt}", on_click="ignore", icon=":material/download:",
-            help=f"Download this table as {label} ({digits} decimals; rendered by tiedrank.report).")
-
-
-def number_cards():
-    """A row for ``st.metric`` cards that wraps onto more rows when the cards do not fit:
-    give each card ``width="content"`` so its label and value are never cut."""
-    return st.container(horizontal=True, gap="medium")
-
-
-def show_figure(fig, *, key: str, **kwargs):
-    """``st.plotly_chart`` in the page's theme: Streamlit's chart theme gives the chart the
-    page's background, fonts and grid (light or dark, and it follows a theme switch), and on
-    a dark page the figure's fixed ink colours turn light (:func:`figures.style.for_theme`).
-    ``kwargs`` go to ``st.plotly_chart`` (``on_select``, ``selection_mode``); returns its value.
-    Export the figure itself (:func:`figure_download`): a PNG keeps the light colours."""
-    dark = st.context.theme.type == "dark"
-    return st.plotly_chart(for_theme(fig, dark), theme="streamlit", key=key, **kwargs)
-
-
-def figure_download(fig, basename: str, *, key: str, scale: float = 2.0) -> None:
-    """A button that exports ``fig`` to PNG on demand (kaleido), then offers the file.
-
-    Export takes a few seconds (a headless Chromium), so it only runs when asked. If it
-    fails, the message points to the chart's own camera button, which always works.
-    """
-    state_key = f"_png_{key}"
-    stored = st.session_state.get(state_key)
-    if st.button("PNG", key=f"{key}_png_prepare", icon=":material/image:",
-                 help="Render this chart as a PNG file (takes a few seconds). The camera icon "
-                      "in the chart's toolbar also downloads a PNG."):
-        fingerprint = _figure_fingerprint(fig)
-        try:
-            with st.spinner("Rendering PNG…"):
-                image = fig.to_image(format="png", scale=scale)
-            stored = (fingerprint, image, None)
-        except Exception as err:  # kaleido or chromium missing or failing
-            stored = (fingerprint, None, f"{type(err).__name__}: {err}")
-        st.session_state[state_key] = stored
-    if stored is None or stored[0] != _figure_fingerprint(fig):
-        return
-    if stored[1] is not None:
-        st.download_button("Save PNG", data=stored[1], file_name=f"{basename}.png", mime="image/png",
-                           key=f"{key}_png_save", on_click="ignore", icon=":material/download:",
-                           help="Download the rendered PNG.")
-    else:
-        st.info("PNG export is not available here "
-                f"({stored[2][:160]}). Use the camera icon in the chart's toolbar instead.")
-
-
-def _figure_fingerprint(fig) -> str:
-    return hashlib.sha256(fig.to_json().encode()).hexdigest()
-
-
-KEEP = "session"
-"""Streamlit's ``persist_state`` scope of every page widget: its value survives visits to
-other pages for the whole session (the one state mechanism of the pages)."""
-
-
-def persist(key: str, default: Any = None) -> dict:
-    """Widget keyword arguments: ``key`` and Streamlit's ``persist_state="session"``.
-
-    Use as ``st.selectbox("Run", names, **persist("tie_run"))``; ``default`` (optional) is
-    the first-visit value, put in session state before the widget exists (do not also pass
-    the widget's own ``value``/``default``/``index``).
-    """
-    if default is not None:
-        st.session_state.setdefault(key, default)
-    _reassert_on_remount(key)
-    return {"key": key, "persist_state": KEEP}
-
-
-RUN_SERIAL_KEY = "_tiedrank_run_serial"
-"""session_state key: a counter app.py raises on every script run (see :func:`count_run`)."""
-_DRAWN_KEY = "_tiedrank_widget_drawn"
-
-
-def count_run() -> None:
-    """Called by app.py at the top of every run: numbers the runs for :func:`persist`."""
-    st.session_state[RUN_SERIAL_KEY] = st.session_state.get(RUN_SERIAL_KEY, 0) + 1
-
-
-def _reassert_on_remount(key: str) -> None:
-    """A kept widget that was not drawn in the previous run (the page stopped early on an
-    empty state, or another page was shown) gets its kept value written back before it is
-    drawn again, so the browser is told the value instead of mounting the widget empty
-    while the page still computes with the kept value (see settings.needs_reassert)."""
-    serial = st.session_state.get(RUN_SERIAL_KEY)
-    drawn: dict = st.session_state.setdefault(_DRAWN_KEY, {})
-    if needs_reassert(drawn.get(key), serial) and key in st.session_state:
-        st.session_state[key] = copy.deepcopy(st.session_state[key])
-    drawn[key] = serial
-
-
-def persist_choice(key: str, options: Sequence, default: Any = None) -> dict:
-    """:func:`persist` for a choice among ``options``: a kept value (or, for a multiselect,
-    any kept item) that is no longer an option is dropped first, so a data or settings change
-    never leaves the widget pointing at something that does not exist."""
-    value = st.session_state.get(key)
-    if isinstance(value, list):
-        kept = [v for v in value if v in options]
-        if value and not kept:
-            del st.session_state[key]  # nothing left: the first-visit default applies again
-        elif len(kept) < len(value):
-            st.session_state[key] = kept
-    elif key in st.session_state and value not in options:
-        del st.session_state[key]
-    return persist(key, default)
-
-
-def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "Metrics") -> list[str]:
-    """A metrics multiselect whose defaults follow the sidebar's cutoff k; returns the
-    valid chosen metrics and warns, beside the widget, about names that do not parse.
-
-    When k changes, chosen metrics with the old cutoff move to the new one (nDCG@10 becomes
-    nDCG@20); metrics typed by the user are kept as options.
-    """
-    k_key = f"_{key}_k"
-    kwargs = persist(key)
-    previous_k = st.session_state.get(k_key)
-    if key not in st.session_state:  # first draw in this session: the link's metrics, if any
-        st.session_state[key] = metrics_from_param(st.query_params.get_all(key)) or default_metrics(k)
-    elif previous_k is not None and previous_k != k:
-        st.session_state[key] = retarget_metrics(st.session_state[key], previous_k, k)
-    st.session_state[k_key] = k
-    options = metric_options(k)
-    options += [m for m in st.session_state[key] if m not in options]
-    chosen = container.multiselect(label, options, accept_new_options=True, help=help, **kwargs)
-    metrics, problems = validate_metrics(chosen)
-    for problem in problems:
-        container.warning(problem, icon=":material/warning:")
-    if st.query_params.get_all(key) != list(chosen):  # in the link, so a reload keeps them
-        st.query_params[key] = list(chosen)
-    return metrics
+# display helpers and widget state live in widgets.py; pages import them from here too
+from tiedrank.dashboard.widgets import (  # noqa: E402,F401
+    empty_state,
+    show_findings,
+    download_row,
+    number_cards,
+    show_figure,
+    figure_download,
+    persist,
+    count_run,
+    persist_choice,
+    metric_multiselect,
+    KEEP,
+    RUN_SERIAL_KEY,
+)
