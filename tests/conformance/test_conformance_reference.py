@@ -9,9 +9,11 @@ TMHits_GRAG) their formulas on the tie groups. Options varied: relevance level, 
 """
 from __future__ import annotations
 
-from conformance_cases import cases, examples, one_query_frames
+import pandas as pd
+import pytest
+from conformance_cases import Case, cases, examples, one_query_frames
 from conformance_oracle import reference
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import tiedrank
@@ -43,6 +45,7 @@ def _assert_matches(got: dict, expected: dict, context) -> None:
        query_set=st.sampled_from(["trec_eval", "relevant"]), round_=st.sampled_from([None, 3]))
 def test_evaluate_equals_enumeration(case, rel_level, gain, judged_only, depth, complete,
                                      query_set, round_):
+    assume(depth is None or round_ is None)  # -M with round=: see the xfail test below
     ev = tiedrank.evaluate({"r": case.run_frame()}, case.qrels_frame(), METRICS, ties=POLICIES,
                            rel_level=rel_level, gain=gain, judged_only=judged_only, depth=depth,
                            complete=complete, query_set=query_set, round=round_)
@@ -55,6 +58,25 @@ def test_evaluate_equals_enumeration(case, rel_level, gain, judged_only, depth, 
         mine = [v for (q, m, p), v in expected.items() if m == row.metric and p == row.policy]
         assert row.n_queries == len(mine)
         assert abs(row.value - sum(mine) / len(mine)) <= TOL if mine else row.value != row.value
+
+
+@pytest.mark.xfail(strict=True, reason="-M cuts on the raw scores, then round= merges them: "
+                   "the kept documents are not the first `depth` of the rounded run")
+def test_depth_applies_to_the_rounded_scores():
+    """``round=3`` makes d9, d2 and D1 one tie group (1.25); ``depth=3`` should then keep
+    d1, d10 and the first of that group in trec_eval's order (d9), as trec_eval -M 3 on the
+    rounded run does, so the relevant D1 is cut and RR = 0. tiedrank truncates before
+    rounding (``build_tables``: ``truncate_run`` on raw scores, ``round`` in
+    ``build_tie_table``), keeps D1 (1.2504 > 1.25) and gives RR = 1/3 under every policy."""
+    case = Case(run=(("q", "d1", 2.0), ("q", "d10", 2.0), ("q", "d9", 1.25), ("q", "d2", 1.25),
+                     ("q", "D1", 1.2504)), qrels=(("q", "D1", 1),))
+    ev = tiedrank.evaluate({"r": case.run_frame()}, case.qrels_frame(), ["RR"], ties="all",
+                           depth=3, round=3)
+    rounded = case.run_frame().assign(score=lambda f: f["score"].round(3))
+    on_rounded = tiedrank.evaluate({"r": rounded}, case.qrels_frame(), ["RR"], ties="all",
+                                   depth=3)
+    assert reference(case, ["RR"], ["trec_eval"], depth=3, round_=3)["q", "RR", "trec_eval"] == 0
+    pd.testing.assert_frame_equal(ev.per_query, on_rounded.per_query)
 
 
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=QUIET)
@@ -81,7 +103,6 @@ def test_learn_toy_equals_enumeration(case, rel_level, gain):
     frame = one_query_frames(case, query)
     toy = evaluate_toy(frame, rel_level=rel_level, gain=gain, metrics=METRICS)
     # the toy judges every listed document; its extra judged documents are its rows only
-    from conformance_cases import Case
     grades = dict(zip(frame["doc"], frame["grade"]))
     single = Case(tuple(("t", d, s) for d, s in zip(frame["doc"], frame["score"])),
                   tuple(("t", d, int(g)) for d, g in grades.items()))
