@@ -136,7 +136,9 @@ class TieTable:
         """The table without its unjudged documents (groups that empty out disappear)."""
         if self.policy != "expected":
             raise ValueError("views are taken of the expected table")
-        keep = self.doc_judged
+        # trec_eval -J keeps the documents judged with a grade >= 0: a negative grade means
+        # "in the pool but not judged" (form_res_rels.c; pytrec_eval agrees)
+        keep = self.doc_judged & (self.doc_grade >= 0)
         size = segment_sum(keep.astype(np.int64), self.group_start)
         nonempty = size > 0
         size, group_query = size[nonempty], self.group_query[nonempty]
@@ -444,7 +446,7 @@ def build_tie_table(run: Run, qrels: Qrels, *, rel_level: int = 1, judged_only: 
     in_run = None
     if judged_only:  # a query whose documents are all unjudged still has results (trec_eval)
         in_run = np.bincount(query_code[keep], minlength=n_queries) > 0
-        keep &= judged
+        keep &= judged & (grade >= 0)  # a negative grade is unjudged for -J, as in trec_eval
     n_unjudged = int((keep & ~judged).sum())
     if n_unjudged and not judged_only:
         findings.append(Finding(
