@@ -14,6 +14,7 @@ from .interop.names import ranx_name, trec_eval_name
 from .metrics import GAINS, Metric, metric_values, parse_metric
 from .policies import ALL_POLICIES, REPORT_COLUMNS, parse_policies  # noqa: F401  (ALL_POLICIES re-exported)
 from .options import MAX_EXP_GRADE, MAX_ROUND, QUERY_SETS, EvaluationOptions, make_options  # noqa: F401
+from .rounding import round_scores
 from .summation import exact_sums
 from .ties import TieTable, build_tie_table
 from .validation import InvalidParameterError
@@ -297,7 +298,8 @@ def build_tables(runs, qrels, options: EvaluationOptions | None = None) -> dict[
     tables: dict[str, TieTable] = {}
     for name, run in run_map.items():
         if options.depth is not None:
-            run = truncate_run(run, options.depth)
+            # -M keeps the first `depth` of the ranking the table ranks: the rounded one
+            run = truncate_run(run, options.depth, options.round)
         # built with every document, so a measure with its own judged_only= has them
         table = build_tie_table(run, qrels_obj, rel_level=options.rel_level, round=options.round,
                                 complete=options.complete, query_set=options.query_set)
@@ -410,8 +412,10 @@ def _check_exp_gain(top: int, gain: str) -> None:
                                     function="evaluate")
 
 
-def truncate_run(run: Run, depth: int) -> Run:
-    """The first ``depth`` documents of each query in trec_eval's order (trec_eval ``-M``).
+def truncate_run(run: Run, depth: int, round: int | None = None) -> Run:
+    """The first ``depth`` documents of each query in trec_eval's order (trec_eval ``-M``),
+    ranked by the scores rounded to ``round`` decimals when given (so near-ties that
+    rounding merges are cut as one tie group; the kept rows keep their own scores).
 
     Examples
     --------
@@ -421,9 +425,10 @@ def truncate_run(run: Run, depth: int) -> Run:
     ['b', 'c']
     """
     frame = run.frame
+    score = frame["score"] if round is None else round_scores(frame["score"].to_numpy(), round)
     # trec_eval's order: score descending, then docno descending (by bytes, as strcmp)
-    order = frame.assign(_doc=frame["doc"].astype(str).str.encode("utf-8")).sort_values(
-        ["query", "score", "_doc"], ascending=[True, False, False], kind="stable")
+    order = frame.assign(_doc=frame["doc"].astype(str).str.encode("utf-8"), _score=score) \
+        .sort_values(["query", "_score", "_doc"], ascending=[True, False, False], kind="stable")
     kept = order[order.groupby("query", sort=False).cumcount() < depth]
     return Run(run.name, frame.loc[np.sort(kept.index.to_numpy())].reset_index(drop=True),
                run.source, run.findings)

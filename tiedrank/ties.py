@@ -513,7 +513,8 @@ def _ranking_order(query_code: np.ndarray, score: np.ndarray) -> np.ndarray | No
         return None
     query_changes = np.flatnonzero(np.diff(query_code)) + 1
     block_start = np.concatenate(([0], query_changes))
-    within_sorted = bool(np.all((np.diff(score) <= 0) | (np.diff(query_code) != 0)))
+    with np.errstate(over="ignore"):  # +-1.7e308 neighbours: the difference is +-inf, still signed
+        within_sorted = bool(np.all((np.diff(score) <= 0) | (np.diff(query_code) != 0)))
     block_query = query_code[block_start]
     if within_sorted and len(np.unique(block_query)) == len(block_start):
         if np.all(np.diff(block_query) > 0):

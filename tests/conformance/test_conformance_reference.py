@@ -45,7 +45,6 @@ def _assert_matches(got: dict, expected: dict, context) -> None:
        query_set=st.sampled_from(["trec_eval", "relevant"]), round_=st.sampled_from([None, 3]))
 def test_evaluate_equals_enumeration(case, rel_level, gain, judged_only, depth, complete,
                                      query_set, round_):
-    assume(depth is None or round_ is None)  # -M with round=: see the xfail test below
     ev = tiedrank.evaluate({"r": case.run_frame()}, case.qrels_frame(), METRICS, ties=POLICIES,
                            rel_level=rel_level, gain=gain, judged_only=judged_only, depth=depth,
                            complete=complete, query_set=query_set, round=round_)
@@ -60,14 +59,11 @@ def test_evaluate_equals_enumeration(case, rel_level, gain, judged_only, depth, 
         assert abs(row.value - sum(mine) / len(mine)) <= TOL if mine else row.value != row.value
 
 
-@pytest.mark.xfail(strict=True, reason="-M cuts on the raw scores, then round= merges them: "
-                   "the kept documents are not the first `depth` of the rounded run")
 def test_depth_applies_to_the_rounded_scores():
     """``round=3`` makes d9, d2 and D1 one tie group (1.25); ``depth=3`` should then keep
     d1, d10 and the first of that group in trec_eval's order (d9), as trec_eval -M 3 on the
-    rounded run does, so the relevant D1 is cut and RR = 0. tiedrank truncates before
-    rounding (``build_tables``: ``truncate_run`` on raw scores, ``round`` in
-    ``build_tie_table``), keeps D1 (1.2504 > 1.25) and gives RR = 1/3 under every policy."""
+    rounded run does, so the relevant D1 is cut and RR = 0. Cutting on the raw scores
+    first gave RR = 1/3 under every policy (it kept D1, 1.2504 > 1.25)."""
     case = Case(run=(("q", "d1", 2.0), ("q", "d10", 2.0), ("q", "d9", 1.25), ("q", "d2", 1.25),
                      ("q", "D1", 1.2504)), qrels=(("q", "D1", 1),))
     ev = tiedrank.evaluate({"r": case.run_frame()}, case.qrels_frame(), ["RR"], ties="all",
