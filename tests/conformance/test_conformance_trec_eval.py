@@ -7,9 +7,9 @@ pytrec_eval evaluates the queries in both run and qrels (trec_eval without -c). 
 truncating the run to its first ``depth`` documents in trec_eval's order (score descending,
 docno descending) before handing it over.
 
-pytrec_eval caveat: an evaluator that is garbage-collected can leave trec_eval's global
-measure parameters dangling, and a later evaluator then loops forever (seen here within a
-few hundred examples); every evaluator is therefore kept alive for the session (``_KEEP``).
+pytrec_eval caveat: trec_eval's C code keeps global state between evaluators, and a later
+evaluator can loop forever once an earlier one is freed; the evaluations therefore run in a
+child process of their own, with a deadline (:mod:`conformance_pytrec`).
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from conformance_cases import cases, examples
 from conformance_oracle import trec_order
+from conformance_pytrec import trec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,14 +30,10 @@ MEASURES = {"recip_rank": "RR", "map": "AP", "P_2": "P@2", "P_5": "P@5", "recall
             "ndcg_cut_3": "nDCG@3", "ndcg": "nDCG", "Rprec": "Rprec", "success_1": "Success@1",
             "success_5": "Success@5", "map_cut_3": "AP@3"}
 TOL = 1e-12
-_KEEP: list = []
 
 
 def _trec_eval(qrels: dict, run: dict, rel_level: int, judged_only: bool) -> dict:
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(MEASURES), relevance_level=rel_level,
-                                               judged_docs_only_flag=judged_only)
-    _KEEP.append(evaluator)
-    return evaluator.evaluate(run)
+    return trec_eval(qrels, run, list(MEASURES), rel_level, judged_only)
 
 
 def _truncated(run: dict, depth: int | None) -> dict:
