@@ -12,7 +12,8 @@ import tiedrank
 
 MODULES = sorted(m.name for m in pkgutil.walk_packages(tiedrank.__path__, "tiedrank.")
                  if m.name != "tiedrank.__main__")  # importing it runs the CLI
-APP_MODULES = ("tiedrank.dashboard.figures", "tiedrank.dashboard.ui")  # plotly / streamlit
+APP_MODULES = ("tiedrank.dashboard.figures", "tiedrank.dashboard.ui",
+               "tiedrank.dashboard.widgets")  # plotly / streamlit
 NEEDS = {"tiedrank.interop.measures": "ir_measures"}  # examples that use an optional peer
 
 
