@@ -11,9 +11,9 @@ import pandas as pd
 from .data import Qrels, Run
 from .errors import Finding
 from .interop.names import ranx_name, trec_eval_name
-from .metrics import GAINS, Metric, metric_values, parse_metric
+from .metrics import Metric, metric_values, parse_metric
 from .policies import ALL_POLICIES, REPORT_COLUMNS, parse_policies  # noqa: F401  (ALL_POLICIES re-exported)
-from .options import MAX_EXP_GRADE, MAX_ROUND, QUERY_SETS, EvaluationOptions, make_options  # noqa: F401
+from .options import MAX_EXP_GRADE, EvaluationOptions, make_options
 from .rounding import round_scores
 from .summation import exact_sums
 from .ties import TieTable, build_tie_table

@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 from ..data import Qrels, Run
-from ..evaluate import Evaluation, parse_metrics
+from ..evaluate import Evaluation, parse_metrics, read_qrels_input
 from ..options import EvaluationOptions, make_options
 from .buckets import (
     BLOCK_BYTES,
@@ -176,7 +175,7 @@ def _evaluate(runs: Any, qrels: Any, plan: Plan, buckets: int, client: Any,
             return run_all(dask_client, function, arguments, name=name)
 
         if buckets == 1:  # no split: one task per run reads and evaluates it whole
-            qrels_obj = qrels if isinstance(qrels, Qrels) else _read_qrels(qrels, qrels_columns)
+            qrels_obj = read_qrels_input(qrels, plan.options)
             shared = qrels_obj if dask_client is None else dask_client.scatter(qrels_obj,
                                                                                broadcast=True)
             results = each(evaluate_source, [(i, name, source, shared, plan, out_text)
@@ -206,12 +205,6 @@ def _absolute(source: Any) -> Any:
     if isinstance(source, (str, os.PathLike)) and os.path.exists(source):
         return os.path.abspath(source)
     return source
-
-
-def _read_qrels(qrels: Any, columns: Mapping[str, str] | None = None) -> Qrels:
-    from ..io import read_qrels
-
-    return read_qrels(qrels, columns=columns)
 
 
 def _expected_workers(client: Any) -> int:
