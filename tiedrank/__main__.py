@@ -1,6 +1,4 @@
 """``python -m tiedrank ...`` is the ``tiedrank`` command."""
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()

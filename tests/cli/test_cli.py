@@ -119,12 +119,34 @@ def test_repeated_run_name_is_disambiguated_as_in_evaluate():
     assert cli_names == list(library.tables) == ["STANDARD", "STANDARD (2)"]
 
 
-def test_console_script_points_at_main():
+def test_console_script_points_at_run():
     import tomllib
 
     from tiedrank.cli import main
 
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["tiedrank"] == "tiedrank.cli:main"
+    assert scripts["tiedrank"] == "tiedrank.cli:run"  # main, then exit past Arrow's teardown
     assert main(["evaluate", str(TREC / "qrels.test"), str(TREC / "results.test"),
                  "--ties", "sometimes"]) == 2
+
+
+@pytest.mark.parametrize("argv, status, stream, text", [
+    ([], 2, "stderr", "required: command"),  # argparse's usage error
+    (["--version"], 0, "stdout", "tiedrank "),
+    (["evaluate", "QRELS_MISSING", "RUN_MISSING"], 2, "stderr", "No such file"),
+])
+def test_run_keeps_the_status_and_the_output(argv, status, stream, text):
+    """``run`` ends with os._exit: the status, the output and the message must survive it."""
+    done = subprocess.run([sys.executable, "-m", "tiedrank", *argv], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == status
+    assert text in getattr(done, stream)
+
+
+def test_run_flushes_a_large_output_into_a_pipe():
+    judge = ROOT / "sample_data" / "llmjudge"
+    done = subprocess.run([sys.executable, "-m", "tiedrank", "evaluate", "-q", "-m", "P@5",
+                           str(judge / "qrels.test.txt"), *map(str, (judge / "runs").glob("*.txt"))],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0
+    assert done.stdout.count("\n") > 150 and done.stdout.endswith("\n")

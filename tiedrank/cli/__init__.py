@@ -15,14 +15,17 @@ with a one-line message on stderr and exit status 2, never a traceback
 from __future__ import annotations
 
 import argparse
+import atexit
+import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from .. import __version__
 from . import compare, docs, evaluate, simulate
 from ._common import run_handler
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "run"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,9 +41,37 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``tiedrank`` console script; returns the exit status."""
+    """Run the ``tiedrank`` command with ``argv``; returns the exit status (for scripts and
+    tests; the console script is :func:`run`)."""
     return run_handler(build_parser().parse_args(argv))
 
 
+def run() -> NoReturn:
+    """The ``tiedrank`` console script and ``python -m tiedrank``: :func:`main`, then exit
+    without the interpreter's teardown of native libraries.
+
+    Arrow's C++ thread pools can abort a finished process while the interpreter tears down
+    ("terminate called without an active exception", exit status -6; apache/arrow#34314):
+    seen here about once in a few thousand runs on a loaded machine, after the output and the
+    message were written. So the Python-level exit handlers run (temporary files, Dask,
+    logging), the streams are flushed, and the process ends with ``os._exit``.
+    """
+    try:
+        code = main()
+    except SystemExit as stop:  # argparse: --help, --version and usage errors
+        code = stop.code
+    if not isinstance(code, int):  # SystemExit(None) is success, SystemExit("text") a failure
+        if code is not None:
+            print(code, file=sys.stderr)
+        code = 0 if code is None else 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):  # reader gone (| head) or stream closed
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
