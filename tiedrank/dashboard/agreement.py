@@ -81,7 +81,7 @@ def kappa_table(agreement: Agreement) -> pd.DataFrame:
     >>> qrels = pd.DataFrame({"query": "q", "doc": ["a", "b", "c"], "relevance": [0, 1, 2]})
     >>> judge = qrels.rename(columns={"relevance": "score"}).assign(score=[0.0, 1, 1])
     >>> kappa_table(judge_agreement({"judge": judge}, qrels)).round(3).values.tolist()
-    [['judge', 3, 1, 0.667, 0.5, 0.6, 0.714]]
+    [['judge', 3, 1, 0.667, 0.5, 0.571, 0.667]]
     """
     wide = agreement.kappa.pivot_table(index="run", columns="weights", values="kappa",
                                        observed=True, sort=False, dropna=False)
