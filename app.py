@@ -43,6 +43,7 @@ PAGES = [
     st.Page("pages/tsrr.py", title="TsRR", icon=":material/show_chart:"),
     st.Page("pages/learn.py", title="Learn", icon=":material/school:"),
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+    st.Page("pages/agreement.py", title="Judge agreement", icon=":material/fact_check:"),
     st.Page("pages/side_by_side.py", title="Two runs, one query", icon=":material/vertical_split:"),
     st.Page("pages/simulator.py", title="Simulator", icon=":material/science:"),
 ]

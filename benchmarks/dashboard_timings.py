@@ -23,7 +23,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "dashboard")]
 from apptest_support import NavigationPagesManager, new_app, upload  # noqa: E402
 from streamlit.runtime.scriptrunner import script_runner  # noqa: E402
 
-PAGES = ["overview", "tie_structure", "spread", "tsrr", "learn", "compare", "side_by_side", "simulator"]
+PAGES = ["overview", "tie_structure", "spread", "tsrr", "learn", "compare", "agreement", "side_by_side",
+         "simulator"]
 
 
 def make_upload(n_queries: int = 1000, depth: int = 1000, seed: int = 0,

@@ -7,9 +7,10 @@ from browser_support import MENU, wait_idle
 
 pytestmark = pytest.mark.browser
 
-TITLES = ["Overview", "Tie structure", "Spread", "TsRR", "Learn", "Compare", "Two runs, one query",
-          "Simulator"]
-RAW_FILES = ["app", "tie_structure", "simulator", "overview", "compare", "learn", "spread", "tsrr"]
+TITLES = ["Overview", "Tie structure", "Spread", "TsRR", "Learn", "Compare", "Judge agreement",
+          "Two runs, one query", "Simulator"]
+RAW_FILES = ["app", "tie_structure", "simulator", "overview", "compare", "learn", "spread", "tsrr",
+             "agreement"]
 
 
 def _sidebar_texts(page) -> list[str]:

@@ -23,6 +23,9 @@ module does one job:
 :mod:`.rankings`           :func:`policy_rankings`, :func:`ranking_agreement` (Kendall's tau
                            between policies), :func:`rank_correlation` of two runs' orders
 :mod:`.groups`             :func:`group_breakdown` per query group (:func:`read_groups`)
+:mod:`.agreement`          :func:`judge_agreement`: label runs (LLM judges) against the
+                           qrels grades, confusion matrices and Cohen's kappa (unweighted,
+                           linear, quadratic; :func:`cohen_kappa`), per run and per query
 =========================  ==================================================================
 
 Conventions (all stated where they apply):
@@ -56,6 +59,14 @@ Three paired t-tests against one baseline, then Holm's correction over that fami
 """
 from __future__ import annotations
 
+from .agreement import (
+                           MAX_LABELS,
+                           WEIGHTS,
+                           Agreement,
+                           cohen_kappa,
+                           judge_agreement,
+                           label_problem,
+)
 from .comparison import (
                            PAIRINGS,
                            Comparison,
@@ -128,4 +139,6 @@ __all__ = [  # noqa: RUF022 (grouped by module, as the table above)
     "RankCorrelation", "policy_rankings", "rank_correlation", "ranking_agreement",
     # groups
     "GroupBreakdown", "group_breakdown", "read_groups",
+    # judge agreement
+    "MAX_LABELS", "WEIGHTS", "Agreement", "cohen_kappa", "judge_agreement", "label_problem",
 ]
