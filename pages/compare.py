@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from tiedrank.dashboard import compare as view
-from tiedrank.dashboard.drilldown import DRILL_PAIR_KEY, clicked_query
+from tiedrank.dashboard.drilldown import DRILL_PAIR_KEY, clicked_query, selected_row_value
 from tiedrank.dashboard.figures import compare as figures
 from tiedrank.dashboard.side_by_side import drill_choices, url_from_choices
 from tiedrank.dashboard.ui import (
@@ -255,6 +255,46 @@ else:
             c: st.column_config.NumberColumn(c, format="%.4f") for c in ("run", "baseline", "diff")})
         download_row(differences, f"tiedrank-compare-per-query-{run}-{chart_metric}",
                      key="compare_difference_download")
+
+# ---- fragile queries ----------------------------------------------------------------------------
+fragile, n_paired = view.fragile_table(evaluation, run, baseline, chart_metric, ctx.query_text)
+st.header(f"Fragile queries: {view.fragile_heading(len(fragile), n_paired)}", divider="gray")
+st.markdown(
+    f"A query is fragile when some tie-break makes **{run}** win it and another makes "
+    f"**{baseline}** win it on {chart_metric}: the two runs break their ties independently, so "
+    f"{run} − {baseline} ranges from {run}'s worst minus {baseline}'s best to {run}'s best minus "
+    f"{baseline}'s worst, and that range holds 0 inside it.")
+if fragile.empty:
+    st.success(f"On every query one tie-break decides nothing: whichever order the ties take, "
+               f"the same run wins or the two tie ({chart_metric}).", icon=":material/check_circle:")
+else:
+    number = lambda label, help: st.column_config.NumberColumn(label, format="%.4f", help=help)
+    event = st.dataframe(
+        fragile, hide_index=True, key="compare_fragile_table", on_select="rerun",
+        selection_mode="single-row", column_config={
+            "query": st.column_config.TextColumn("query", pinned=True),
+            "expected_a": number(f"{run} expected", "Exact expectation over tie orderings."),
+            "expected_b": number(f"{baseline} expected", "Exact expectation over tie orderings."),
+            "trec_eval_a": number(f"{run} trec_eval", "In trec_eval's order (docno descending)."),
+            "trec_eval_b": number(f"{baseline} trec_eval", "In trec_eval's order (docno descending)."),
+            "best_a": number(f"{run} best", "Best case over tie orderings."),
+            "worst_a": number(f"{run} worst", "Worst case over tie orderings."),
+            "best_b": number(f"{baseline} best", "Best case over tie orderings."),
+            "worst_b": number(f"{baseline} worst", "Worst case over tie orderings."),
+            "winner_expected": st.column_config.TextColumn("winner by expectation"),
+            "winner_trec_eval": st.column_config.TextColumn("winner in trec_eval's order"),
+            "max_diff": number("max diff", f"{run}'s best − {baseline}'s worst: the most {run} "
+                                           "can win by."),
+            "min_diff": number("min diff", f"{run}'s worst − {baseline}'s best: the most {run} "
+                                           "can lose by.")})
+    picked = selected_row_value(event, fragile)
+    if picked is not None:  # drill-down: both runs' tie groups on that query, side by side
+        choices = drill_choices(run, baseline, picked, chart_metric)
+        drill_down("pages/side_by_side.py", DRILL_PAIR_KEY, choices, url_from_choices(choices))
+    st.caption("Click a row (its checkbox) to open that query on **Two runs, one query**; click a "
+               "header to sort. Widest range first.")
+    download_row(fragile, f"tiedrank-compare-fragile-{run}-{chart_metric}",
+                 key="compare_fragile_download")
 
 # ---- 3. verdict stability ---------------------------------------------------------------------
 st.header("Would the verdict survive another tie order?", divider="gray")

@@ -3,11 +3,14 @@ import streamlit as st
 
 from tiedrank.dashboard.figures.overview import range_figure
 from tiedrank.dashboard.overview import (
+    BEST_MARKER,
     flip_sentences,
     order_flips,
     overview_cells,
     overview_long,
+    overview_styled,
     tie_statistics_frame,
+    verdict_sentence,
 )
 from tiedrank.dashboard.ui import (
     download_row,
@@ -55,16 +58,20 @@ if report.empty or not any(t.n_relevant.any() for t in evaluation.tables.values(
     st.stop()
 flips = order_flips(report, "expected", "trec_eval", digits=3)  # as displayed
 
-# ---- the table ---------------------------------------------------------------------------
+# ---- the verdict and the table -------------------------------------------------------------
+st.markdown(verdict_sentence(report, metrics[0]))  # the first metric chosen is the page's main one
 if view == "Numbers":
     table = overview_long(report)
     st.dataframe(table, hide_index=True, column_config={
         c: st.column_config.NumberColumn(c, format="%.4f") for c in table.columns if c not in ("run", "metric")})
 else:
-    table = overview_cells(report, metrics, flips=flips)
-    st.dataframe(table, hide_index=True, column_config={
+    table = overview_cells(report, metrics, flips=flips, best=BEST_MARKER)
+    # numbers underneath, the cells' text on screen: a click on a header sorts by value
+    st.dataframe(overview_styled(report, table, metrics), hide_index=True, column_config={
         "run": st.column_config.TextColumn("run", pinned=True),
-        **{c: st.column_config.TextColumn(c, width=250) for c in table.columns if c != "run"}})
+        **{c: st.column_config.Column(c, width=250) for c in table.columns if c != "run"}})
+    st.caption(f"{BEST_MARKER} and bold: the best run per metric by expectation. Click a header "
+               "to sort the runs by that metric's expected value.")
 download_row(table, "tiedrank-overview" if view == "Summary" else "tiedrank-overview-numbers",
              key="overview_download")
 

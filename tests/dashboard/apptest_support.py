@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+from streamlit import dataframe_util
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
@@ -40,3 +42,12 @@ def assert_no_trouble(at: AppTest) -> None:
     """No exception box and no st.error on the page."""
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def shown_table(element) -> pd.DataFrame:
+    """What an ``st.dataframe`` shows: the display values of a pandas Styler (the Overview
+    table keeps numbers as data so that it sorts by value), else the data itself."""
+    styled = element.proto.arrow_data.styler.display_values
+    if not styled:
+        return element.value
+    return dataframe_util.convert_arrow_bytes_to_pandas_df(styled)

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest_support import assert_no_trouble
+from apptest_support import assert_no_trouble, shown_table
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -51,9 +51,11 @@ def test_default_sample_renders_overview(at):
     assert at.title[0].value.startswith("Overview")
     assert at.radio(key="data_source").value == "llmjudge"
     assert at.number_input(key="rel_level").value == 2
-    table = at.dataframe[0].value
+    table = shown_table(at.dataframe[0])
     assert len(table) == 8 and "RR ⚠" in table.columns
     assert table.set_index("run").loc["Olz-gpt4o", "RR ⚠"] == "⚠ 0.791 [0.455, 0.973] · trec 0.767"
+    # the data underneath are the expected values (the table sorts by value)
+    assert at.dataframe[0].value.set_index("run").loc["Olz-gpt4o", "RR ⚠"] == pytest.approx(0.791, abs=5e-4)
     flips = [w.value for w in at.warning if "order of runs" in w.value]
     assert flips and "willia-umbrela1" in flips[0] + "".join(e.value for e in at.markdown)
     assert any("Query set" in i.value and "grade >= 2" in i.value for i in at.info)
@@ -224,3 +226,49 @@ def test_png_export_is_lazy_and_degrades_gracefully(at):
         assert [b.proto.label for b in at.get("download_button")].count("Save PNG") == 1
         at.selectbox(key="overview_figure_metric").set_value("AP").run()
         assert [b.proto.label for b in at.get("download_button")].count("Save PNG") == 0
+
+
+# ---- the one-line verdict and the best cells ---------------------------------------------------
+def _bundled_evaluation(metrics):
+    """LLMJudge evaluated straight through tiedrank.evaluate (not through the page)."""
+    from tiedrank import evaluate
+    from tiedrank.dashboard.datasets import BUNDLED
+    from tiedrank.io import read_qrels, read_run
+
+    ds = BUNDLED["llmjudge"]
+    runs = [read_run(str(ds.path(r)), format=ds.run_format) for r in ds.runs]
+    qrels = read_qrels(str(ds.path(ds.qrels)), format=ds.qrels_format)
+    return evaluate(runs, qrels, metrics, ties=["expected", "trec_eval"], rel_level=ds.rel_level)
+
+
+def _best(summary, metric, policy):
+    block = summary[(summary["metric"] == metric) & (summary["policy"] == policy)]
+    return str(block.loc[block["value"].idxmax(), "run"])
+
+
+def test_verdict_names_the_best_runs_and_the_table_marks_them(at):
+    assert_no_trouble(at)
+    metrics = list(at.multiselect(key="overview_metrics").value)
+    summary = _bundled_evaluation(metrics).summary.astype({"run": str, "metric": str, "policy": str})
+    main = metrics[0]
+    by_expectation, by_trec = _best(summary, main, "expected"), _best(summary, main, "trec_eval")
+    assert by_expectation != by_trec  # LLMJudge's RR: the tie-break crowns another judge
+    sentence = [m.value for m in at.markdown if m.value.startswith(f"On {main} ")]
+    assert len(sentence) == 1, [m.value for m in at.markdown]
+    assert f"by expectation is **{by_expectation}**" in sentence[0]
+    assert f"in trec_eval's order it is **{by_trec}**" in sentence[0]
+    assert "the tie-break changes the winner" in sentence[0]
+    shown = shown_table(at.dataframe[0]).set_index("run")
+    for metric, column in zip(metrics, shown.columns):
+        starred = [run for run, cell in shown[column].items() if cell.startswith("★")]
+        assert starred == [_best(summary, metric, "expected")], metric
+    # another main metric where both orders agree says so, without "changes the winner"
+    for metric in ("P@5", "AP", "nDCG@10"):
+        agree = _best(summary, metric, "expected") == _best(summary, metric, "trec_eval") \
+            if metric in metrics else None
+        if agree:
+            at.multiselect(key="overview_metrics").set_value([metric]).run()
+            text = [m.value for m in at.markdown if m.value.startswith(f"On {metric} ")][0]
+            assert f"the best run is **{_best(summary, metric, 'expected')}**, both" in text
+            assert "changes the winner" not in text
+            break

@@ -8,7 +8,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from apptest_support import assert_no_trouble
+from apptest_support import assert_no_trouble, shown_table
 from streamlit.testing.v1 import AppTest
 
 from tiedrank.dashboard.datasets import SESSION, SESSION_LABEL
@@ -242,7 +242,7 @@ def test_simulated_bundled_dataset_loads_in_the_sidebar(at):
     assert at.number_input(key="rel_level").value == 1
     at.switch_page("pages/overview.py").run()
     assert_no_trouble(at)
-    table = at.dataframe[0].value
+    table = shown_table(at.dataframe[0])  # the Overview's cells as shown (numbers underneath)
     assert table["run"].tolist() == ["fine-grained", "0-10", "5-point", "3-point", "bf16"]
     rr = [c for c in table.columns if c.startswith("RR")][0]
     # the numbers of sample_data/simulated/README.md

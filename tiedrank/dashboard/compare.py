@@ -8,6 +8,8 @@ The statistics come from :mod:`tiedrank.stats`; this module shapes them for disp
   :func:`baseline_intervals` (difference to the baseline with its bootstrap interval).
 * :func:`query_differences`, :func:`outcome_counts`, :func:`difference_sentence` — the
   per-query differences run minus baseline.
+* :func:`fragile_table`, :func:`fragile_heading` — the queries where the tie-break alone
+  decides whether the run or the baseline wins (:func:`tiedrank.stats.fragile_queries`).
 * :func:`stability` — P(run beats baseline) under random tie-breaking (the same draws and
   numbers as :func:`tiedrank.stats.verdict_stability`, plus the draws themselves), the
   verdict and the test under each fixed policy; :func:`stability_sentence` says it in words.
@@ -290,6 +292,47 @@ def difference_sentence(differences: pd.DataFrame, run: str, baseline: str, metr
     plural = lambda k: "query" if k == 1 else "queries"
     return (f"{metric} under the {policy} policy: {run} is better than {baseline} on "
             f"{c['win']} of {n} {plural(n)}, equal on {c['tie']} and worse on {c['loss']}.")
+
+
+# ---- fragile queries ----------------------------------------------------------------------
+def fragile_table(evaluation: Evaluation, run: str, baseline: str, metric: str,
+                  query_text: dict[str, str] | None = None) -> tuple[pd.DataFrame, int]:
+    """The queries where the tie-break alone decides who wins, and the number of paired queries.
+
+    :func:`tiedrank.stats.fragile_queries` of ``run`` (A) against ``baseline`` (B), only
+    its fragile rows (``best_A - worst_B > 0`` and ``worst_A - best_B < 0``), with the
+    query's text after its id, the widest range of ``run - baseline`` first.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tiedrank import evaluate
+    >>> qrels = pd.DataFrame({"query": ["1", "2"], "doc": ["x", "x"], "relevance": 1})
+    >>> tied = pd.DataFrame({"query": ["1", "1", "2"], "doc": ["x", "y", "x"],
+    ...                      "score": [1.0, 1.0, 1.0]})
+    >>> ev = evaluate({"A": tied, "B": tied}, qrels, ["P@1"], ties="all")
+    >>> table, n = fragile_table(ev, "A", "B", "P@1", {"1": "tied query"})
+    >>> table[["query", "text", "max_diff", "min_diff"]].values.tolist(), n
+    ([['1', 'tied query', 1.0, -1.0]], 2)
+    """
+    rows = cmp.fragile_queries(evaluation, run, baseline, metric)
+    fragile = rows[rows["fragile"]].drop(columns="fragile")
+    text = query_text or {}
+    fragile.insert(1, "text", fragile["query"].map(lambda q: text.get(str(q), "")))
+    order = np.lexsort((fragile["query"].to_numpy(), -(fragile["max_diff"] - fragile["min_diff"]).to_numpy()))
+    return fragile.iloc[order].reset_index(drop=True), len(rows)
+
+
+def fragile_heading(n_fragile: int, n_queries: int) -> str:
+    """E.g. "4 of 50 queries can flip on the tie-break alone".
+
+    Examples
+    --------
+    >>> fragile_heading(4, 50), fragile_heading(0, 1)
+    ('4 of 50 queries can flip on the tie-break alone', '0 of 1 query can flip on the tie-break alone')
+    """
+    return (f"{n_fragile:,} of {n_queries:,} {'query' if n_queries == 1 else 'queries'} can flip "
+            "on the tie-break alone")
 
 
 # ---- verdict stability ------------------------------------------------------------------

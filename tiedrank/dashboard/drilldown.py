@@ -47,3 +47,27 @@ def clicked_query(event: Mapping[str, Any] | None, axis: str | None = None) -> s
         if isinstance(data, str):
             return data
     return None
+
+
+def selected_row_value(event: Mapping[str, Any] | None, frame: Any, column: str = "query") -> str | None:
+    """``frame[column]`` of the first row selected in an ``st.dataframe`` selection event, or None.
+
+    Streamlit reports rows by their position in the frame it was given, whatever order the
+    user sorted the table into on screen.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"query": ["q2", "q9"], "max_diff": [0.5, 1.0]})
+    >>> selected_row_value({"selection": {"rows": [1], "columns": []}}, table)
+    'q9'
+    >>> selected_row_value({"selection": {"rows": []}}, table) is None
+    True
+    """
+    if not event:
+        return None
+    rows = (event.get("selection") or {}).get("rows") or []
+    for row in rows:
+        if 0 <= int(row) < len(frame):
+            return str(frame[column].iloc[int(row)])
+    return None

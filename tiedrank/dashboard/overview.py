@@ -1,13 +1,25 @@
-"""Overview page: the runs x metrics table, order flips between policies, tie statistics, findings."""
+"""Overview page: the runs x metrics table, order flips between policies, tie statistics, findings.
+
+The table marks the best run per metric by expectation (:data:`BEST_MARKER`, bold on screen
+through a pandas Styler whose data stay numeric, so the columns sort by value), and
+:func:`verdict_sentence` says above it which run is best by expectation and which in
+trec_eval's order.
+"""
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from pandas.io.formats.style import Styler
 
 from ..errors import Finding
+from ..stats import outcome
 from ..ties import TieTable, tie_statistics
+
+BEST_MARKER = "★"
+"""Put before the cell of the best run per metric (by expectation)."""
 
 
 def fmt_value(value: float, digits: int = 3) -> str:
@@ -20,14 +32,79 @@ def format_cell(expected: float, worst: float, best: float, trec: float, digits:
             f"{fmt_value(best, digits)}] · trec {fmt_value(trec, digits)}")
 
 
+def best_runs(report: pd.DataFrame, metric: str, column: str = "expected") -> list[str]:
+    """The runs with the highest ``column`` value of ``metric`` (several when equal within
+    the one rule of :func:`tiedrank.stats.outcome`), in report order; [] without a value.
+
+    Examples
+    --------
+    >>> report = pd.DataFrame({"run": ["a", "b", "c"], "metric": "RR",
+    ...                        "expected": [0.5, 0.7, 0.7], "trec_eval": [0.9, 0.6, 0.7]})
+    >>> best_runs(report, "RR"), best_runs(report, "RR", "trec_eval")
+    (['b', 'c'], ['a'])
+    """
+    block = report[report["metric"].astype(str) == str(metric)]
+    if column not in block.columns:
+        return []
+    values = block[column].to_numpy(dtype=np.float64)
+    if not np.isfinite(values).any():
+        return []
+    top = np.nanmax(values)
+    ahead = outcome(top - values, np.maximum(abs(top), np.abs(values)))
+    return [str(r) for r, a, v in zip(block["run"], ahead, values) if a == 0 and np.isfinite(v)]
+
+
+def _bold(name: str) -> str:
+    return "**" + re.sub(r"([\\`*_\[\]<>#|~$])", r"\\\1", name) + "**"
+
+
+def _names(runs: Sequence[str]) -> str:
+    names = [_bold(r) for r in runs]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] + " (equal)"
+
+
+def verdict_sentence(report: pd.DataFrame, metric: str, digits: int = 3) -> str:
+    """One sentence: the best run on ``metric`` by expectation and in trec_eval's order, and
+    whether the tie-break changes the winner (run names in Markdown bold).
+
+    Examples
+    --------
+    >>> report = pd.DataFrame({"run": ["a", "b"], "metric": "RR", "expected": [0.5, 0.7],
+    ...                        "trec_eval": [0.9, 0.6]})
+    >>> verdict_sentence(report, "RR")
+    "On RR the best run by expectation is **b** (0.700), but in trec_eval's order it is **a** (0.900): the tie-break changes the winner."
+    >>> verdict_sentence(report.assign(trec_eval=[0.5, 0.8]), "RR")
+    "On RR the best run is **b**, both by expectation (0.700) and in trec_eval's order (0.800)."
+    """
+    block = report[report["metric"].astype(str) == str(metric)].assign(run=lambda f: f["run"].astype(str))
+    value = lambda runs, column: fmt_value(block.set_index("run").loc[runs[0], column], digits)
+    expected = best_runs(block, metric, "expected")
+    if not expected:
+        return f"No run has a value on {metric}."
+    trec = best_runs(block, metric, "trec_eval")
+    if not trec:
+        return (f"On {metric} the best run by expectation is {_names(expected)} "
+                f"({value(expected, 'expected')}).")
+    if set(trec) == set(expected):
+        return (f"On {metric} the best run {'is' if len(expected) == 1 else 'are'} "
+                f"{_names(expected)}, both by expectation ({value(expected, 'expected')}) and "
+                f"in trec_eval's order ({value(trec, 'trec_eval')}).")
+    return (f"On {metric} the best run by expectation {'is' if len(expected) == 1 else 'are'} "
+            f"{_names(expected)} ({value(expected, 'expected')}), but in trec_eval's order "
+            f"{'it is' if len(trec) == 1 else 'they are'} {_names(trec)} "
+            f"({value(trec, 'trec_eval')}): the tie-break changes the winner.")
+
+
 def overview_cells(report: pd.DataFrame, metrics: Sequence[str] | None = None, *,
                    flips: pd.DataFrame | None = None, digits: int = 3,
-                   marker: str = "⚠") -> pd.DataFrame:
+                   marker: str = "⚠", best: str | None = None) -> pd.DataFrame:
     """The overview table: one row per run, one text column per metric.
 
     Each cell reads ``expected [worst, best] · trec trec_eval``. Columns of metrics whose
     run order differs between the policies compared in ``flips`` get ``marker`` in their
-    header, and so do the cells of the runs that swap.
+    header, and so do the cells of the runs that swap. With ``best`` (e.g.
+    :data:`BEST_MARKER`), the cells of the best runs per metric by expectation
+    (:func:`best_runs`) start with it.
 
     Parameters
     ----------
@@ -51,6 +128,7 @@ def overview_cells(report: pd.DataFrame, metrics: Sequence[str] | None = None, *
                                            (row.run_b, row.a_value_b, row.b_value_b))
                      if round(float(a), digits) != round(float(b), digits)]
             flipped.setdefault(str(row.metric), set()).update(map(str, moved))
+    top = {m: set(best_runs(report, m)) for m in metrics} if best is not None else {}
     table = pd.DataFrame({"run": runs})
     for metric in metrics:
         cells = []
@@ -63,10 +141,48 @@ def overview_cells(report: pd.DataFrame, metrics: Sequence[str] | None = None, *
                                row.get("best", np.nan), row.get("trec_eval", np.nan), digits)
             if run in flipped.get(metric, ()):
                 cell = f"{marker} {cell}"
+            if best is not None and run in top.get(metric, ()):
+                cell = f"{best} {cell}"
             cells.append(cell)
         header = f"{metric} {marker}" if metric in flipped else metric
         table[header] = cells
     return table
+
+
+def overview_styled(report: pd.DataFrame, cells: pd.DataFrame,
+                    metrics: Sequence[str] | None = None) -> Styler:
+    """The overview table for ``st.dataframe``: the expected values as data (a click on a
+    header sorts the runs by value, not by text), ``cells`` (:func:`overview_cells`, same
+    rows and columns) as what is shown, and the best cells per metric in bold.
+
+    Examples
+    --------
+    >>> report = pd.DataFrame({"run": ["a", "b"], "metric": "RR", "expected": [0.5, 0.7],
+    ...                        "worst": [0.4, 0.7], "best": [0.6, 0.7], "trec_eval": [0.5, 0.7]})
+    >>> styled = overview_styled(report, overview_cells(report, best=BEST_MARKER))
+    >>> styled.data["RR"].tolist()
+    [0.5, 0.7]
+    >>> html = styled.to_html()
+    >>> "★ 0.700 [0.700, 0.700] · trec 0.700" in html, "font-weight: bold" in html
+    (True, True)
+    """
+    metrics = list(metrics) if metrics is not None else list(dict.fromkeys(report["metric"].astype(str)))
+    expected = report.assign(run=report["run"].astype(str), metric=report["metric"].astype(str)) \
+        .pivot_table(index="run", columns="metric", values="expected", aggfunc="first", dropna=False)
+    data = pd.DataFrame({"run": cells["run"]})
+    bold = pd.DataFrame("", index=cells.index, columns=cells.columns)
+    for metric, header in zip(metrics, cells.columns[1:]):
+        values = expected[metric].reindex(cells["run"]) if metric in expected else np.nan
+        data[header] = np.asarray(values, dtype=np.float64)
+        top = set(best_runs(report, metric))
+        bold[header] = ["font-weight: bold" if r in top else "" for r in cells["run"]]
+    shown = cells.set_axis(data.index)
+    styler = data.style.format(lambda v: v)  # the run column as is
+    for header in cells.columns[1:]:
+        for i in data.index:  # display only: runs x metrics cells, a few dozen
+            styler = styler.format(lambda _, text=shown.at[i, header]: text,
+                                   subset=pd.IndexSlice[[i], [header]])
+    return styler.apply(lambda _: bold, axis=None)
 
 
 def overview_long(report: pd.DataFrame) -> pd.DataFrame:

@@ -18,6 +18,9 @@ module does one job:
 :mod:`.stability`          :func:`win_probability` under random tie-breaking,
                            :func:`policy_verdicts`, :func:`pair_stability`,
                            :func:`verdict_stability`
+:mod:`.fragile`            :func:`fragile_queries`: the queries where the tie-break alone
+                           decides which of two runs wins (best of one against worst of
+                           the other)
 :mod:`.exact`              exact laws for tiny cases: :func:`query_value_distribution`,
                            :func:`run_mean_distribution`, :func:`exact_win_probability`
 :mod:`.rankings`           :func:`policy_rankings`, :func:`ranking_agreement` (Kendall's tau
@@ -87,6 +90,7 @@ from .exact import (
                            query_value_distribution,
                            run_mean_distribution,
 )
+from .fragile import FRAGILE_COLUMNS, fragile_queries
 from .groups import GroupBreakdown, group_breakdown, read_groups
 from .paired_tests import (
                            TESTS,
@@ -135,6 +139,8 @@ __all__ = [  # noqa: RUF022 (grouped by module, as the table above)
     "PairStability", "WinProbability", "pair_stability", "policy_verdicts",
     "verdict_stability", "win_probability",
     "exact_win_probability", "query_value_distribution", "run_mean_distribution",
+    # queries whose winner the tie-break alone decides
+    "FRAGILE_COLUMNS", "fragile_queries",
     # rankings and rank correlation
     "RankCorrelation", "policy_rankings", "rank_correlation", "ranking_agreement",
     # groups
