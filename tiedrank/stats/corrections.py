@@ -12,7 +12,6 @@ Examples
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from ..validation import Options, validate_params
 
@@ -85,6 +84,7 @@ def benjamini_hochberg(p) -> np.ndarray:
     >>> np.round(benjamini_hochberg([0.01, 0.04, 0.03, 0.005]), 10).tolist()
     [0.02, 0.04, 0.04, 0.02]
     """
+    from scipy import stats  # here, not at the top: the CLI starts without scipy
     p, mask, out = _finite_part(p)
     if mask.any():
         out[mask] = stats.false_discovery_control(p[mask], method="bh")

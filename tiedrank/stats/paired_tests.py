@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from ..validation import Interval, Options, validate_params
 
@@ -94,6 +93,7 @@ def t_test(a, b) -> tuple[float, float]:
     >>> [round(v, 4) for v in t_test([0.9, 0.8, 0.7, 0.6], [0.5, 0.6, 0.6, 0.5])]
     [2.8284, 0.0663]
     """
+    from scipy import stats  # here, not at the top: the CLI starts without scipy
     a, b = _pair_arrays(a, b)
     special = _degenerate(a, b)
     if special is not None:
@@ -119,6 +119,7 @@ def wilcoxon_test(a, b) -> tuple[float, float]:
     >>> wilcoxon_test([0.9, 0.8, 0.7, 0.6, 0.5], [0.1, 0.2, 0.3, 0.4, 0.45])
     (0.0, 0.0625)
     """
+    from scipy import stats  # here, not at the top: the CLI starts without scipy
     a, b = _pair_arrays(a, b)
     special = _degenerate(a, b)
     if special is not None:
@@ -155,6 +156,7 @@ def randomization_test(a, b, *, seed: int = 0, n_resamples: int = 9999) -> tuple
     >>> randomization_test([0.9, 0.8, 0.7], [0.1, 0.2, 0.3])  # 2^3 assignments: exact
     (0.6, 0.25)
     """
+    from scipy import stats  # here, not at the top: the CLI starts without scipy
     a, b = _pair_arrays(a, b)
     special = _degenerate(a, b)
     if special is not None:
@@ -250,9 +252,11 @@ def bootstrap_ci(a, b, *, seed: int = 0, confidence: float = 0.95,
     return low, high
 
 
-# scipy >= 1.16 has stats.quantile (default: linear interpolation, Hyndman-Fan type 7), the
-# definition np.quantile's default uses too; older scipy (the floor is 1.15) gets numpy's.
-_quantile = getattr(stats, "quantile", np.quantile)
+def _quantile(values: np.ndarray, levels) -> np.ndarray:
+    """scipy >= 1.16's ``stats.quantile`` (default: linear interpolation, Hyndman-Fan type 7),
+    the definition np.quantile's default uses too; older scipy (the floor is 1.15) gets numpy's."""
+    from scipy import stats
+    return getattr(stats, "quantile", np.quantile)(values, levels)
 
 
 def _bootstrap_means(d: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
@@ -313,6 +317,7 @@ def mann_whitney(x, y) -> tuple[float, float]:
     >>> mann_whitney([3.0, 4.0, 5.0], [0.0, 1.0, 2.0])
     (9.0, 0.1)
     """
+    from scipy import stats  # here, not at the top: the CLI starts without scipy
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if len(x) == 0 or len(y) == 0:

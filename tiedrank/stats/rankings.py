@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
-from scipy import stats
 
 from ..data import Run
 from ..evaluate import Evaluation
@@ -63,6 +62,7 @@ def ranking_agreement(source: Evaluation | pd.DataFrame, metric: str | Metric, *
     -------
     DataFrame(policy_a, policy_b, kendall_tau, p_value)
     """
+    from scipy import stats  # here, not at the top: the CLI starts without scipy
     ranking = policy_rankings(source, metric, policies=policies)
     labels = [c for c in ranking.columns if c != "run" and not c.startswith("rank_")]
     rows = []
@@ -119,6 +119,7 @@ def rank_correlation(run_a, run_b) -> RankCorrelation:
     >>> float(round(rank_correlation(a, b).per_query["kendall_tau_b"][0], 4))
     0.8
     """
+    from scipy import stats  # here, not at the top: the CLI starts without scipy
     _, fa = _score_frame(run_a)
     _, fb = _score_frame(run_b)
     merged = fa.merge(fb, on=["query", "doc"], suffixes=("_a", "_b"), how="inner")
