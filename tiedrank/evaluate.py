@@ -75,13 +75,13 @@ class Evaluation:
         return wide.reset_index()
 
     def to_trec_eval(self, policy: str = "trec_eval", *, run: str | None = None,
-                     per_query: bool = True, counts: "Iterable[str] | bool" = True) -> str:
+                     per_query: bool = True, counts: "Iterable[str] | bool" = False) -> str:
         """trec_eval's text output for one policy and one run, as trec_eval prints it:
         ``measure<TAB>query<TAB>value`` lines with trec_eval's measure names (``ndcg_cut_10``,
         ``P_10``, ``recip_rank``, ``map``) in its order, per query (``per_query``, its
-        ``-q``) with the ``num_ret``, ``num_rel``, ``num_rel_ret`` counts, then ``runid``,
-        ``num_q``, the counts and the means on ``all`` lines; ``counts`` chooses the count
-        lines (``True``: all, as trec_eval's default). See
+        ``-q``), then the means on ``all`` lines; ``counts`` adds trec_eval's count lines
+        (``True``: ``runid``, ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``, as
+        trec_eval prints them with no ``-m``; or a list of those). See
         :func:`tiedrank.interop.trec_eval.format_trec_eval`.
         """
         from .interop.trec_eval import format_trec_eval

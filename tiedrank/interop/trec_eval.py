@@ -267,7 +267,7 @@ def trec_eval_position(metric: str) -> tuple[int, int]:
 
 def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
                      run: str | None = None, per_query: bool = True,
-                     counts: "Iterable[str] | bool" = True) -> str:
+                     counts: "Iterable[str] | bool" = False) -> str:
     """trec_eval's text output of one run of ``evaluation`` under ``policy``.
 
     Per query (``per_query``, trec_eval's ``-q``): the queries in trec_eval's order (by
@@ -287,8 +287,9 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
     per_query : bool
         Print the per-query lines before the ``all`` lines.
     counts : bool or iterable of str
-        The count lines: ``True`` for all five (trec_eval's default), or some of
-        ``runid``, ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``.
+        The count lines: ``False`` none (as trec_eval with ``-m`` naming measures only),
+        ``True`` all five (as trec_eval with no ``-m``), or some of ``runid``, ``num_q``,
+        ``num_ret``, ``num_rel``, ``num_rel_ret``.
     """
     from ..policies import parse_policies
 
