@@ -2,22 +2,27 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from .data import Qrels, Run
 from .errors import Finding
-from .interop.names import ranx_name, trec_eval_name
+from .interop.names import ranx_name
 from .metrics import Metric, metric_values, parse_metric
-from .policies import ALL_POLICIES, REPORT_COLUMNS, parse_policies  # noqa: F401  (ALL_POLICIES re-exported)
+from .policies import ALL_POLICIES, REPORT_COLUMNS, Policy, parse_policies  # noqa: F401  (ALL_POLICIES re-exported)
 from .options import MAX_EXP_GRADE, EvaluationOptions, make_options
 from .rounding import round_scores
 from .summation import exact_sums
 from .ties import TieTable, build_tie_table
 from .validation import InvalidParameterError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .interop.trec_eval import MetricRequest
 
 DEFAULT_METRICS = ("RR", "P@10", "AP", "nDCG@10")
 """The metrics the CLI evaluates when none is given."""
@@ -70,18 +75,18 @@ class Evaluation:
         return wide.reset_index()
 
     def to_trec_eval(self, policy: str = "trec_eval", *, run: str | None = None,
-                     per_query: bool = True) -> str:
-        """trec_eval's text output (``measure<TAB>query<TAB>value``, then ``all`` rows) for
-        one policy and one run, with trec_eval's measure names where one exists
-        (``ndcg_cut_10``, ``P_10``, ``recip_rank``, ``map``), so trec_eval scripts read it.
+                     per_query: bool = True, counts: "Iterable[str] | bool" = False) -> str:
+        """trec_eval's text output for one policy and one run, as trec_eval prints it:
+        ``measure<TAB>query<TAB>value`` lines with trec_eval's measure names (``ndcg_cut_10``,
+        ``P_10``, ``recip_rank``, ``map``) in its order, per query (``per_query``, its
+        ``-q``), then the means on ``all`` lines; ``counts`` adds trec_eval's count lines
+        (``True``: ``runid``, ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``, as
+        trec_eval prints them with no ``-m``; or a list of those). See
+        :func:`tiedrank.interop.trec_eval.format_trec_eval`.
         """
-        rows, means = self._policy_rows(policy, run)
-        lines = []
-        if per_query:
-            lines += [f"{trec_eval_name(m):<22}\t{q}\t{v:.4f}" for m, q, v in
-                      rows[["metric", "query", "value"]].itertuples(index=False)]
-        lines += [f"{trec_eval_name(m):<22}\tall\t{v:.4f}" for m, v in means.items()]
-        return "\n".join(lines) + "\n"
+        from .interop.trec_eval import format_trec_eval
+
+        return format_trec_eval(self, policy, run=run, per_query=per_query, counts=counts)
 
     def to_ranx(self, policy: str = "expected", *, run: str | None = None) -> dict:
         """Like ``ranx.evaluate(qrels, run, metrics)``: ``{ranx name: mean}`` for one policy
@@ -263,15 +268,41 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
 
 
 def parse_metrics(metrics: "str | Metric | Iterable[str | Metric]") -> list[Metric]:
-    """The metrics of ``metrics`` (a name, a measure, or a list), each once, in order."""
+    """The metrics of ``metrics`` (a name, a measure, or a list), each once, in order.
+
+    trec_eval's ``-m`` forms are read too (:func:`tiedrank.interop.trec_eval.expand_metrics`):
+    ``P.5,10`` is P@5 and P@10, ``P`` alone trec_eval's default cutoffs, ``official`` and
+    ``all_trec`` the measures of those groups tiedrank has (a ``UserWarning`` names the ones
+    it has not yet; the count lines ``runid``, ``num_q``, ... are printed by
+    :meth:`Evaluation.to_trec_eval`).
+
+    Examples
+    --------
+    >>> [m.name for m in parse_metrics(["P.10,5", "map-l2", "Best(nDCG@10)"])]
+    ['P@5', 'P@10', 'AP(rel=2)', 'Best(nDCG@10)']
+    """
+    request = metric_request(metrics)
+    if request.note:
+        warnings.warn(request.note, UserWarning, stacklevel=3)
+    return list(request.metrics)
+
+
+def metric_request(metrics: "str | Metric | Iterable[str | Metric]") -> "MetricRequest":
+    """:func:`parse_metrics` with what a trec_eval group adds: the count lines it asks for
+    and the measures not yet tie-aware in tiedrank (:class:`~tiedrank.interop.trec_eval.
+    MetricRequest`); the CLI prints its note itself."""
+    from .interop.trec_eval import expand_metrics
+
     if metrics is None or not (_is_one_metric(metrics) or isinstance(metrics, Iterable)):
         raise InvalidParameterError("metrics", metrics, "a metric name such as 'RR' or "
                                     "'nDCG@10', a measure, or a list of those",
                                     function="evaluate")
-    metric_list = [parse_metric(m) for m in ([metrics] if _is_one_metric(metrics) else metrics)]
-    if not metric_list:
-        raise ValueError("no metrics given")
-    return list(dict.fromkeys(metric_list))  # RR, mrr, RR: one metric, counted once
+    request = expand_metrics([metrics] if _is_one_metric(metrics) else list(metrics))
+    if not request.metrics:
+        raise ValueError("no metrics given" if not request.counts and not request.not_yet else
+                         "no metric tiedrank computes was asked for"
+                         + (f" ({request.note})" if request.note else ""))
+    return request  # RR, mrr, RR: one metric, counted once
 
 
 def build_tables(runs, qrels, options: EvaluationOptions | None = None) -> dict[str, TieTable]:
@@ -319,7 +350,12 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
     """
     options = options or EvaluationOptions()
     metric_list = parse_metrics(metrics)
-    policies = options.policies
+    # a wrapped metric (Best(AP)) is scored under its own policy only, the others under
+    # every policy of the options
+    own_policy = {m: [Policy(m.policy)] for m in metric_list if m.policy is not None}
+    policies = list(dict.fromkeys([*options.policies, *(p for ps in own_policy.values()
+                                                         for p in ps)]))
+    scored = {m: own_policy.get(m, options.policies) for m in metric_list}
     settings = {m: (options.rel_level if m.rel is None else m.rel,
                     options.judged_only if m.judged_only is None else m.judged_only)
                 for m in metric_list}
@@ -339,12 +375,13 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
             scoring = table.scoring()  # policies only reorder inside groups: resolve the compact view
             for policy in policies:
                 resolved = scoring.resolve(policy.name, policy.seed)
-                for metric in group:
+                for metric in (m for m in group if policy in scored[m]):
                     source = table if metric.tie_aware_by_definition else resolved
                     values[policy, metric] = (query_ids, metric_values(
                         source, metric, gain=options.gain)[included])
         blocks += [(name, *values[policy, metric][:1], metric.name, policy.label,
-                    values[policy, metric][1]) for policy in policies for metric in metric_list]
+                    values[policy, metric][1]) for policy in policies for metric in metric_list
+                   if policy in scored[metric]]
     own = [m.rel for m in metric_list if m.rel is not None]
     return Evaluation(_tidy(blocks), _summary(blocks), dict(tables), findings,
                       options.rule(own), options)

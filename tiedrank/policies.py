@@ -17,6 +17,12 @@ POLICY_LABELS = {
 """What people read for each policy, on every page, figure and table."""
 ALL_POLICIES = ("expected", "optimistic", "pessimistic", "trec_eval")
 """What ``ties="all"`` evaluates: the expectation, best, worst and trec_eval's order."""
+POLICY_WRAPPERS = {"Expected": "expected", "Best": "optimistic", "Worst": "pessimistic",
+                   "TrecEvalOrder": "trec_eval"}
+"""The ir_measures wrappers of :mod:`tiedrank.interop.measures` and the policy each fixes:
+``Expected(nDCG@10)`` is nDCG@10 under ``expected`` only (as a string or an object)."""
+WRAPPER_ALIASES = {"TrecEval": "TrecEvalOrder"}
+"""Other spellings of a wrapper (``TrecEval(nDCG@10)`` is ``TrecEvalOrder(nDCG@10)``)."""
 REPORT_COLUMNS = {"expected": "expected", "optimistic": "best", "pessimistic": "worst",
                   "trec_eval": "trec_eval", "input": "input"}
 

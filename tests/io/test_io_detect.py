@@ -52,7 +52,8 @@ def test_unknown_format(data):
         assert accepted in exc.expected
 
 
-ALLOWED_FORMATS = "one of 'trec_run', 'trec_qrels', 'csv', 'tsv', 'parquet', 'jsonl' or None"
+ALLOWED_FORMATS = ("one of 'trec_run', 'trec_qrels', 'csv', 'tsv', 'parquet', 'jsonl', 'json' "
+                   "or None")
 
 
 @pytest.mark.parametrize("reader", [read_run, read_qrels, list_columns])

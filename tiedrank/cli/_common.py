@@ -309,6 +309,6 @@ def byte_size(text: str) -> int:
 def add_output(parser: argparse.ArgumentParser, extra: tuple[str, ...] = ()) -> None:
     parser.add_argument("--format", choices=FORMATS + extra, default=FORMATS[0],
                         help="output format" + (" (trec_eval: trec_eval's own text, for the "
-                                                "first --ties policy and the first run)"
+                                                "first --ties policy, each run in turn)"
                                                 if "trec_eval" in extra else ""))
     parser.add_argument("--digits", type=int, default=4, help="decimals shown (default 4)")

@@ -11,7 +11,8 @@ import sys
 
 import numpy as np
 
-from ..evaluate import DEFAULT_METRICS, build_tables, parse_metrics, score_tables
+from ..evaluate import DEFAULT_METRICS, build_tables, metric_request, score_tables
+from ..interop.trec_eval import DEFAULT_GROUP
 from ..metrics import METRIC_NAMES
 from ..policies import ALL_POLICIES, POLICIES, REPORT_COLUMNS
 from ..report import natural_rank, render
@@ -42,8 +43,12 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     """The options of :func:`tiedrank.evaluate.evaluate`, as flags."""
     fixed = ", ".join(p for p in POLICIES if p != "random")
     parser.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC",
-                        help=f"metric, repeatable ({', '.join(METRIC_NAMES)}); "
-                             f"default: {', '.join(DEFAULT_METRICS)}")
+                        help=f"metric, repeatable ({', '.join(METRIC_NAMES)}); also "
+                             "trec_eval's -m forms (P.5,10, ndcg_cut.10, recip_rank, P alone "
+                             "= its default cutoffs) and groups (official, all_trec), ranx's "
+                             "level suffix (map-l2) and policy wrappers (Expected(nDCG@10), "
+                             f"Best(AP)); default: {', '.join(DEFAULT_METRICS)} (with "
+                             "--format trec_eval: official, as trec_eval)")
     parser.add_argument("--ties", default=None,
                         help=f"tie policy: {fixed}, random[(seed=N)], or all (= "
                              f"{', '.join(ALL_POLICIES)}); comma-separated list allowed "
@@ -62,7 +67,13 @@ def _evaluate(args: argparse.Namespace) -> int:
     ties = args.ties if args.ties is not None else (
         "trec_eval" if args.format == "trec_eval" else "all")
     options = evaluation_options(args, [t.strip() for t in ties.split(",") if t.strip()])
-    metrics = parse_metrics(args.metrics or list(DEFAULT_METRICS))
+    # trec_eval's default set with its format (as trec_eval with no -m), ours otherwise
+    request = metric_request(args.metrics or (
+        [DEFAULT_GROUP] if args.format == "trec_eval" else list(DEFAULT_METRICS)))
+    if request.note:
+        print(f"# note: {request.note}", file=sys.stderr)
+    metrics = list(request.metrics)
+    args.counts = request.counts  # the count lines of --format trec_eval
     scaled = scale.evaluate_scaled(args, metrics, options)  # --buckets / --dask / --out
     if scaled is not None:
         return scaled
@@ -74,8 +85,16 @@ def _evaluate(args: argparse.Namespace) -> int:
 def show(evaluation, args: argparse.Namespace) -> int:
     """Print ``evaluation`` as ``args`` ask (every door of the command prints through here)."""
     if args.format == "trec_eval":  # trec_eval's own text, for scripts that parse it
-        sys.stdout.write(evaluation.to_trec_eval(evaluation.options.policy_labels[0],
-                                                 per_query=args.per_query))
+        runs = list(evaluation.tables) or list(dict.fromkeys(evaluation.summary["run"].astype(str)))
+        for run in runs:  # one trec_eval output per run, in the order given
+            sys.stdout.write(evaluation.to_trec_eval(
+                evaluation.options.policy_labels[0], run=run, per_query=args.per_query,
+                counts=getattr(args, "counts", True)))
+        if not evaluation.tables and getattr(args, "counts", ()):
+            print("# note: the num_* count lines need the one-pass evaluation (without "
+                  "--buckets, --dask, --out); left out", file=sys.stderr)
+        for finding in evaluation.findings:
+            print(f"# note: {finding.message}", file=sys.stderr)
         return 0
     if args.per_query and getattr(args, "out", None) is None:  # --out: rows are on disk
         frame = evaluation.per_query.pivot_table(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ..metrics import Metric, parse_metric
 from ..metrics.registry import parse_text
+from ..policies import POLICY_WRAPPERS
 from ..validation import InvalidParameterError
 
 FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec")
@@ -34,6 +35,9 @@ def from_ir_measures(measure) -> Metric:
     write instead.
     """
     shown = repr(measure)
+    if measure.NAME in POLICY_WRAPPERS:  # Expected(nDCG@10): the wrapped measure, one policy
+        inner = parse_metric(dict(measure.params).get("measure"))
+        return parse_text(f"{measure.NAME}({inner.name})", f"measure {shown}")
     if measure.NAME not in FAMILIES:
         raise ValueError(f"ir_measures measure {shown} has no tie-aware counterpart in tiedrank; "
                          f"use one of {', '.join(FAMILIES)} (with cutoff, rel=, judged_only=), "
@@ -68,6 +72,8 @@ def trec_eval_name(metric: str) -> str:
     ['ndcg_cut_10', 'map', 'map_cut_5', 'P_10', 'recip_rank', 'TsRR2']
     """
     m = parse_metric(metric)
+    if m.policy is not None:  # Expected(nDCG@10) -> Expected(ndcg_cut_10)
+        return m.name.replace(unwrapped(m).name, trec_eval_name(unwrapped(m)), 1)
     base = TREC_EVAL_NAMES.get(m.family)
     if base is None or m.alpha is not None or m.settings:
         return m.name
@@ -77,9 +83,16 @@ def trec_eval_name(metric: str) -> str:
     return f"{cut}_{m.k}"
 
 
+def unwrapped(metric: Metric) -> Metric:
+    """``metric`` without the tie policy a wrapper fixes (``Best(AP)`` -> ``AP``)."""
+    return Metric(**{**metric.__dict__, "policy": None})
+
+
 def ranx_name(metric: str) -> str:
     """ranx's name of a metric (``Success@10`` -> ``hit_rate@10``); ours where it has none."""
     m = parse_metric(metric)
+    if m.policy is not None:
+        return m.name.replace(unwrapped(m).name, ranx_name(unwrapped(m)), 1)
     base = RANX_NAMES.get(m.family)
     if base is None or m.settings:
         return m.name

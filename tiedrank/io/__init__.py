@@ -16,6 +16,8 @@ Accepted formats
 ``csv``/``tsv`` header row required; columns found by name (see ``columns`` / aliases)
 ``parquet``     columns found by name
 ``jsonl``       one JSON object per line; keys found by name
+``json``        one JSON object ``{query: {doc: value}}``: ranx's ``Run.save("run.json")`` /
+                ``Qrels.save("qrels.json")``, a pytrec_eval dict dumped with ``json.dump``
 
 Any of them may be gzip-compressed (detected by the magic bytes, not the extension).  TREC
 files may hold ``#`` comment lines where trec_eval 9.0.8 skips them (runs: a line whose first
@@ -29,6 +31,7 @@ Modules
 ``detect``      :func:`detect_format`, :data:`FORMATS`
 ``trec``        TREC run and qrels parsing (pyarrow, with a numpy whitespace pass)
 ``tabular``     CSV, TSV, Parquet, JSON lines and DataFrames
+``nested_json`` ranx's JSON runs and qrels (one ``{query: {doc: value}}`` object)
 ``columns``     :data:`ALIASES`, column mapping, typing of ids, scores and grades
 ``duplicates``  repeated (query, doc) rows, by a vectorised hash
 ``groups``      :func:`read_groups` (query -> group mappings)

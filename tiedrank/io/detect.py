@@ -7,12 +7,14 @@ from typing import Any
 from ..errors import InputError
 from ..validation import Options
 from ._load import GZIP_MAGIC, Loaded, check_utf8, gunzip, input_limits, without_gzip_suffix
+from .nested_json import looks_nested
 from ._text import BLANKS, INT_MATCH, blank_comments, blank_split, first_line, is_number
 
-FORMATS = ("trec_run", "trec_qrels", "csv", "tsv", "parquet", "jsonl")
+FORMATS = ("trec_run", "trec_qrels", "csv", "tsv", "parquet", "jsonl", "json")
 
 ACCEPTED = ("a TREC run (qid Q0 docno rank score tag), TREC qrels (qid iter docno grade), "
-            "CSV or TSV with a header row, Parquet, or JSON lines (optionally gzip-compressed)")
+            "CSV or TSV with a header row, Parquet, JSON lines, or one JSON object "
+            "{query: {doc: value}} as ranx saves it (optionally gzip-compressed)")
 
 _PARQUET_MAGIC = b"PAR1"
 _EXTENSIONS = (((".parquet", ".pq"), "parquet"), ((".jsonl", ".ndjson"), "jsonl"),
@@ -37,7 +39,8 @@ def detect_format(data: bytes, name: str | None = None) -> str:
     Order: magic bytes (gzip is looked through, then Parquet's ``PAR1``), then the file
     extension (``.parquet``, ``.jsonl``/``.ndjson``, ``.csv``, ``.tsv``; others such as
     ``.txt``, ``.run``, ``.qrels`` say nothing), then the first non-empty line: ``{`` means
-    JSON lines, a comma- or tab-separated header means CSV or TSV, 6 whitespace-separated
+    one ``{query: {doc: value}}`` object (ranx's JSON) when the first value is an object or
+    the ``{`` stands alone, JSON lines otherwise; a comma- or tab-separated header means CSV or TSV, 6 whitespace-separated
     fields a TREC run and 4 a TREC qrels file.  Leading ``#`` comment lines are looked past
     when the first line after them is a TREC line.
 
@@ -142,8 +145,8 @@ def _sniff(head: bytes, source: str, whole: bool = False) -> str:
             raise InputError("no data lines (only comments)", source=source, line=line_no,
                              text=line, expected="TREC lines after the '#' comment lines")
     stripped = line.strip()
-    if stripped.startswith("{"):
-        return "jsonl"
+    if stripped.startswith("{"):  # {"q1": {"d1": 1.0}} (ranx) or one record per line
+        return "json" if looks_nested(head) else "jsonl"
     if _is_trec_shaped(stripped):
         return "trec_run" if len(blank_split(stripped)) >= 6 else "trec_qrels"
     for delimiter, fmt in ((",", "csv"), ("\t", "tsv")):

@@ -16,6 +16,7 @@ from ._text import first_line
 from .columns import GRADE, SCORE, RawColumns, ValueRule, as_ids, as_values
 from .detect import FORMAT_OPTION, choose_format
 from .duplicates import DUPLICATE_POLICIES, check_duplicates
+from .nested_json import read_nested_json
 from .tabular import header_names, read_tabular
 from ..interop.adapters import as_table, is_peer_object
 from .trec import QRELS_EXPECTED, read_trec
@@ -90,6 +91,8 @@ def read_run(source: Any, *, format: str | None = None, name: str | None = None,
     elif fmt == "trec_qrels":
         # A label file (e.g. an LLM judge's grades): the grade is used as a float score.
         raw, tag = read_trec(loaded, ncols=4, value_col=3, value_type=pa.float64())
+    elif fmt == "json":  # ranx's Run.save("run.json"): {query: {doc: score}}
+        raw, tag = read_nested_json(loaded), None
     else:
         raw, tag = read_tabular(loaded, fmt, ("query", "doc", "score"), columns), None
     table, findings = _typed_table(raw, fmt, loaded, SCORE, duplicates)
@@ -146,6 +149,8 @@ def read_qrels(source: Any, *, format: str | None = None,
         # Grades are read as text and validated by as_values: pyarrow's integer parser would
         # also accept hexadecimal ("0x10"), which is not a TREC grade.
         raw, _ = read_trec(loaded, ncols=4, value_col=3, value_type=pa.string())
+    elif fmt == "json":  # ranx's Qrels.save("qrels.json"): {query: {doc: grade}}
+        raw = read_nested_json(loaded)
     else:
         raw = read_tabular(loaded, fmt, ("query", "doc", "relevance"), columns)
     table, findings = _typed_table(raw, fmt, loaded, GRADE, "error")

@@ -213,19 +213,19 @@ def _read_jsonl(loaded: Loaded, roles: tuple[str, ...],
         if resolved is None:
             resolved = resolve_columns(list(record), roles, mapping, loaded.name)
         for role in roles:
-            values[role].append(_json_cell(record.get(resolved[role])))
+            values[role].append(json_cell(record.get(resolved[role])))
     if resolved is None:
         raise InputError("empty input", source=loaded.name, expected="at least one data row")
     # Mixed types were turned into text; as_ids/as_values check them as for CSV.
     return pa.table({role: pa.array(values[role], pa.string()) for role in roles}), locate
 
 
-def _json_cell(value: Any) -> str | None:
+def json_cell(value: Any) -> str | None:
     """A JSON value (or a cell of a mixed-type DataFrame column) as text.
 
     Examples
     --------
-    >>> [_json_cell(v) for v in (None, True, 2.0, 2.5, [1], "d1")]
+    >>> [json_cell(v) for v in (None, True, 2.0, 2.5, [1], "d1")]
     [None, '1', '2', '2.5', '[1]', 'd1']
     """
     if value is None:
@@ -257,7 +257,7 @@ def _arrow_from_series(series: pd.Series, *, keep_nan: bool = False) -> pa.Chunk
     try:
         return pa.chunked_array([pa.array(series, from_pandas=not keep_nan)])
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError):
-        text = [None if _is_missing(v, nan=not keep_nan) else _json_cell(v) for v in series]
+        text = [None if _is_missing(v, nan=not keep_nan) else json_cell(v) for v in series]
         return pa.chunked_array([pa.array(text, pa.string())])
 
 

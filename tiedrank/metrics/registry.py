@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..policies import POLICY_WRAPPERS, WRAPPER_ALIASES
 from ..ties import TieTable
 from ..validation import Interval, InvalidParameterError, Options, check
 from . import kernels as K
@@ -121,6 +122,10 @@ class Metric:
     rel: int | None = None
     judged_only: bool | None = None
     gain: str | None = None
+    policy: str | None = None
+    """The tie policy a wrapped measure fixes for itself (``Expected(nDCG@10)``: ``expected``,
+    as :mod:`tiedrank.interop.measures` wraps ir_measures measures); ``None``: every policy
+    of the evaluation."""
 
     @property
     def entry(self) -> MetricFamily:
@@ -128,11 +133,15 @@ class Metric:
 
     @property
     def name(self) -> str:
-        """The canonical spelling, e.g. ``nDCG@10`` or ``TsRR(alpha=1)``."""
+        """The canonical spelling, e.g. ``nDCG@10``, ``TsRR(alpha=1)``, ``Best(AP)``."""
         args = ", ".join([f"{p.name}={getattr(self, p.name):g}" for p in self.entry.parameters]
                          + [f"{name}={value}" for name, value in self.settings.items()])
         base = f"{self.family}({args})" if args else self.family
-        return base if self.k is None else f"{base}@{self.k}"
+        base = base if self.k is None else f"{base}@{self.k}"
+        if self.policy is None:
+            return base
+        wrapper = next(w for w, p in POLICY_WRAPPERS.items() if p == self.policy)
+        return f"{wrapper}({base})"
 
     @property
     def settings(self) -> dict:
@@ -147,6 +156,8 @@ class Metric:
     def __post_init__(self) -> None:
         if self.k is not None:  # Metric(...) made directly: the parser's bound as well
             check_cutoff(self.k, f"metric {self.family!r}")
+        if self.policy is not None:
+            check("policy", self.policy, [Options(*POLICY_WRAPPERS.values())], function="Metric")
 
     def __str__(self) -> str:
         return self.name
@@ -244,8 +255,31 @@ def parse_metric(text: "str | Metric | object") -> Metric:
     return parse_text(str(text), f"metric {str(text)!r}")
 
 
+_WRAPPED = re.compile(r"^\s*([A-Za-z]+)\s*\((.*)\)\s*(?:@\s*(\d+))?\s*$", re.DOTALL)
+_RANX_LEVEL = re.compile(r"^(.*\S)-l(\d+)\s*$")
+
+
 def parse_text(text: str, subject: str) -> Metric:
-    """:func:`parse_metric` of a string; messages start with ``subject``."""
+    """:func:`parse_metric` of a string; messages start with ``subject``.
+
+    Two peer forms wrap a metric name: ir_measures' policy wrappers of
+    :mod:`tiedrank.interop.measures` (``Expected(nDCG@10)``, ``Best(AP)``, ``Worst(P@5)``,
+    ``TrecEval(nDCG@10)``: the metric under that tie policy only) and ranx's relevance-level
+    suffix (``map-l2``, ``precision@5-l2``: grade >= 2 is relevant, ``rel=2``).
+    """
+    wrapped = _WRAPPED.match(text)
+    if wrapped:
+        wrapper = WRAPPER_ALIASES.get(wrapped.group(1), wrapped.group(1))
+        if wrapper in POLICY_WRAPPERS:
+            inner = wrapped.group(2) + (f"@{wrapped.group(3)}" if wrapped.group(3) else "")
+            return _with_policy(parse_text(inner, subject), POLICY_WRAPPERS[wrapper], subject)
+    if "," in text and "(" not in text:
+        raise ValueError(f"{subject} names several metrics (trec_eval's cutoff list); pass it "
+                         "where a list of metrics is read (evaluate(..., metrics=), -m), or "
+                         f"one at a time: {text.split(',')[0]}")
+    level = _RANX_LEVEL.match(text)
+    if level:
+        return _with_level(parse_text(level.group(1), subject), int(level.group(2)), subject)
     match = _PATTERN.match(_translate(text))
     entry = REGISTRY.get(_BY_LOWER.get(match.group(1).lower(), "")) if match else None
     if entry is None:
@@ -259,6 +293,31 @@ def parse_text(text: str, subject: str) -> Metric:
         check_cutoff(int(k), subject)
     values = _parse_parameters(subject, entry, args)
     return Metric(entry.name, None if k is None else int(k), **values)
+
+
+def _with_policy(metric: Metric, policy: str, subject: str) -> Metric:
+    """``metric`` under one tie policy (a wrapper around a wrapper is refused)."""
+    if metric.policy is not None and metric.policy != policy:
+        raise ValueError(f"{subject} wraps one tie policy in another; write one wrapper, "
+                         f"e.g. {metric.name}")
+    return Metric(**{**metric.__dict__, "policy": policy})
+
+
+def _with_level(metric: Metric, level: int, subject: str) -> Metric:
+    """ranx's ``-lN`` suffix: grade >= N is relevant, tiedrank's ``rel=N``."""
+    if metric.entry.graded:
+        raise InvalidParameterError(
+            "-l", f"-l{level}", f"left out: ranx's -l{level} on {metric.family} drops the grades "
+            f"below {level} from the gains, while tiedrank's {metric.family} uses every grade; "
+            f"write {metric.name}, and set the grades below {level} to 0 in the qrels for "
+            "ranx's number", subject=subject)
+    if level < 1:
+        raise InvalidParameterError("-l", f"-l{level}", "a level >= 1 (grade >= level is "
+                                    "relevant), e.g. -l2", subject=subject)
+    if metric.rel is not None and metric.rel != level:
+        raise ValueError(f"{subject} sets the relevance level twice (rel={metric.rel} and "
+                         f"-l{level}); write one")
+    return Metric(**{**metric.__dict__, "rel": level})
 
 
 MAX_CUTOFF = 2**31 - 1

@@ -1,0 +1,155 @@
+"""trec_eval's -m syntax and groups, ranx's level suffix, ir_measures' wrapper strings.
+
+Every form must give the number its owner gives: trec_eval's forms against pytrec_eval fed
+the same spelling (``P.5,10``), the wrappers against tiedrank's policies and against the
+ir_measures objects they spell, ranx's ``-l2`` against ranx (in ``tests/interop``, where
+ranx is compiled once). The run is tie-free where the peers are the oracle, so every
+policy agrees with them.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tiedrank import evaluate, read_qrels, read_run
+from tiedrank.data import Qrels, Run
+from tiedrank.evaluate import parse_metrics
+from tiedrank.interop.trec_eval import GROUPS, MEASURES, expand_metrics
+from tiedrank.metrics import REGISTRY, parse_metric
+
+LLM = "sample_data/llmjudge"
+
+
+def _tie_free(seed: int = 11) -> tuple[Run, Qrels, dict, dict]:
+    rng = np.random.default_rng(seed)
+    run_rows, qrel_rows = [], []
+    for q in (f"q{i}" for i in range(12)):
+        for j, s in enumerate(rng.permutation(60) + 0.5):
+            run_rows.append((q, f"d{j}", float(s)))
+        for j in rng.choice(80, size=25, replace=False):  # some judged documents unretrieved
+            qrel_rows.append((q, f"d{j}", int(rng.integers(0, 4))))
+    run = Run("r", pd.DataFrame(run_rows, columns=["query", "doc", "score"]))
+    qrels = Qrels(pd.DataFrame(qrel_rows, columns=["query", "doc", "relevance"]))
+    as_dict = {q: dict(zip(g["doc"], g["score"])) for q, g in run.frame.groupby("query")}
+    qrels_dict = {q: dict(zip(g["doc"], g["relevance"].astype(int)))
+                  for q, g in qrels.frame.groupby("query")}
+    return run, qrels, as_dict, qrels_dict
+
+
+@pytest.mark.parametrize("form, names", [
+    ("P.5,10", ["P@5", "P@10"]),
+    ("P.10,5", ["P@5", "P@10"]),  # trec_eval sorts the cutoffs
+    ("ndcg_cut.5,10", ["nDCG@5", "nDCG@10"]),
+    ("map_cut.10", ["AP@10"]),
+    ("success.1,5", ["Success@1", "Success@5"]),
+    ("recall.5", ["R@5"]),
+    ("recip_rank", ["RR"]), ("map", ["AP"]), ("ndcg", ["nDCG"]), ("Rprec", ["Rprec"]),
+    ("P", [f"P@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]),
+    ("success", ["Success@1", "Success@5", "Success@10"]),
+    ("Expected(nDCG@10)", ["Expected(nDCG@10)"]), ("TrecEval(RR)", ["TrecEvalOrder(RR)"]),
+    ("map-l2", ["AP(rel=2)"]), ("precision@5-l2", ["P(rel=2)@5"]),
+])
+def test_forms_expand_to_tiedranks_metrics(form, names):
+    assert [m.name for m in expand_metrics(form).metrics] == names
+
+
+def test_groups_keep_every_member_and_note_what_is_missing():
+    for group, members in GROUPS.items():
+        request = expand_metrics(group)
+        covered = set(request.counts) | set(request.not_yet) | {
+            m.name for m in MEASURES if m.name in members and m.tiedrank is not None}
+        assert covered == set(members), group  # nothing dropped silently
+        assert all(m.tiedrank in REGISTRY for m in MEASURES if m.tiedrank)  # rows name families
+    official = expand_metrics("official")
+    assert [m.name for m in official.metrics][:3] == ["AP", "Rprec", "RR"]
+    assert official.not_yet == ("gm_map", "bpref", "iprec_at_recall")
+    with pytest.warns(UserWarning, match="not yet tie-aware in tiedrank: gm_map, bpref"):
+        parse_metrics(["official"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        parse_metrics(["P.5,10", "ndcg_cut.10"])  # no note when nothing is left out
+
+
+def test_trec_eval_forms_equal_pytrec_eval_with_the_same_spelling():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    run, qrels, as_dict, qrels_dict = _tie_free()
+    forms = ["P.5,10", "ndcg_cut.5,10", "map_cut.10", "success.1,5", "recall.5", "recip_rank",
+             "map", "ndcg", "Rprec"]
+    theirs = pytrec_eval.RelevanceEvaluator(qrels_dict, set(forms)).evaluate(as_dict)
+    ev = evaluate(run, qrels, forms, ties="all")
+    assert set(ev.per_query["policy"]) == {"expected", "optimistic", "pessimistic", "trec_eval"}
+    for line in ev.to_trec_eval("expected").splitlines():
+        name, query, value = (part.strip() for part in line.split("\t"))
+        if query != "all":
+            assert float(value) == pytest.approx(theirs[query][name], abs=5e-5), (name, query)
+    names = {m: parse_metric(m).name for m in ("P_5", "ndcg_cut_10", "recip_rank")}
+    for policy, rows in ev.per_query.groupby("policy", observed=True):
+        for theirs_name, ours in names.items():
+            values = rows[rows["metric"] == ours].set_index("query")["value"]
+            expected = pd.Series({q: theirs[q][theirs_name] for q in values.index})
+            np.testing.assert_allclose(values.sort_index(), expected.sort_index(), atol=1e-12)
+
+
+def test_every_form_gives_its_canonical_forms_number():
+    run, qrels = read_run(f"{LLM}/runs/Olz-gpt4o.txt", format="trec_qrels"), \
+        read_qrels(f"{LLM}/qrels.test.txt")  # heavy ties: policies differ
+    pairs = {"P.10": "P@10", "ndcg_cut.10": "nDCG@10", "map-l2": "AP(rel=2)",
+             "mrr-l2": "RR(rel=2)", "precision@5-l2": "P(rel=2)@5", "hits@10-l2": "Hits(rel=2)@10",
+             "Expected(nDCG@10)": "nDCG@10", "Best(AP)": "AP", "Worst(P@5)": "P@5",
+             "TrecEval(nDCG@10)": "nDCG@10", "Expected(map_cut.10)": "AP@10"}
+    policy = {"Expected": "expected", "Best": "optimistic", "Worst": "pessimistic",
+              "TrecEval": "trec_eval"}
+    canonical = evaluate(run, qrels, sorted(set(pairs.values())), ties="all").summary
+    ours = evaluate(run, qrels, list(pairs), ties="all").summary
+    for form, name in pairs.items():
+        wrapper = form.split("(")[0] if form.split("(")[0] in policy else None
+        mine = ours[ours["metric"] == parse_metric(form).name]
+        if wrapper:
+            assert list(mine["policy"]) == [policy[wrapper]], form  # its own policy only
+        reference = canonical[canonical["metric"] == name].set_index("policy")["value"]
+        for row in mine.itertuples():
+            assert row.value == reference[row.policy], (form, row.policy)
+    spread = canonical[canonical["metric"] == "AP"]["value"]
+    assert spread.max() > spread.min()  # the wrappers were checked where policies differ
+
+
+def test_wrapper_strings_equal_the_ir_measures_objects():
+    ir_measures = pytest.importorskip("ir_measures")
+    from tiedrank.interop.measures import Best, Expected, TrecEvalOrder, Worst
+
+    nDCG, AP, P, RR = ir_measures.nDCG, ir_measures.AP, ir_measures.P, ir_measures.RR
+    objects = [Expected(nDCG @ 10), Best(AP), Worst(P @ 5), TrecEvalOrder(RR(rel=2))]
+    strings = ["Expected(nDCG@10)", "Best(AP)", "Worst(P@5)", "TrecEval(RR(rel=2))"]
+    assert [parse_metric(o) for o in objects] == [parse_metric(s) for s in strings]
+    run, qrels = read_run(f"{LLM}/runs/Olz-gpt4o.txt", format="trec_qrels"), \
+        read_qrels(f"{LLM}/qrels.test.txt")
+    ours = evaluate(run, qrels, strings).summary.set_index("metric")["value"]
+    theirs = ir_measures.calc_aggregate(objects, qrels.frame.rename(columns={
+        "query": "query_id", "doc": "doc_id"}), run.frame.rename(columns={
+            "query": "query_id", "doc": "doc_id"}))
+    for obj, text in zip(objects, strings):
+        assert ours[parse_metric(text).name] == pytest.approx(theirs[obj], abs=1e-12), text
+
+
+@pytest.mark.parametrize("text, words", [
+    ("ndcg@10-l2", "uses every grade"),
+    ("map-l0", "level >= 1"),
+    ("RR(rel=3)-l2", "relevance level twice"),
+    ("Best(Worst(AP))", "one wrapper"),
+    ("P.5,10", "names several metrics"),
+])
+def test_refused_forms_say_what_to_write(text, words):
+    with pytest.raises(ValueError, match=words):
+        parse_metric(text)
+
+
+@pytest.mark.parametrize("items, words", [
+    ("bpref", "not yet tie-aware in tiedrank"), ("P.5,5", "repeated"), ("P.x", "integers"),
+    ("ndcg.1=4", "gain pairs"), ("runid.2", "takes no parameters"),
+])
+def test_trec_eval_refusals(items, words):
+    with pytest.raises(ValueError, match=words):
+        expand_metrics(items)

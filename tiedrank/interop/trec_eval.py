@@ -1,0 +1,356 @@
+"""trec_eval's measure vocabulary and its text output: tiedrank as a tie-aware trec_eval.
+
+* :data:`MEASURES` — one row per trec_eval measure, in the order trec_eval computes and
+  prints them: its name, the tiedrank family that computes it (``None``: not yet tie-aware in
+  tiedrank), its default cutoffs, and whether it is one of the count lines (``runid``,
+  ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``) the trec_eval format prints from the
+  tie-group tables rather than from a metric kernel. A measure tiedrank gains is one row
+  changed here;
+* :data:`GROUPS` — trec_eval's nicknames (``official``, trec_eval's default set;
+  ``all_trec``; ``set``) as lists of those names;
+* :func:`expand_metrics` — ``-m`` items as trec_eval reads them (``P.5,10``, ``P`` with its
+  default cutoffs, ``ndcg_cut.5,10``, ``official``), tiedrank's and the peers' names
+  otherwise (:func:`~tiedrank.metrics.parse_metric`);
+* :func:`format_trec_eval` — trec_eval's output, line for line: ``name<TAB>query<TAB>value``
+  with the name left-justified in 22 characters, values with 4 decimals, counts as
+  integers, per-query lines (``-q``) query by query, then the ``all`` lines.
+
+Examples
+--------
+>>> request = expand_metrics(["P.10,5", "recip_rank"])
+>>> [m.name for m in request.metrics], request.counts, request.not_yet
+(['P@5', 'P@10', 'RR'], (), ())
+>>> request = expand_metrics("official")
+>>> request.counts[:3], request.not_yet
+(('runid', 'num_q', 'num_ret'), ('gm_map', 'bpref', 'iprec_at_recall'))
+>>> print(request.note)
+not yet tie-aware in tiedrank: gm_map, bpref, iprec_at_recall (left out of the evaluation)
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..metrics import Metric, parse_metric
+from ..metrics.registry import MAX_CUTOFF
+from .names import trec_eval_name
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..evaluate import Evaluation
+
+_DEPTHS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+
+@dataclass(frozen=True)
+class TrecEvalMeasure:
+    """One trec_eval measure: ``name`` as trec_eval spells it, the ``tiedrank`` family that
+    computes it (``None``: not yet tie-aware in tiedrank), trec_eval's default ``cutoffs``
+    (``()``: the measure takes none), and ``count`` for the lines the trec_eval format
+    prints from the tie-group tables (runid and the num_* counts)."""
+
+    name: str
+    tiedrank: str | None = None
+    cutoffs: tuple[int, ...] = ()
+    count: bool = False
+
+
+MEASURES: tuple[TrecEvalMeasure, ...] = (
+    TrecEvalMeasure("runid", count=True),
+    TrecEvalMeasure("num_q", count=True),
+    TrecEvalMeasure("num_ret", count=True),
+    TrecEvalMeasure("num_rel", count=True),
+    TrecEvalMeasure("num_rel_ret", count=True),
+    TrecEvalMeasure("map", "AP"),
+    TrecEvalMeasure("gm_map"),
+    TrecEvalMeasure("Rprec", "Rprec"),
+    TrecEvalMeasure("bpref"),
+    TrecEvalMeasure("recip_rank", "RR"),
+    TrecEvalMeasure("iprec_at_recall"),
+    TrecEvalMeasure("P", "P", _DEPTHS),
+    TrecEvalMeasure("relstring"),
+    TrecEvalMeasure("recall", "R", _DEPTHS),
+    TrecEvalMeasure("infAP"),
+    TrecEvalMeasure("gm_bpref"),
+    TrecEvalMeasure("Rprec_mult"),
+    TrecEvalMeasure("utility"),
+    TrecEvalMeasure("11pt_avg"),
+    TrecEvalMeasure("binG"),
+    TrecEvalMeasure("G"),
+    TrecEvalMeasure("dcg"),
+    TrecEvalMeasure("ideal_dcg"),
+    TrecEvalMeasure("ndcg", "nDCG"),
+    TrecEvalMeasure("ndcg_rel"),
+    TrecEvalMeasure("Rndcg"),
+    TrecEvalMeasure("ndcg_cut", "nDCG", _DEPTHS),
+    TrecEvalMeasure("map_cut", "AP", _DEPTHS),
+    TrecEvalMeasure("relative_P"),
+    TrecEvalMeasure("success", "Success", (1, 5, 10)),
+    TrecEvalMeasure("set_P"),
+    TrecEvalMeasure("set_relative_P"),
+    TrecEvalMeasure("set_recall"),
+    TrecEvalMeasure("set_map"),
+    TrecEvalMeasure("set_F"),
+    TrecEvalMeasure("num_nonrel_judged_ret"),
+    TrecEvalMeasure("yaap"),
+    TrecEvalMeasure("rbp"),
+    TrecEvalMeasure("rbp_resid"),
+    TrecEvalMeasure("unj"),
+)
+"""trec_eval's measures in its print order (trec_eval 10.0, ``measures.c``)."""
+BY_NAME = {m.name: m for m in MEASURES}
+
+_COUNTS = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret")
+GROUPS: dict[str, tuple[str, ...]] = {
+    "official": (*_COUNTS, "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall",
+                 "P"),
+    "all_trec": (*_COUNTS, "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall",
+                 "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref",
+                 "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success",
+                 "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall",
+                 "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"),
+    "set": (*_COUNTS, "utility", "set_P", "set_recall", "set_relative_P", "set_map", "set_F"),
+}
+"""trec_eval's nicknames for sets of measures; ``official`` is what trec_eval evaluates when
+no ``-m`` is given (and what ``tiedrank evaluate --format trec_eval`` evaluates then)."""
+DEFAULT_GROUP = "official"
+
+
+@dataclass(frozen=True)
+class MetricRequest:
+    """What a list of ``-m`` items asks for: the tiedrank ``metrics`` (each once, in order),
+    the trec_eval ``counts`` lines, and the trec_eval measures ``not_yet`` tie-aware in
+    tiedrank (named by a group; left out, and said so in :attr:`note`)."""
+
+    metrics: tuple[Metric, ...]
+    counts: tuple[str, ...] = ()
+    not_yet: tuple[str, ...] = ()
+
+    @property
+    def note(self) -> str | None:
+        """One line naming the measures left out, or ``None``."""
+        if not self.not_yet:
+            return None
+        return (f"not yet tie-aware in tiedrank: {', '.join(self.not_yet)} (left out of the "
+                "evaluation)")
+
+
+def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
+    """Read ``-m`` items, trec_eval's way where an item is one of its measures or groups.
+
+    Parameters
+    ----------
+    items : str, Metric, ir_measures measure, or an iterable of those
+        trec_eval's forms: a measure with its parameters as on trec_eval's ``-m``
+        (``P.5,10`` = P@5 and P@10, cutoffs sorted; ``ndcg_cut.5,10``, ``map_cut.10``,
+        ``success.1,5``, ``recall.5``), a cutoff measure alone with trec_eval's default
+        cutoffs (``P`` = P@5, 10, 15, 20, 30, 100, 200, 500, 1000; ``success`` = 1, 5, 10),
+        ``map``, ``ndcg``, ``recip_rank``, ``Rprec``, or a group (``official``, ``all_trec``,
+        ``set``). trec_eval's names are case-sensitive, as in trec_eval. Anything else is
+        read by :func:`~tiedrank.metrics.parse_metric` (``nDCG@10``, ``ndcg_cut_10``,
+        ``map-l2``, ``Expected(nDCG@10)``, ir_measures objects).
+
+    Returns
+    -------
+    MetricRequest
+        The metrics (duplicates removed), the count lines, the group members left out.
+
+    Raises
+    ------
+    ValueError
+        For a measure named on its own that tiedrank does not compute yet (``bpref``),
+        parameters trec_eval's measure does not take here (``map.5``), bad or repeated
+        cutoffs (``P.0``, ``P.5,5``), and every error of :func:`parse_metric`.
+
+    Examples
+    --------
+    >>> [m.name for m in expand_metrics("success").metrics]
+    ['Success@1', 'Success@5', 'Success@10']
+    >>> [m.name for m in expand_metrics(["ndcg_cut.10", "nDCG@10", "map-l2"]).metrics]
+    ['nDCG@10', 'AP(rel=2)']
+    """
+    if isinstance(items, (str, Metric)) or (hasattr(items, "NAME") and hasattr(items, "params")):
+        items = [items]
+    metrics: list[Metric] = []
+    counts: list[str] = []
+    not_yet: list[str] = []
+    for item in items:
+        if not isinstance(item, str):
+            metrics.append(parse_metric(item))
+            continue
+        text = item.strip()
+        names = GROUPS.get(text)
+        if names is not None:
+            for name in names:
+                measure = BY_NAME[name]
+                if measure.count:
+                    counts.append(name)
+                elif measure.tiedrank is None:
+                    not_yet.append(name)
+                else:
+                    metrics += _metrics_of(measure, measure.cutoffs)
+            continue
+        name, dot, params = text.partition(".")
+        measure = BY_NAME.get(name)
+        if measure is None:
+            metrics.append(parse_metric(text))
+        elif measure.count:
+            if dot:
+                raise ValueError(f"trec_eval measure {text!r}: {name} takes no parameters")
+            counts.append(name)
+        elif measure.tiedrank is None:
+            raise ValueError(f"trec_eval measure {name!r} is not yet tie-aware in tiedrank; "
+                             f"tiedrank's trec_eval measures: {', '.join(supported())}")
+        else:
+            metrics += _metrics_of(measure, _cutoffs(text, measure, params) if dot
+                                   else measure.cutoffs)
+    order = {name: i for i, name in enumerate(_COUNTS)}
+    return MetricRequest(tuple(dict.fromkeys(metrics)),
+                         tuple(sorted(dict.fromkeys(counts), key=order.__getitem__)),
+                         tuple(dict.fromkeys(not_yet)))
+
+
+def supported() -> list[str]:
+    """trec_eval's measure names tiedrank computes, in trec_eval's order."""
+    return [m.name for m in MEASURES if m.tiedrank is not None or m.count]
+
+
+def _metrics_of(measure: TrecEvalMeasure, cutoffs: tuple[int, ...]) -> list[Metric]:
+    if not measure.cutoffs:
+        return [parse_metric(measure.tiedrank)]
+    return [parse_metric(f"{measure.tiedrank}@{k}") for k in cutoffs]
+
+
+def _cutoffs(text: str, measure: TrecEvalMeasure, params: str) -> tuple[int, ...]:
+    """The cutoff list of ``P.5,10`` (sorted, as trec_eval sorts it); trec_eval's refusals
+    (a cutoff that is not a positive integer, a repeated one) in tiedrank's words."""
+    subject = f"trec_eval measure {text!r}"
+    if not measure.cutoffs:
+        raise ValueError(f"{subject}: tiedrank's {measure.name} takes no parameters; write "
+                         f"{measure.name}" + (" (trec_eval's gain pairs such as ndcg.1=4.0 "
+                                              "are not read: map the grades in the qrels)"
+                                              if measure.name == "ndcg" else ""))
+    parts = [p.strip() for p in params.split(",")]
+    if not all(re.fullmatch(r"\d+", p) and 1 <= int(p) <= MAX_CUTOFF for p in parts):
+        raise ValueError(f"{subject}: cutoffs must be integers >= 1 separated by commas, e.g. "
+                         f"{measure.name}.5,10")
+    values = sorted(int(p) for p in parts)
+    if len(set(values)) < len(values):
+        raise ValueError(f"{subject}: a cutoff is repeated; write each once, e.g. "
+                         f"{measure.name}.{','.join(map(str, sorted(set(values))))}")
+    return tuple(values)
+
+
+# ---- output -------------------------------------------------------------------------------
+_NAME_WIDTH = 22  # trec_eval left-justifies names in 22 characters (its printf "%-22s")
+
+
+def trec_eval_position(metric: str) -> tuple[int, int]:
+    """Where trec_eval prints ``metric``: (index in :data:`MEASURES`, cutoff); a metric
+    trec_eval does not have comes after all of them.
+
+    >>> sorted(["P@10", "AP", "P@5", "TsRR2", "RR"], key=trec_eval_position)
+    ['AP', 'RR', 'P@5', 'P@10', 'TsRR2']
+    """
+    name = trec_eval_name(metric)
+    base, _, cut = name.rpartition("_")
+    if cut.isdigit() and base in BY_NAME:
+        return MEASURES.index(BY_NAME[base]), int(cut)
+    if name in BY_NAME:
+        return MEASURES.index(BY_NAME[name]), 0
+    return len(MEASURES), 0
+
+
+def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
+                     run: str | None = None, per_query: bool = True,
+                     counts: "Iterable[str] | bool" = False) -> str:
+    """trec_eval's text output of one run of ``evaluation`` under ``policy``.
+
+    Per query (``per_query``, trec_eval's ``-q``): the queries in trec_eval's order (by
+    their bytes), each with ``num_ret``, ``num_rel``, ``num_rel_ret`` (those asked) and
+    every metric; then the ``all`` lines: ``runid``, ``num_q``, the summed counts, and each
+    metric's mean. Metrics are in trec_eval's order (``map`` before ``P_5``; cutoffs
+    ascending); those trec_eval lacks follow under tiedrank's names. A wrapped metric
+    (``Best(AP)``) is printed under its own policy, as ``Best(map)``.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+    policy : str
+        The tie policy of the unwrapped metrics.
+    run : str, optional
+        The run (default: the first).
+    per_query : bool
+        Print the per-query lines before the ``all`` lines.
+    counts : bool or iterable of str
+        The count lines: ``False`` none (as trec_eval with ``-m`` naming measures only),
+        ``True`` all five (as trec_eval with no ``-m``), or some of ``runid``, ``num_q``,
+        ``num_ret``, ``num_rel``, ``num_rel_ret``.
+    """
+    from ..policies import parse_policies
+
+    runs = list(evaluation.tables) or list(dict.fromkeys(evaluation.summary["run"].astype(str)))
+    run = runs[0] if run is None else run
+    label = parse_policies(policy)[0].label
+    asked = _COUNTS if counts is True else tuple(c for c in _COUNTS if c in set(counts or ()))
+    frame = evaluation.per_query
+    frame = frame[frame["run"] == run]
+    names = list(dict.fromkeys(frame["metric"].astype(str)))
+    wrapped = {n for n in names if parse_metric(n).policy is not None}
+    frame = frame[(frame["policy"] == label) | frame["metric"].isin(wrapped)]
+    summary = evaluation.summary
+    summary = summary[(summary["run"] == run) & ((summary["policy"] == label)
+                                                  | summary["metric"].isin(wrapped))]
+    if frame.empty and summary.empty:
+        raise ValueError(f"no values for run {run!r} under policy {label!r}; evaluated: runs "
+                         f"{', '.join(runs)}, policies "
+                         f"{', '.join(dict.fromkeys(evaluation.per_query['policy'].astype(str)))}")
+    order = sorted(dict.fromkeys(summary["metric"].astype(str)), key=trec_eval_position)
+    shown = {m: trec_eval_name(m) for m in order}  # a wrapped one as Best(map)
+    table = evaluation.tables.get(run)
+    tallies = _tallies(table) if table is not None else None
+    lines: list[str] = []
+    if per_query:
+        values = {(m, q): v for m, q, v in
+                  frame[["metric", "query", "value"]].astype({"metric": str}).itertuples(index=False)}
+        queries = sorted(set(frame["query"].astype(str)) |
+                         (set(tallies.index) if tallies is not None else set()),
+                         key=lambda q: q.encode("utf-8"))
+        for query in queries:
+            if tallies is not None and query in tallies.index:
+                lines += [_line(c, query, int(tallies.at[query, c]))
+                          for c in ("num_ret", "num_rel", "num_rel_ret") if c in asked]
+            lines += [_line(shown[m], query, values[m, query]) for m in order
+                      if (m, query) in values]
+    if "runid" in asked:
+        lines.append(f"{'runid':<{_NAME_WIDTH}}\tall\t{run}")
+    if tallies is not None:
+        if "num_q" in asked:
+            lines.append(_line("num_q", "all", len(tallies)))
+        lines += [_line(c, "all", int(tallies[c].sum()))
+                  for c in ("num_ret", "num_rel", "num_rel_ret") if c in asked]
+    means = summary.set_index(summary["metric"].astype(str))["value"]
+    lines += [_line(shown[m], "all", float(means[m])) for m in order if not np.isnan(means[m])]
+    return "\n".join(lines) + "\n"
+
+
+def _tallies(table) -> pd.DataFrame:
+    """Per evaluated query of ``table``: num_ret, num_rel, num_rel_ret (trec_eval's counts:
+    documents retrieved, relevant documents in the qrels, relevant documents retrieved)."""
+    kept = table.evaluated
+    return pd.DataFrame({"num_ret": table.n_retrieved[kept], "num_rel": table.n_relevant[kept],
+                         "num_rel_ret": table.relevant_retrieved[kept]},
+                        index=pd.Index(table.queries[kept].astype(str)))
+
+
+def _line(name: str, query: str, value: "int | float") -> str:
+    text = str(value) if isinstance(value, (int, np.integer)) else f"{value:6.4f}"
+    return f"{name:<{_NAME_WIDTH}}\t{query}\t{text}"
+
+
+__all__ = ["BY_NAME", "DEFAULT_GROUP", "GROUPS", "MEASURES", "MetricRequest", "TrecEvalMeasure",
+           "expand_metrics", "format_trec_eval", "supported", "trec_eval_position"]
