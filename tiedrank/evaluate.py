@@ -350,12 +350,9 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
     """
     options = options or EvaluationOptions()
     metric_list = parse_metrics(metrics)
-    # a wrapped metric (Best(AP)) is scored under its own policy only, the others under
-    # every policy of the options
-    own_policy = {m: [Policy(m.policy)] for m in metric_list if m.policy is not None}
-    policies = list(dict.fromkeys([*options.policies, *(p for ps in own_policy.values()
-                                                         for p in ps)]))
-    scored = {m: own_policy.get(m, options.policies) for m in metric_list}
+    pairs = scored_pairs(metric_list, options)
+    policies = list(dict.fromkeys(policy for policy, _ in pairs))
+    scored = {m: [policy for policy, metric in pairs if metric == m] for m in metric_list}
     settings = {m: (options.rel_level if m.rel is None else m.rel,
                     options.judged_only if m.judged_only is None else m.judged_only)
                 for m in metric_list}
@@ -380,11 +377,24 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
                     values[policy, metric] = (query_ids, metric_values(
                         source, metric, gain=options.gain)[included])
         blocks += [(name, *values[policy, metric][:1], metric.name, policy.label,
-                    values[policy, metric][1]) for policy in policies for metric in metric_list
-                   if policy in scored[metric]]
+                    values[policy, metric][1]) for policy, metric in pairs]
     own = [m.rel for m in metric_list if m.rel is not None]
     return Evaluation(_tidy(blocks), _summary(blocks), dict(tables), findings,
                       options.rule(own), options)
+
+
+def scored_pairs(metrics: "Iterable[Metric]", options: EvaluationOptions) -> list[tuple[Policy, Metric]]:
+    """The (policy, metric) pairs a run is scored on, in the order of the results: every
+    policy of ``options``, then the policies only wrapped metrics name; under each, the
+    metrics in the order given. A wrapped metric (``Best(AP)``) is scored under its own
+    policy only, the others under every policy of ``options``. The scaled paths list their
+    results by this too, so every door has the same rows.
+    """
+    metric_list = list(metrics)
+    own = {m: Policy(m.policy) for m in metric_list if m.policy is not None}
+    policies = list(dict.fromkeys([*options.policies, *own.values()]))
+    return [(policy, metric) for policy in policies for metric in metric_list
+            if (own[metric] == policy if metric in own else policy in options.policies)]
 
 
 def _summary(blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]]) -> pd.DataFrame:

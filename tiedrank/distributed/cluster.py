@@ -260,7 +260,9 @@ def _local_cluster(distributed: Any, n_workers: int, fork_server: bool) -> Any:
     with dask.config.set(settings):
         return distributed.LocalCluster(
             n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=None, silence_logs=logging.ERROR)
+            # the scheduler's HTTP server starts even "without" a dashboard (None means port
+            # 8787, with a warning on stderr when that is taken): a free local port instead
+            dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
 
 
 def _one_arrow_thread(distributed: Any) -> Any:

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..data import Qrels, Run
 from ..errors import Finding
-from ..evaluate import Evaluation, build_tables, score_tables
+from ..evaluate import Evaluation, build_tables, score_tables, scored_pairs
 from ..metrics import Metric
 from ..options import EvaluationOptions
 from ..summation import SUMMARY_KEYS, ExactSum, partial_summary
@@ -49,8 +49,14 @@ class Plan:
     def metric_names(self) -> list[str]:
         return [m.name for m in self.metrics]
 
+    def pairs(self) -> list[tuple[str, str]]:
+        """(policy label, metric name) of each result, in one-pass order (the core's
+        :func:`~tiedrank.evaluate.scored_pairs`: a wrapped ``Best(AP)`` under its policy only)."""
+        return [(policy.label, metric.name)
+                for policy, metric in scored_pairs(self.metrics, self.options)]
+
     def policy_labels(self) -> list[str]:
-        return self.options.policy_labels
+        return list(dict.fromkeys(policy for policy, _ in self.pairs()))
 
     def read_run(self, source: Any, name: str | None = None) -> Run:
         """``source`` read with the options' reading rules (a Run is taken as it is)."""
@@ -157,9 +163,10 @@ def combine(results: Sequence[BucketResult], parts: Sequence[RunPart], options: 
     runs = [part.name for part in parts]
     results = [_relabelled(r, runs[r.run_index]) for r in results]
     metrics, policies = options.metric_names(), options.policy_labels()
+    pairs = options.pairs()
     frames = [r.per_query for r in results if r.per_query is not None]
     per_query = canonical_order(frames, runs, metrics, policies)
-    summary = _summary(results, runs, metrics, policies)
+    summary = _summary(results, runs, metrics, policies, pairs)
     findings = _findings(results, parts, qrels_findings)
     rule = next((r.rule for r in results if r.rule), "")
     return Evaluation(per_query, summary, {}, findings, rule, options.options)
@@ -220,7 +227,7 @@ def canonical_order(frames: Sequence[pd.DataFrame], runs: list[str], metrics: li
 
 
 def _summary(results: Sequence[BucketResult], runs: list[str], metrics: list[str],
-             policies: list[str]) -> pd.DataFrame:
+             policies: list[str], pairs: list[tuple[str, str]]) -> pd.DataFrame:
     totals: dict[tuple[str, str, str], tuple[ExactSum, int]] = {}
     for result in results:
         for key, n, s in zip(result.groups[SUMMARY_KEYS].astype(str).itertuples(index=False),
@@ -229,7 +236,7 @@ def _summary(results: Sequence[BucketResult], runs: list[str], metrics: list[str
             before, count = totals.get(key, (ExactSum(), 0))
             totals[key] = (before + s, count + int(n))
     # one pass lists every (run, policy, metric), also one no query counts in (NaN, 0)
-    keys = [(run, metric, policy) for run in runs for policy in policies for metric in metrics]
+    keys = [(run, metric, policy) for run in runs for policy, metric in pairs]
     return pd.DataFrame({
         "run": _categorical([k[0] for k in keys], runs),
         "metric": _categorical([k[1] for k in keys], metrics),
