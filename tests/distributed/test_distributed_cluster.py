@@ -98,8 +98,12 @@ class Cluster:
                          for path in sorted(self.root.glob("*.log")))
 
     def close(self) -> None:
-        for process in reversed(self.processes):  # workers first, then the scheduler
-            if process.poll() is None:
+        """Workers killed (nothing of theirs is kept; a graceful close takes seconds), then
+        the scheduler asked to stop, and killed if it has not within 10 s."""
+        for process in self.workers:
+            process.kill()
+        for process in self.processes:
+            if process.poll() is None and process not in self.workers:
                 process.send_signal(signal.SIGTERM)
         for process in self.processes:
             try:
@@ -233,3 +237,38 @@ def test_a_worker_killed_mid_task_and_a_fresh_one_change_nothing(cluster, files,
         client.unregister_worker_plugin("hold-first-bucket-task")
     _assert_same(ev, one_pass)
     assert list(tmp_path.glob("tiedrank-buckets-*")) == []
+
+
+def test_a_small_input_on_a_cluster_is_one_task_per_run(cluster, files, one_pass):
+    """Below the bucket threshold each run is one task: no split task re-writing the rows
+    (splitting two small runs for two workers was slower than one task per run)."""
+    _, _, client = cluster
+    with distributed.get_task_stream(client) as stream:
+        ev = D.evaluate(files["runs"][:2], files["qrels"], METRICS, ties=TIES, client=client)
+    kinds = sorted(str(task["key"]).split("-")[1] for task in stream.data)
+    assert kinds == ["run", "run"]
+    two = evaluate(files["runs"][:2], files["qrels"], METRICS, ties=TIES)
+    _assert_same(ev, two)
+
+
+def test_a_worker_that_cannot_see_a_run_file_names_its_host(cluster, files, tmp_path):
+    """Workers read the run files at the client's paths; one on a machine without the
+    shared file system says so (here: a path that exists nowhere, read on a worker)."""
+    from tiedrank import read_qrels
+    from tiedrank.distributed.buckets import split_run
+    from tiedrank.distributed.evaluation import Plan, evaluate_source
+    from tiedrank.evaluate import parse_metrics
+    from tiedrank.options import make_options
+
+    _, _, client = cluster
+    missing = str(tmp_path / "elsewhere" / "run.txt")
+    plan = Plan(tuple(parse_metrics(["RR"])), make_options("evaluate"))
+    qrels = read_qrels(files["qrels"])
+    for task in (client.submit(evaluate_source, 0, "r", missing, qrels, plan, pure=False),
+                 client.submit(split_run, str(tmp_path), 0, None, missing, 2, pure=False)):
+        with pytest.raises(FileNotFoundError, match=r"is not visible on the Dask worker's "
+                                                    r"host .*same path as the client"):
+            task.result(timeout=RUN_TIMEOUT)
+    with pytest.raises(FileNotFoundError) as here:  # in this process: the reader's message
+        evaluate_source(0, "r", missing, qrels, plan)
+    assert "Dask worker" not in str(here.value)
