@@ -272,3 +272,22 @@ def test_a_worker_that_cannot_see_a_run_file_names_its_host(cluster, files, tmp_
     with pytest.raises(FileNotFoundError) as here:  # in this process: the reader's message
         evaluate_source(0, "r", missing, qrels, plan)
     assert "Dask worker" not in str(here.value)
+
+
+def test_back_to_back_calls_on_one_client_keep_their_qrels(cluster, files):
+    """Each call sends the qrels to the workers under a fresh key. Under Dask's default key
+    (a hash of the content) a call reused the previous call's key while its release was in
+    flight, and its tasks were cancelled for "lost dependencies" (3 calls in 10)."""
+    from tiedrank.simulate import make_queries
+
+    _, _, client = cluster
+    run = files["runs"][0]
+    expected = evaluate([run], files["qrels"], ["RR"]).summary
+    for _ in range(8):
+        ev = D.evaluate([run], files["qrels"], ["RR"], client=client, buckets=1)
+        pd.testing.assert_frame_equal(ev.summary, expected)
+    queries = make_queries(n_queries=20, seed=1)
+    first = D.sweep("levels", [2, 3], seeds=[0], qrels=queries, client=client)
+    for _ in range(7):
+        pd.testing.assert_frame_equal(
+            D.sweep("levels", [2, 3], seeds=[0], qrels=queries, client=client), first)

@@ -22,7 +22,7 @@ from .buckets import (
     split_run,
     temporary_directory,
 )
-from .cluster import CONNECT_TIMEOUT, check_timeout, connect, run_all
+from .cluster import CONNECT_TIMEOUT, check_timeout, connect, run_all, share
 from .evaluation import (
     Plan,
     combine,
@@ -180,8 +180,7 @@ def _evaluate(runs: Any, qrels: Any, plan: Plan, buckets: int, client: Any,
 
         if buckets == 1:  # no split: one task per run reads and evaluates it whole
             qrels_obj = read_qrels_input(qrels, plan.options)
-            shared = qrels_obj if dask_client is None else dask_client.scatter(qrels_obj,
-                                                                               broadcast=True)
+            shared = qrels_obj if dask_client is None else share(dask_client, qrels_obj)
             results = each(evaluate_source, [(i, name, source, shared, plan, out_text)
                                              for i, (name, source) in enumerate(items)], "run")
             labels = label_runs([r.run_name for r in results])
