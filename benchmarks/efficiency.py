@@ -36,6 +36,7 @@ Usage::
     python benchmarks/efficiency.py --runs 2 --rows 20000 --depth 100 \\
         --sweep-values 2 --sweep-seeds 2 --sweep-queries 50        # seconds: proves it works
     python benchmarks/efficiency.py --only a --repeat 3            # medians of 3, alternated
+    python benchmarks/efficiency.py --only a --dask-buckets 4      # local:2 with --buckets 4
 
 It prints a markdown table ready for ``benchmarks/RESULTS.md``. The machine should be
 quiet: on a shared one the spread between rounds is as large as the effects measured
@@ -136,6 +137,8 @@ def child(task: str, payload: dict) -> dict:
                 "-q", "--format", "csv", "--digits", "17"]
         if payload["mode"] == "local:2":
             argv += ["--dask", "local:2"]
+            if payload.get("buckets"):
+                argv += ["--buckets", str(payload["buckets"])]
         with _timed_connect(record), open(output, "w") as sink, \
                 contextlib.redirect_stdout(sink):
             status = main(argv)
@@ -296,6 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=12, help="runs of experiment (a)")
     parser.add_argument("--rows", type=int, default=1_000_000, help="lines per run")
     parser.add_argument("--depth", type=int, default=1000, help="documents per query")
+    parser.add_argument("--dask-buckets", type=int, default=None, metavar="N",
+                        help="pass --buckets N to the local:2 mode of (a) (default: the "
+                             "automatic choice, one task per run below 256 MB of input)")
     parser.add_argument("--sweep-values", type=int, default=8,
                         help=f"tie levels swept in (b), the first of {SWEEP_VALUES}")
     parser.add_argument("--sweep-seeds", type=int, default=8, help="seeds per level in (b)")
@@ -327,8 +333,11 @@ def main(argv: list[str] | None = None) -> int:
             runs, qrels = ensure_runs(args.data, args.runs, args.rows, args.depth)
             print(f"# data ready in {time.perf_counter() - started:.1f} s under {args.data}",
                   file=sys.stderr, flush=True)
-            rows += experiment("evaluate", f"{args.runs} runs x {args.rows:,} rows",
-                               {"runs": runs, "qrels": qrels}, args.repeat, Path(scratch))
+            what = f"{args.runs} runs x {args.rows:,} rows" + (
+                f" (local:2 with --buckets {args.dask_buckets})" if args.dask_buckets else "")
+            rows += experiment("evaluate", what,
+                               {"runs": runs, "qrels": qrels, "buckets": args.dask_buckets},
+                               args.repeat, Path(scratch))
         if "b" in args.only:
             n = args.sweep_values * args.sweep_seeds
             rows += experiment("sweep", f"{n} rerankers x {args.sweep_queries:,} queries",

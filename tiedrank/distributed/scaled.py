@@ -144,9 +144,9 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
         buckets = choose_buckets(runs, qrels)
         if client is not None and buckets == 0:
             # small input: one task per run. Splitting it into buckets so that more workers
-            # get a share was 1.3-3.8x slower on two workers, even for a single run
-            # (benchmarks/RESULTS.md, 2026-11-25): the split task reads the run and writes
-            # it again before any bucket task starts.
+            # get a share made the evaluation 1.3-5.6x slower on two workers, even for a
+            # single run (benchmarks/RESULTS.md, 2026-11-25): the split task reads the run
+            # and writes it again before any bucket task starts.
             buckets = 1
     if buckets != 0:
         check_buckets(buckets)
