@@ -297,6 +297,10 @@ def check_visible(source: Any) -> None:
     system would otherwise fail with a bare "No such file", which reads as if the path given
     to the client were wrong. Outside a Dask worker this does nothing (the reader's own
     message is the right one there).
+
+    Examples
+    --------
+    >>> check_visible("/no/such/run.txt")  # not in a Dask worker: the reader will say it
     """
     if not isinstance(source, (str, os.PathLike)) or os.path.exists(source):
         return
