@@ -45,6 +45,7 @@ quiet: on a shared one the spread between rounds is as large as the effects meas
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import ctypes
 import hashlib
@@ -320,7 +321,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         task, payload, record = args.child
         Path(record).write_text(json.dumps(child(task, json.loads(payload))))
-        return 0
+        # as the tiedrank command does (tiedrank.cli.run): exit handlers, then no native
+        # teardown, where Arrow's thread pools now and then abort a finished process
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
     if shutil.which("taskset") is None:
         parser.error("taskset (util-linux) is needed to hold the one-core mode to one core")
     if not 1 <= args.sweep_values <= len(SWEEP_VALUES):
