@@ -30,6 +30,7 @@ from __future__ import annotations
 import gzip
 import os
 import shutil
+import sys
 import tempfile
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
@@ -288,6 +289,35 @@ def split_qrels(qrels: Any, n_buckets: int, directory: str, *, block_bytes: int 
     return source, blocks, tuple(findings)
 
 
+def check_visible(source: Any) -> None:
+    """Refuse, in one message naming the host, a run path that a Dask worker cannot see.
+
+    Workers read the run files themselves, at the paths the client sends (the client has
+    read each file's first line). A worker on another machine without the shared file
+    system would otherwise fail with a bare "No such file", which reads as if the path given
+    to the client were wrong. Outside a Dask worker this does nothing (the reader's own
+    message is the right one there).
+
+    Examples
+    --------
+    >>> check_visible("/no/such/run.txt")  # not in a Dask worker: the reader will say it
+    """
+    if not isinstance(source, (str, os.PathLike)) or os.path.exists(source):
+        return
+    distributed = sys.modules.get("distributed")
+    if distributed is None:
+        return
+    try:
+        distributed.get_worker()
+    except ValueError:  # not in a worker
+        return
+    raise FileNotFoundError(
+        f"run file {os.fspath(source)!r} is not visible on the Dask worker's host "
+        f"{os.uname().nodename}: workers read the run files themselves, so they need "
+        "them at the same path as the client (a shared file system, or a copy at that "
+        "path on every worker)")
+
+
 def split_run(directory: str, index: int, name: str | None, source: Any, n_buckets: int,
               duplicates: str = "error", block_bytes: int = BLOCK_BYTES,
               run_format: str | None = None, columns: Mapping[str, str] | None = None
@@ -299,6 +329,7 @@ def split_run(directory: str, index: int, name: str | None, source: Any, n_bucke
     """
     from ..io import read_run
 
+    check_visible(source)
     options = {"format": run_format, "name": name, "duplicates": duplicates,
                "columns": columns}
     if isinstance(source, Run) and name is not None and source.name != name:

@@ -25,7 +25,7 @@ from ..evaluate import Evaluation, build_tables, score_tables, scored_pairs
 from ..metrics import Metric
 from ..options import EvaluationOptions
 from ..summation import SUMMARY_KEYS, ExactSum, partial_summary
-from .buckets import MARKER, BucketSet, RunPart, load_qrels, load_run
+from .buckets import MARKER, BucketSet, RunPart, check_visible, load_qrels, load_run
 from .output import PER_QUERY_DIR, OutputError, read_manifest, write_manifest
 
 _PER_QUERY_DIR = PER_QUERY_DIR
@@ -108,6 +108,7 @@ def evaluate_bucket(buckets: BucketSet, run_index: int, bucket: int, options: Pl
 def evaluate_source(run_index: int, name: str | None, source: Any, qrels: Qrels,
                     options: Plan, out: str | None = None) -> BucketResult:
     """Evaluate one whole run, read here (the task when one bucket suffices: no split)."""
+    check_visible(source)
     run = options.read_run(source, name)
     if name is not None and run.name != name:
         run = Run(name, run.frame, run.source, run.findings)

@@ -22,7 +22,7 @@ from .buckets import (
     split_run,
     temporary_directory,
 )
-from .cluster import CONNECT_TIMEOUT, check_timeout, connect, run_all
+from .cluster import CONNECT_TIMEOUT, check_timeout, connect, run_all, share
 from .evaluation import (
     Plan,
     combine,
@@ -105,8 +105,9 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
         Number of buckets. 1 splits nothing: one task per run reads it whole and
         evaluates it (memory: one run at a time). None chooses (:func:`choose_buckets`):
         one pass below 256 MB of input, else one bucket per 128 MB of the largest run;
-        with a small input and a ``client``: 1 if there are at least two runs per worker,
-        else two buckets per worker.
+        with a small input and a ``client``: 1 (one task per run; splitting a small input
+        to give more workers something to do costs more than it saves: the split reads
+        and writes every row once more, in one task per run).
     client : distributed.Client or str, optional
         ``"local:N"`` (N worker processes here), ``"tcp://host:port"`` (a running
         scheduler) or a Client. Tasks are (run, bucket), after one split task per run.
@@ -141,9 +142,12 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
     check_timeout(timeout)
     if buckets is None:
         buckets = choose_buckets(runs, qrels)
-        if client is not None and buckets == 0:  # small runs: one task per run if enough
-            workers = _expected_workers(client)
-            buckets = 1 if len(run_items(runs)) >= 2 * workers else 2 * workers
+        if client is not None and buckets == 0:
+            # small input: one task per run. Splitting it into buckets so that more workers
+            # get a share made the evaluation 1.3-5.6x slower on two workers, even for a
+            # single run (benchmarks/RESULTS.md, 2026-11-25): the split task reads the run
+            # and writes it again before any bucket task starts.
+            buckets = 1
     if buckets != 0:
         check_buckets(buckets)
     if out is None:
@@ -176,8 +180,7 @@ def _evaluate(runs: Any, qrels: Any, plan: Plan, buckets: int, client: Any,
 
         if buckets == 1:  # no split: one task per run reads and evaluates it whole
             qrels_obj = read_qrels_input(qrels, plan.options)
-            shared = qrels_obj if dask_client is None else dask_client.scatter(qrels_obj,
-                                                                               broadcast=True)
+            shared = qrels_obj if dask_client is None else share(dask_client, qrels_obj)
             results = each(evaluate_source, [(i, name, source, shared, plan, out_text)
                                              for i, (name, source) in enumerate(items)], "run")
             labels = label_runs([r.run_name for r in results])
@@ -205,18 +208,6 @@ def _absolute(source: Any) -> Any:
     if isinstance(source, (str, os.PathLike)) and os.path.exists(source):
         return os.path.abspath(source)
     return source
-
-
-def _expected_workers(client: Any) -> int:
-    if isinstance(client, str) and client.strip().startswith("local"):
-        _, _, n = client.strip().partition(":")
-        return int(n) if n.isdigit() else 2
-    if isinstance(client, str):
-        return 2
-    try:
-        return max(1, len(client.scheduler_info().get("workers", {})))
-    except Exception:  # noqa: BLE001 - any client-like object: fall back to a small default
-        return 2
 
 
 def _one_pass(runs: Any, qrels: Any, plan: Plan, out: str | None
