@@ -10,8 +10,19 @@ from typing import Any
 # chunks small (fewer Python-level loops later) while still splitting big files across cores.
 # Readers look it up here at call time (``_parallel.BLOCK_SIZE``) so a test can shrink it.
 BLOCK_SIZE = 16 << 20
+
+
+def _usable_cores() -> int:
+    """Cores this process may run on (taskset, cgroup cpusets, a Dask worker pinned to
+    one), not the machine's: os.cpu_count() would start idle threads on a pinned process."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # macOS and Windows have no affinity call
+        return os.cpu_count() or 1
+
+
 # Threads for numpy work on large arrays (numpy releases the GIL).
-WORKERS = max(1, min(2, os.cpu_count() or 1))
+WORKERS = max(1, min(2, _usable_cores()))
 
 
 def parallel_map(function: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
