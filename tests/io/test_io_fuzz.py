@@ -154,10 +154,11 @@ def test_the_cli_gives_one_line_and_bounded_memory(tmp_path, label, data):
     bad.write_bytes(data)
     # VmHWM, the child's own peak: ru_maxrss after vfork + exec also counts the parent's
     # (a pytest-xdist worker that has grown past the bound)
-    probe = ("import runpy, sys; sys.argv = ['tiedrank'] + sys.argv[1:]\n"
-             "try:\n    runpy.run_module('tiedrank', run_name='__main__')\n"
-             "finally:\n    sys.stderr.write('\\nPEAK_KB %s' % next(line.split()[1] for line in "
-             "open('/proc/self/status') if line.startswith('VmHWM:')))\n")
+    # (an exit handler: the command ends with os._exit after running them, see cli.run)
+    probe = ("import atexit, runpy, sys; sys.argv = ['tiedrank'] + sys.argv[1:]\n"
+             "atexit.register(lambda: sys.stderr.write('\\nPEAK_KB %s' % next(line.split()[1] "
+             "for line in open('/proc/self/status') if line.startswith('VmHWM:'))))\n"
+             "runpy.run_module('tiedrank', run_name='__main__')\n")
     done = subprocess.run([sys.executable, "-c", probe, "evaluate", str(TREC / "qrels.test"),
                            str(bad)], capture_output=True, text=True, timeout=120)
     message, _, peak = done.stderr.rpartition("\nPEAK_KB ")
