@@ -48,6 +48,8 @@ PAGES = [
     st.Page("pages/simulator.py", title="Simulator", icon=":material/science:"),
 ]
 pg = st.navigation(PAGES, position="hidden")  # the menu is ours: see _menu() and config.toml
+PAGE_FILES = {page.title: f"pages/{page.url_path or 'overview'}.py" for page in PAGES}
+# each page's script (as st.switch_page takes it), by title: the url path is the file's name
 
 
 def _menu() -> None:
@@ -318,4 +320,5 @@ def _run_page() -> None:
 
 
 data_panel()
+common.back_link(PAGE_FILES[pg.title], pg.title)  # "← Back to …" after a drill-down
 _run_page()

@@ -21,6 +21,7 @@ from tiedrank.dashboard.ui import (
     persist,
     persist_choice,
     show_figure,
+    stacking_columns,
 )
 from tiedrank.metrics import parse_metric
 
@@ -61,21 +62,26 @@ if len(runs) < 2:
     empty_state(f"The loaded data has one run ({runs[0]}): both sides show it. Upload more runs "
                 "in the sidebar (**Data → Upload your own**) or pick a dataset with several runs.")
 with st.container(border=True):
-    cols = st.columns([2, 2, 4, 2, 1.2], vertical_alignment="bottom")
-    run_a = cols[0].selectbox("Run A", runs, **persist_choice("sbs_run_a", runs, runs[0]),
-                              help="The run on the left (on Compare: the run compared).")
-    run_b = cols[1].selectbox("Run B", runs, **persist_choice("sbs_run_b", runs, runs[min(1, len(runs) - 1)]),
-                              help="The run on the right (on Compare: the baseline).")
-    query = cols[2].selectbox("Query", queries, format_func=ctx.label,
-                              **persist_choice("sbs_query", queries, queries[0]),
-                              help="A query of the qrels. Type to search ids and text.")
-    metric = cols[3].selectbox("Metric", metrics,
-                               **persist_choice("sbs_metric", metrics, f"nDCG@{k}"),
-                               help="The metric whose range over tie orderings each run has on "
-                                    "this query (metrics defined on tie groups are left out).")
-    depth = int(cols[4].number_input("Ranks shown", min_value=1, max_value=10_000, step=10,
-                                     **persist("sbs_depth", 30),
-                                     help="Show the groups starting within this many ranks."))
+    # the query alone on a full-width row, the other controls wrapping onto more rows in a
+    # narrow window, each as wide as its longest choice: nothing is cut at 800 px
+    query = st.selectbox("Query", queries, format_func=lambda q: ctx.label(q, 60),
+                         **persist_choice("sbs_query", queries, queries[0]),
+                         help="A query of the qrels. Type to search ids and text.")
+    if len(ctx.query_text.get(query, "")) > 60:
+        st.caption(f"**{query}**: {ctx.query_text[query]}")
+    row = st.container(horizontal=True, gap="small", vertical_alignment="bottom")
+    run_width = view.control_width(runs)
+    run_a = row.selectbox("Run A", runs, **persist_choice("sbs_run_a", runs, runs[0]), width=run_width,
+                          help="The run shown first (on Compare: the run compared).")
+    run_b = row.selectbox("Run B", runs, **persist_choice("sbs_run_b", runs, runs[min(1, len(runs) - 1)]),
+                          width=run_width, help="The run shown second (on Compare: the baseline).")
+    metric = row.selectbox("Metric", metrics, **persist_choice("sbs_metric", metrics, f"nDCG@{k}"),
+                           width=view.control_width(metrics),
+                           help="The metric whose range over tie orderings each run has on "
+                                "this query (metrics defined on tie groups are left out).")
+    depth = int(row.number_input("Ranks shown", min_value=1, max_value=10_000, step=10,
+                                 **persist("sbs_depth", 30), width=140,
+                                 help="Show the groups starting within this many ranks."))
 
 wanted = view.url_from_choices({"sbs_run_a": run_a, "sbs_run_b": run_b, "sbs_query": query,
                                 "sbs_metric": metric})
@@ -153,7 +159,8 @@ try:
 except ValueError as error:  # InputError: one clear message, no traceback
     st.error(str(error))
     snippets = {}
-columns = st.columns(2)
+# one run above the other in a window narrower than 1000 px (half of it would cut the tables)
+columns = stacking_columns("sbs_sides", 2, below=1000)
 for column, side, name, other in ((columns[0], "A", name_a, name_b), (columns[1], "B", name_b, name_a)):
     rows = shown[shown["side"] == side]
     with column:
@@ -164,16 +171,15 @@ for column, side, name, other in ((columns[0], "A", name_a, name_b), (columns[1]
         n_groups = rows["group"].nunique()
         st.caption(f"{len(rows)} documents in {n_groups} tie group{'s' if n_groups != 1 else ''} "
                    f"starting within the top {depth}.")
-        table = rows.assign(text=[snippets.get(d, "") for d in rows["doc"]])[
-            ["group", "ranks", "score", "doc", "grade", "other_ranks", "text"]]
-        if not snippets:
-            table = table.drop(columns="text")
+        table = rows[["group", "ranks", "doc", "grade", "score", "other_ranks"]]
         st.dataframe(table, hide_index=True, key=f"sbs_groups_{side}", height=420, column_config={
             "group": st.column_config.NumberColumn("group", help="Tie group number inside the query."),
             "ranks": st.column_config.TextColumn("ranks", help="The group's rank span in this run."),
             "other_ranks": st.column_config.TextColumn(
-                f"in {other}", help=f"Where {other} puts the same document (its group's rank span)."),
-            "text": st.column_config.TextColumn("text", width="large")})
+                f"in {other}", help=f"Where {other} puts the same document (its group's rank span).")})
+        if snippets:  # the text in its own rows, where it wraps (a table column would cut it)
+            with st.expander(f"Document text ({side})", icon=":material/description:"):
+                st.markdown(view.snippet_lines(rows, snippets))
 if source is None:
     st.caption("No corpus for this dataset: upload one above to read the documents.")
 download_row(documents.drop(columns="text"), f"tiedrank-side-by-side-{run_a}-{run_b}-{query}",

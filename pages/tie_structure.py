@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from tiedrank.dashboard.datasets import bundled_corpus_path
-from tiedrank.dashboard.drilldown import DRILL_KEY, clicked_query
+from tiedrank.dashboard.drilldown import DRILL_KEY, DRILL_PAIR_KEY, clicked_query
 from tiedrank.dashboard.figures.tie_structure import (
     group_size_figure,
     ranked_list_figure,
@@ -21,7 +21,15 @@ from tiedrank.dashboard.tie_structure import (
     tie_ratio_vs_range,
     top_strip,
 )
-from tiedrank.dashboard.ui import empty_state, figure_download, get_context, persist, show_figure
+from tiedrank.dashboard.side_by_side import url_from_choices
+from tiedrank.dashboard.ui import (
+    drill_down,
+    empty_state,
+    figure_download,
+    get_context,
+    persist,
+    show_figure,
+)
 from tiedrank.io import group_documents, load_texts, query_documents
 
 STRIP_DEPTH = 20
@@ -47,18 +55,20 @@ st.header("One query's ranked list", divider="gray")
 queries = overview["query"].tolist()
 if st.session_state.get(DRILL_KEY) in queries:  # a click on a per-query chart chose it
     st.session_state["tie_query"] = st.session_state.pop(DRILL_KEY)
-cols = st.columns([5, 2, 3], vertical_alignment="bottom")
-query = cols[0].selectbox(
-    "Query", queries, format_func=ctx.label, **persist("tie_query"),
+# the query on a full-width row; the other two controls wrap below it in a narrow window
+query = st.selectbox(
+    "Query", queries, format_func=lambda q: ctx.label(q, 60), **persist("tie_query"),
     help="A query of the qrels. Type to search ids and text.")
 info = overview.set_index("query").loc[query]
 n_retrieved = int(info["n_retrieved"])
-depth = cols[1].number_input(
+row = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")
+depth = row.number_input(
     "Ranks shown", min_value=1, max_value=max(1, n_retrieved), value=min(100, max(1, n_retrieved)),
-    step=10, key=f"tie_depth_{run}_{query}",
+    step=10, key=f"tie_depth_{run}_{query}", width=140,
     help="Draw the ranked list down to this rank.")
-mode = cols[2].segmented_control(
+mode = row.segmented_control(
     "Inside a group", ["grade counts", "each document"], **persist("tie_mode", "grade counts"), required=True,
+    width="content",
     help="grade counts: a group is split by grade, as wide as the number of documents of each "
          "grade (an amount, not an order). each document: one cell per document in file order; "
          "inside a tie group this order is arbitrary.")
@@ -85,10 +95,12 @@ else:
         f"their score with another; {int(info['n_relevant'])} relevant in the qrels "
         f"(grade ≥ {ctx.settings.rel_level}). Outlined blocks are tie groups.")
     if len(tables) > 1:
-        st.page_link("pages/side_by_side.py", label="Open this query beside another run",
-                      icon=":material/vertical_split:", query_params={"run_a": run, "query": query},
-                      help="Both runs' tie groups side by side, where each puts the relevant "
-                           "documents, and each run's range on this query.")
+        if st.button("Open this query beside another run", key="tie_open_pair",
+                     icon=":material/vertical_split:", type="tertiary",
+                     help="Both runs' tie groups side by side, where each puts the relevant "
+                          "documents, and each run's range on this query."):
+            choices = {"sbs_run_a": run, "sbs_query": query}
+            drill_down("pages/side_by_side.py", DRILL_PAIR_KEY, choices, url_from_choices(choices))
     evaluation = ctx.evaluation(tuple(default_metrics(k)), ("all",))
     values = query_values(evaluation, run, query)
     left, right = st.columns([3, 2])

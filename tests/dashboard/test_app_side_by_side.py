@@ -101,12 +101,17 @@ def test_a_link_naming_run_a_only_shows_another_run_as_b():
     assert at.query_params["query"] == "q002"
 
 
-def test_tie_structure_links_its_query_here():
+def test_tie_structure_opens_its_query_here():
+    """Tie structure's button opens its run (as A) and query here; the way back is in
+    test_app_back_link.py."""
     at = _simulated()
     at.switch_page("pages/tie_structure.py").run()
     assert_no_trouble(at)
-    links = [e for e in at.get("page_link") if "beside another run" in str(e.proto.label)]
-    assert len(links) == 1
-    assert links[0].proto.page == "side_by_side"
     run, query = at.selectbox(key="tie_run").value, at.selectbox(key="tie_query").value
-    assert links[0].proto.query_string == f"run_a={run}&query={query}"
+    at.button(key="tie_open_pair").click().run()
+    assert_no_trouble(at)
+    assert at.title[0].value.startswith("Two runs, one query")
+    assert at.selectbox(key="sbs_run_a").value == run
+    assert at.selectbox(key="sbs_run_b").value not in (None, run)
+    assert at.selectbox(key="sbs_query").value == query
+    assert (at.query_params["run_a"], at.query_params["query"]) == (run, query)

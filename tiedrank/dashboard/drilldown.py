@@ -8,7 +8,7 @@ per-query differences store the run, the baseline and the query under
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 DRILL_KEY = "drill_query"
@@ -71,3 +71,120 @@ def selected_row_value(event: Mapping[str, Any] | None, frame: Any, column: str 
         if 0 <= int(row) < len(frame):
             return str(frame[column].iloc[int(row)])
     return None
+
+
+# ---------------------------------------------------------------------------------------
+# Where a drill-down came from: the "← Back to …" link of the page it opened
+# ---------------------------------------------------------------------------------------
+
+ORIGINS_KEY = "_tiedrank_drill_origins"
+"""Session-state key of the drill-downs that led to the page shown, oldest first (a list of
+:func:`drill_origin` records): the last one is what the page's "← Back to …" link returns to."""
+
+
+def drilled_query(value: Any) -> str | None:
+    """The query a drill-down opens: ``value`` itself (a query id, :data:`DRILL_KEY`) or its
+    ``sbs_query`` (the choices of :data:`DRILL_PAIR_KEY`); None when it names no query.
+
+    Examples
+    --------
+    >>> drilled_query("q12"), drilled_query({"sbs_run_a": "bm25", "sbs_query": "q3"})
+    ('q12', 'q3')
+    >>> drilled_query({"sbs_run_a": "bm25"}) is None
+    True
+    """
+    if isinstance(value, Mapping):
+        query = value.get("sbs_query")
+        return None if query is None else str(query)
+    return None if value is None else str(value)
+
+
+def drill_origin(page: str, title: str, target: str, query: str | None,
+                 params: Sequence[tuple[str, str]], state: Mapping[str, Any]) -> dict[str, Any]:
+    """The record a drill-down keeps of the page it left (a plain dict: it lives in the
+    session state).
+
+    Parameters
+    ----------
+    page, title : str
+        The page left (its script path, as ``st.switch_page`` takes it) and its menu title.
+    target : str
+        The page opened: the record holds only while that page is shown.
+    query : str or None
+        The thread followed (the query clicked), named by the back link.
+    params : sequence of (str, str)
+        The link of the page left (its query parameters, repeated names kept).
+    state : mapping
+        Session-state values to put back on return: the sidebar settings and the page's
+        own kept choices (see :func:`kept_choices`).
+
+    Examples
+    --------
+    >>> origin = drill_origin("pages/compare.py", "Compare", "pages/side_by_side.py", "q12",
+    ...                       [("dataset", "llmjudge")], {"compare_run": "bm25"})
+    >>> origin["title"], origin["query"], origin["params"]
+    ('Compare', 'q12', [('dataset', 'llmjudge')])
+    """
+    return {"page": page, "title": title, "target": target, "query": query,
+            "params": [(str(name), str(value)) for name, value in params], "state": dict(state)}
+
+
+def back_label(origin: Mapping[str, Any]) -> str:
+    """The back link's text: the page and the thread it came from.
+
+    Examples
+    --------
+    >>> back_label({"title": "Compare", "query": "q12"})
+    '← Back to Compare (query q12)'
+    >>> back_label({"title": "Tie structure", "query": None})
+    '← Back to Tie structure'
+    """
+    query = origin.get("query")
+    return f"← Back to {origin['title']}" + (f" (query {query})" if query else "")
+
+
+def push_origin(origins: Sequence[Mapping[str, Any]], origin: Mapping[str, Any]) -> list[dict]:
+    """The drill-down trail after a drill-down from ``origin["page"]``: the trail that led to
+    that page, then ``origin``; a trail that led elsewhere is dropped (the user had left it).
+
+    Examples
+    --------
+    >>> spread = {"page": "spread", "target": "ties"}
+    >>> ties = {"page": "ties", "target": "pair"}
+    >>> [o["page"] for o in push_origin([spread], ties)]
+    ['spread', 'ties']
+    >>> [o["page"] for o in push_origin([spread], {"page": "compare", "target": "pair"})]
+    ['compare']
+    """
+    kept = [dict(o) for o in origins]
+    if not kept or kept[-1].get("target") != origin.get("page"):
+        kept = []
+    return kept + [dict(origin)]
+
+
+def live_origins(origins: Sequence[Mapping[str, Any]] | None, page: str) -> list[dict]:
+    """The trail that still holds on ``page``: unchanged while the last drill-down's target
+    is shown, empty once the user went to any other page (from the menu, say).
+
+    Examples
+    --------
+    >>> trail = [{"page": "compare", "target": "pair"}]
+    >>> len(live_origins(trail, "pair")), len(live_origins(trail, "overview"))
+    (1, 0)
+    """
+    origins = [dict(o) for o in origins or ()]
+    return origins if origins and origins[-1].get("target") == page else []
+
+
+def kept_choices(drawn_at: Mapping[str, int], run_serial: int | None,
+                 state: Mapping[str, Any]) -> dict[str, Any]:
+    """The kept page widgets (``persist``) drawn in run ``run_serial`` (the page being
+    left) with their values in ``state``: what the back link restores.
+
+    Examples
+    --------
+    >>> kept_choices({"compare_run": 7, "tie_run": 3}, 7, {"compare_run": "bm25", "tie_run": "x"})
+    {'compare_run': 'bm25'}
+    """
+    return {key: state[key] for key, serial in drawn_at.items()
+            if serial == run_serial and key in state}

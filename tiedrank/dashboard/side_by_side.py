@@ -272,3 +272,35 @@ def drill_choices(run: str, baseline: str, query: str, metric: str | None = None
     if metric is not None:
         out["sbs_metric"] = metric
     return out
+
+
+def control_width(options: Sequence[str], *, floor: int = 160, ceiling: int = 420) -> int:
+    """A selectbox width in pixels that shows the longest of ``options`` whole: about 8 px a
+    character (the dashboard's 14-px font) plus the box's padding and arrow, between
+    ``floor`` and ``ceiling`` (a 500-px main area beside the sidebar at 800 px holds it).
+
+    Examples
+    --------
+    >>> control_width(["NISTRetrieval-instruct0", "Olz-gpt4o"]), control_width(["RR"])
+    (270, 160)
+    """
+    longest = max((len(str(o)) for o in options), default=0)
+    return int(min(ceiling, max(floor, 8 * longest + 86)))
+
+
+def snippet_lines(rows: pd.DataFrame, snippets: Mapping[str, str]) -> str:
+    """One Markdown line per document of ``rows`` (:func:`side_by_side`'s rows of one run)
+    that has a text: its id, rank span and grade, then the text, which wraps in the page.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"doc": ["d1", "d2"], "ranks": ["1-2", "1-2"], "grade": [2, 0]})
+    >>> print(snippet_lines(rows, {"d1": "Tied *scores*"}))
+    - **d1** · ranks 1-2 · grade 2: Tied \\*scores\\*
+    """
+    def escaped(text: str) -> str:
+        return "".join("\\" + c if c in "\\`*_[]<>#|~$" else c for c in text)
+
+    return "\n".join(f"- **{escaped(str(doc))}** · ranks {ranks} · grade {grade}: {escaped(snippets[doc])}"
+                     for doc, ranks, grade in zip(rows["doc"], rows["ranks"], rows["grade"])
+                     if snippets.get(doc))

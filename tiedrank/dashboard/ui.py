@@ -51,7 +51,15 @@ from tiedrank.dashboard.datasets import (
     dataset_key,
     file_hash,
 )
-from tiedrank.dashboard.settings import Settings
+from tiedrank.dashboard.drilldown import (
+    ORIGINS_KEY,
+    back_label,
+    drill_origin,
+    drilled_query,
+    live_origins,
+    push_origin,
+)
+from tiedrank.dashboard.settings import URL_NAMES, Settings
 from tiedrank.dashboard.simulator import RunSet, add_runs
 from tiedrank.dashboard.tie_structure import query_label
 from tiedrank.data import Qrels, Run
@@ -267,9 +275,9 @@ class Context:
         hashable (str, numbers, tuples). The result is read-only (see :func:`read_only`)."""
         return read_only(_memo(self.key, self.settings.key(), name, tuple(args), _fn=fn))
 
-    def label(self, query: str) -> str:
-        """``qid — query text`` for selectors."""
-        return query_label(query, self.query_text)
+    def label(self, query: str, width: int = 70) -> str:
+        """``qid — query text`` for selectors (the text cut to ``width`` characters)."""
+        return query_label(query, self.query_text, width)
 
 
 RETURN_KEY = "_tiedrank_return_to"
@@ -378,9 +386,49 @@ def drill_down(page: str, key: str, value: Any, query_params: Mapping[str, str] 
     uploaders cannot be, so the sidebar keeps using the uploads it read last
     (:data:`KEPT_UPLOADS_KEY`) until the user uploads again. ``query_params`` go in the link
     of the new page (app.py adds the settings)."""
+    here = st.session_state.get(CURRENT_PAGE_KEY)
+    if here is not None:  # where the page opened came from: its "← Back to …" link
+        settings = {name: st.session_state[name] for name in URL_NAMES if name in st.session_state}
+        link = [(name, item) for name in st.query_params for item in st.query_params.get_all(name)]
+        origin = drill_origin(here[0], here[1], page, drilled_query(value), link,
+                              {**settings, **drawn_this_run()})
+        st.session_state[ORIGINS_KEY] = push_origin(st.session_state.get(ORIGINS_KEY) or [], origin)
     st.session_state[key] = value
     st.session_state[_DRILLED_KEY] = True
     st.switch_page(page, query_params=dict(query_params or {}))
+
+
+CURRENT_PAGE_KEY = "_tiedrank_current_page"
+"""session_state key: (script path, title) of the page this run shows (set by
+:func:`back_link`, which app.py calls before running the page)."""
+
+
+def back_link(page: str, title: str) -> None:
+    """At the top of ``page`` (script path, as ``st.switch_page`` takes it), a link back to
+    the page a drill-down came from, naming the thread followed: "← Back to Compare (query
+    q12)". It returns to that page's link (dataset, settings, its own parameters) and puts
+    back the sidebar settings and the page's kept choices as they were at the click
+    (:func:`tiedrank.dashboard.drilldown.drill_origin`). Shown only while the drilled-to
+    page is; leaving it by the menu forgets the trail. app.py calls this before each page."""
+    st.session_state[CURRENT_PAGE_KEY] = (page, title)
+    origins = live_origins(st.session_state.get(ORIGINS_KEY), page)
+    if not origins:
+        st.session_state.pop(ORIGINS_KEY, None)
+        return
+    st.session_state[ORIGINS_KEY] = origins
+    origin = origins[-1]
+    if st.button(back_label(origin), key="drill_back", type="tertiary", on_click=_restore_origin,
+                 args=(origin,), help=f"Return to {origin['title']} as you left it."):
+        st.session_state[ORIGINS_KEY] = origins[:-1]
+        st.session_state[_DRILLED_KEY] = True  # keeps uploads, as a drill-down does
+        st.switch_page(origin["page"], query_params=origin["params"])
+
+
+def _restore_origin(origin: Mapping[str, Any]) -> None:
+    """The back link's callback: runs before the script, so the sidebar's widgets can still
+    take the settings of the page left (a widget's state cannot change once it is drawn)."""
+    for name, value in origin["state"].items():
+        st.session_state[name] = copy.deepcopy(value)
 
 
 def effective_uploads() -> tuple[Any, list, Any, bool]:
@@ -552,4 +600,6 @@ from tiedrank.dashboard.widgets import (  # noqa: E402,F401
     metric_multiselect,
     KEEP,
     RUN_SERIAL_KEY,
+    drawn_this_run,
+    stacking_columns,
 )

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from tiedrank.dashboard.drilldown import kept_choices
 from tiedrank.dashboard.figures.style import for_theme
 from tiedrank.dashboard.overview import findings_messages
 from tiedrank.dashboard.settings import (
@@ -153,6 +154,13 @@ def _reassert_on_remount(key: str) -> None:
     drawn[key] = serial
 
 
+def drawn_this_run() -> dict[str, Any]:
+    """The kept widgets (:func:`persist`) drawn so far in this run, with their values: the
+    choices of the page shown (what a drill-down's back link restores)."""
+    return kept_choices(st.session_state.get(_DRAWN_KEY, {}), st.session_state.get(RUN_SERIAL_KEY),
+                        st.session_state)
+
+
 def persist_choice(key: str, options: Sequence, default: Any = None) -> dict:
     """:func:`persist` for a choice among ``options``: a kept value (or, for a multiselect,
     any kept item) that is no longer an option is dropped first, so a data or settings change
@@ -193,3 +201,20 @@ def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "
     if st.query_params.get_all(key) != list(chosen):  # in the link, so a reload keeps them
         st.query_params[key] = list(chosen)
     return metrics
+
+
+def stacking_columns(key: str, n: int = 2, *, below: int = 1000) -> list:
+    """``n`` side-by-side columns that stack one above the other when the browser window is
+    narrower than ``below`` pixels.
+
+    ``st.columns`` cannot know the window's width and Streamlit stacks columns itself only
+    below 640 px, so two tables at half of an 800-px window (a 500-px main area beside the
+    sidebar) would be cut. The columns sit in a container with ``key``, whose documented CSS
+    class (``st-key-<key>``) a media query targets: in a narrower window each column takes the
+    whole width. The style is sent with ``st.html`` (a style-only body takes no room).
+    """
+    st.html(f"<style>@media (max-width: {int(below)}px) {{"
+            f" .st-key-{key} [data-testid='stHorizontalBlock'] {{ flex-direction: column; }}"
+            f" .st-key-{key} [data-testid='stColumn'] {{ width: 100% !important;"
+            f" flex: 1 1 auto !important; min-width: 100% !important; }} }}</style>")
+    return st.container(key=key).columns(n, gap="medium")

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import TEMPLATE, finish, grade_color
+from .style import TEMPLATE, finish, grade_color, title_margin, wrap_title
 
 _SPAN_COLOR = "#bdbdbd"
 _SPAN_COLORS = ("#bdbdbd", "#8f8f8f")
@@ -71,9 +71,11 @@ def slope_figure(flows: pd.DataFrame, run_a: str, run_b: str, *, depth: int,
     has_missing = len(flows) and bool(flows[["a_first", "b_first"]].isna().to_numpy().any())
     if has_missing:
         fig.add_hline(y=missing, line=dict(color=_SPAN_COLOR, dash="dot", width=1))
+    # a long query text would run off a narrow chart: the title wraps
+    wrapped = wrap_title(title or f"Where each run puts the documents of its top {depth} ranks")
     fig.update_layout(
         template=TEMPLATE, height=max(420, min(1100, 14 * deepest + 120)),
-        title=title or f"Where each run puts the documents of its top {depth} ranks",
+        title=wrapped,
         xaxis=dict(tickvals=[_X_A, _X_B], ticktext=[f"A: {run_a}", f"B: {run_b}"],
                    range=[-0.25, 1.25], showgrid=False, zeroline=False),
         yaxis=dict(title="rank (a grey bar is a tie group's span)", autorange=False,
@@ -82,7 +84,7 @@ def slope_figure(flows: pd.DataFrame, run_a: str, run_b: str, *, depth: int,
                    tickvals=[1, *[t for t in _ticks(deepest) if t != 1]] + ([missing] if has_missing else []),
                    ticktext=[str(t) for t in [1, *[t for t in _ticks(deepest) if t != 1]]]
                    + (["not retrieved"] if has_missing else [])),
-        margin=dict(l=10, r=10, t=50, b=40))
+        margin=dict(l=10, r=10, t=title_margin(wrapped, 26), b=40))
     return finish(fig)
 
 

@@ -42,6 +42,37 @@ DARK_INK = {"#222222": "#e8e8e8", "#555555": "#b0b0b0", "#888888": "#a0a0a0"}
 """Fixed ink colours of the figures and what they become on a dark page."""
 
 
+def wrap_title(title: str | None, width: int = 44) -> str | None:
+    """``title`` broken into lines of at most ``width`` characters at spaces (plotly's
+    ``<br>``): a plotly title never wraps by itself, and a long one runs off a narrow chart.
+
+    Examples
+    --------
+    >>> wrap_title("bm25: q12 — how much money has a wrinkle in time movie made", 30)
+    'bm25: q12 — how much money has<br>a wrinkle in time movie made'
+    >>> wrap_title(None) is None
+    True
+    """
+    if not title:
+        return title
+    lines: list[str] = []
+    for word in title.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
+
+
+def title_margin(title: str | None, base: int = 20) -> int:
+    """The top margin that holds ``title`` (one 24-px line per ``<br>``-separated line).
+
+    >>> title_margin(None), title_margin("one<br>two")
+    (20, 68)
+    """
+    return base if not title else base + 24 * (title.count("<br>") + 1)
+
+
 def policy_mark(policy: str, x: float, top: float, label: str, width: float = 2.5) -> go.Scatter:
     """A vertical line from 0 to ``top`` at ``x``, in the policy's colour, dash and symbol
     (the symbol sits at the top), named ``label`` in the legend and the hover."""

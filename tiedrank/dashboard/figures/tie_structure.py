@@ -11,7 +11,16 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import FILL_TEXT, POLICY_COLORS, TEMPLATE, UNJUDGED_COLOR, finish, grade_color
+from .style import (
+    FILL_TEXT,
+    POLICY_COLORS,
+    TEMPLATE,
+    UNJUDGED_COLOR,
+    finish,
+    grade_color,
+    title_margin,
+    wrap_title,
+)
 
 _RUN_PALETTE = ("#222222", "#e66101", "#5e3c99", "#1b7837", "#b2182b", "#2166ac", "#8c510a",
                 "#01665e", "#c51b7d", "#4d4d4d")
@@ -113,9 +122,10 @@ def ranked_list_figure(docs: pd.DataFrame, *, mode: str = "stack", title: str | 
         x=(tied["group_first"] - 1 + visible_end) / 2, y=np.full(len(tied), 0.62),
         mode="text", text=labels, showlegend=False,
         textfont=dict(size=11, color="#333333"), hoverinfo="skip", name="group sizes"))
+    wrapped = wrap_title(title)  # a long query text would run off a narrow chart
     fig.update_layout(
-        template=TEMPLATE, barmode="overlay", title=title, height=230,
-        margin=dict(l=10, r=10, t=50 if title else 20, b=40),
+        template=TEMPLATE, barmode="overlay", title=wrapped, height=180 + title_margin(wrapped),
+        margin=dict(l=10, r=10, t=title_margin(wrapped), b=40),
         xaxis=dict(title="rank", range=[0, end], zeroline=False),
         yaxis=dict(visible=False, range=[-0.6, 0.85], fixedrange=True))
     return finish(fig)
