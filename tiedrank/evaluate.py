@@ -372,8 +372,13 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
             scoring = table.scoring()  # policies only reorder inside groups: resolve the compact view
             for policy in policies:
                 resolved = scoring.resolve(policy.name, policy.seed)
+                # bpref reads judged non-relevant documents: resolve the whole table for it
+                whole = (table.resolve(policy.name, policy.seed)
+                         if any(m.entry.needs_judged and not m.policy_invariant
+                                and policy in scored[m] for m in group) else None)
                 for metric in (m for m in group if policy in scored[m]):
-                    source = table if metric.tie_aware_by_definition else resolved
+                    source = (table if metric.policy_invariant
+                              else whole if metric.entry.needs_judged else resolved)
                     values[policy, metric] = (query_ids, metric_values(
                         source, metric, gain=options.gain)[included])
         blocks += [(name, *values[policy, metric][:1], metric.name, policy.label,
@@ -398,16 +403,20 @@ def scored_pairs(metrics: "Iterable[Metric]", options: EvaluationOptions) -> lis
 
 
 def _summary(blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]]) -> pd.DataFrame:
-    """Exact mean of each block (run, metric, policy), in the order evaluated; a block with
-    no query keeps its row (NaN, 0 queries)."""
+    """Exact summary of each block (run, metric, policy), in the order evaluated: the mean,
+    or the sum or geometric mean a metric declares (:class:`~tiedrank.summation.Summary`);
+    a block with no query keeps its row (NaN, 0 queries)."""
     lengths = np.array([len(b[4]) for b in blocks], dtype=np.int64)
-    values = np.concatenate([b[4] for b in blocks]) if blocks else np.zeros(0)
+    kinds = [parse_metric(b[2]).summary for b in blocks]
+    values = (np.concatenate([k.summand(b[4]) for k, b in zip(kinds, blocks)]) if blocks
+              else np.zeros(0))
     sums = exact_sums(np.repeat(np.arange(len(blocks)), lengths), values, len(blocks))
     columns = {}
     for position, column in ((0, "run"), (2, "metric"), (3, "policy")):
         labels = list(dict.fromkeys(b[position] for b in blocks))
         columns[column] = pd.Categorical([b[position] for b in blocks], categories=labels)
-    return pd.DataFrame({**columns, "value": np.array([s.mean() for s in sums], dtype=np.float64),
+    return pd.DataFrame({**columns, "value": np.array([k.finish(s) for k, s in zip(kinds, sums)],
+                                                    dtype=np.float64),
                          "n_queries": lengths})
 
 
