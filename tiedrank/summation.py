@@ -137,7 +137,7 @@ class Summary:
     >>> geometric = SUMMARIES["geometric"]
     >>> total = exact_sums(np.zeros(3, dtype=np.int64), geometric.summand(values), 1)[0]
     >>> round(geometric.finish(total), 6)   # (0.5 * 0.125 * 0.00001) ** (1/3)
-    0.008550
+    0.00855
     """
 
     name: str
