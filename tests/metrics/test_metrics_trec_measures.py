@@ -235,3 +235,22 @@ def test_parameters_are_checked():
         with pytest.raises(ValueError, match=words):
             parse_metric(text)
     assert parse_metric("set_map").policy_invariant and not parse_metric("bpref").policy_invariant
+
+
+def test_exact_laws_and_the_sampler():
+    """The exact enumeration (stats.exact) scores bpref on every ordering with its judged
+    non-relevant documents; the random tie-break sampler, which has no plan for the new
+    families, refuses them instead of returning a constant."""
+    from tiedrank.sampling import sample_run_means
+    from tiedrank.stats.exact import query_value_distribution
+
+    spec = {"q": ([1.0, 1.0, 1.0, 0.5], [1, 0, None, 1], [0, 2])}
+    table = build_tie_table(*make_judged_inputs(spec))
+    for family, name in (("bpref", "bpref"), ("rbp", "rbp(p=0.5)")):
+        law = query_value_distribution(table, name, 0)
+        oracle = enumerated(family, 0.5, *spec["q"], 1)
+        assert float((law["value"] * law["probability"]).sum()) == pytest.approx(oracle.mean())
+        assert law["value"].min() == pytest.approx(oracle.min())
+        with pytest.raises(ValueError, match="has no random tie-break sampler"):
+            sample_run_means(table, name, 10)
+    assert np.all(sample_run_means(table, "set_P", 10) == 0.5)
