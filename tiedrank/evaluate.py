@@ -209,7 +209,11 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
     metrics : str, ir_measures measure, or a list of those
         ir_measures-style names: ``RR``, ``RR@k``, ``Success@k``, ``Hits@k`` (a count), ``P@k``,
         ``R@k``, ``AP``, ``AP@k``, ``nDCG``, ``nDCG@k``, ``DCG@k``, ``Rprec``,
-        ``TsRR(alpha=a)``, ``TsRR2``, ``MTRR_GRAG``, ``TMHits_GRAG@k``; or ir_measures
+        ``TsRR(alpha=a)``, ``TsRR2``, ``MTRR_GRAG``, ``TMHits_GRAG@k``; trec_eval's
+        ``num_ret``, ``num_rel``, ``num_rel_ret`` (summed), ``set_P``, ``set_recall``,
+        ``set_F(beta=b)``, ``set_relative_P``, ``set_map``, ``bpref``, ``rbp(p=p)``,
+        ``Rprec_mult(mult=m)``, ``relative_P@k``, ``gm_map``, ``gm_bpref`` (geometric
+        means); or ir_measures
         objects (``ir_measures.RR(rel=2)``, ``P(rel=2)@10``, ``nDCG@10``), mixed freely.
         A measure that sets ``rel=``, ``judged_only=`` or nDCG's gain (``RR(rel=2)``,
         ``nDCG(dcg='exp-log2')@10``) is evaluated with its own setting and keeps it in its

@@ -11,7 +11,10 @@ documents above, K_{g-1} relevant above; R relevant documents in the qrels; g* t
 group holding a relevant document, with a = a_{g*}, t = n_{g*}, r = k_{g*}.
 
 Metrics whose definition already depends on the tie groups (``TsRR``, ``TsRR2``,
-``MTRR_GRAG``, ``TMHits_GRAG@k``) take the same value under every policy.
+``MTRR_GRAG``, ``TMHits_GRAG@k``) take the same value under every policy, and so do
+trec_eval's counts and set measures (``num_ret``, ``set_P``, ...), which ignore the order.
+bpref reads judged non-relevant documents, so it runs on the whole table rather than the
+compact scoring view (``docs/metrics-reference.md`` section 3b).
 
 Names, aliases and parameters live in :mod:`tiedrank.metrics.registry`, which maps each
 metric family to its kernel here.
@@ -444,7 +447,7 @@ def rbp(table: TieTable, p: float = 0.9) -> np.ndarray:
     """Rank-biased precision (Moffat & Zobel 2008): (1 - p) sum_i rel_i p^(i - 1).
 
     Binary relevance (grade >= the relevance level), as the paper defines it; the
-    residual is not reported. The installed trec_eval (pytrec_eval's 9.0.x) has no rbp;
+    residual is not reported. The installed trec_eval (pytrec_eval's C code) has no rbp;
     trec_eval 10's ``rbp`` maps grades to gains normalised to [0, 1] instead.
 
     RBP is linear in per-position weights, so its expectation gives each relevant document
@@ -479,6 +482,22 @@ def r_precision_mult(table: TieTable, mult: float) -> np.ndarray:
 
 def relative_precision(table: TieTable, k: int) -> np.ndarray:
     """``relative_P@k`` = E[#rel in the top k] / min(k, R): precision relative to the best
-    possible at k (precision up to R, recall beyond); 0 when R = 0."""
+    possible at k (precision up to R, recall beyond); 0 when R = 0.
+
+    Examples
+    --------
+    One relevant document (R = 1) tied with another at the top: it is first half the time,
+    so relative_P@1 = 1/2, while relative_P@2 = 1 (k = 2 > R: recall) and Rprec_mult with
+    mult = 2 looks at the top floor(2 + 0.9) = 2 documents: 1/2.
+
+    >>> import pandas as pd
+    >>> from tiedrank.data import Qrels, Run
+    >>> from tiedrank.ties import build_tie_table
+    >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abc"), "score": [1.0, 1.0, 0.5]}))
+    >>> table = build_tie_table(run, Qrels(pd.DataFrame({"query": "q", "doc": ["b"],
+    ...                                                  "relevance": [1]})))
+    >>> relative_precision(table, 1), relative_precision(table, 2), r_precision_mult(table, 2.0)
+    (array([0.5]), array([1.]), array([0.5]))
+    """
     return _safe_divide(relevant_in_top(table, k),
                         np.minimum(float(k), table.n_relevant.astype(np.float64)))
