@@ -145,21 +145,21 @@ def random_inputs(rng, tie_free: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 @settings(max_examples=examples(25, deep=100), deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), rel_level=st.integers(1, 2))
-def test_pytrec_eval_per_query(seed, rel_level):
+@given(seed=st.integers(0, 2**32 - 1), rel_level=st.integers(1, 2), judged_only=st.booleans())
+def test_pytrec_eval_per_query(seed, rel_level, judged_only):
     rng = np.random.default_rng(seed)
     tied, tie_free = random_inputs(rng, False), random_inputs(rng, True)
     qrels = pd.concat([tied[1], tie_free[1].assign(query="f" + tie_free[1]["query"])])
     runs = {"tied": tied[0], "free": tie_free[0].assign(query="f" + tie_free[0]["query"])}
     evaluator = pytrec_eval.RelevanceEvaluator(
         {q: dict(zip(g["doc"], g["relevance"].astype(int))) for q, g in qrels.groupby("query")},
-        set(TREC_MEASURES), relevance_level=rel_level)
+        set(TREC_MEASURES), relevance_level=rel_level, judged_docs_only_flag=judged_only)
     _EVALUATORS.append(evaluator)
     for label, run in runs.items():
         theirs = evaluator.evaluate({q: dict(zip(g["doc"], g["score"]))
                                      for q, g in run.groupby("query")})
         ev = evaluate({label: run}, qrels, list(TREC_MEASURES.values()), ties="all",
-                      rel_level=rel_level)
+                      rel_level=rel_level, judged_only=judged_only)
         ours = ev.per_query.set_index(["query", "policy", "metric"])["value"]
         policies = ["trec_eval"] if label == "tied" else ["expected", "optimistic",
                                                           "pessimistic", "trec_eval"]
@@ -170,7 +170,8 @@ def test_pytrec_eval_per_query(seed, rel_level):
                 for policy in policies:
                     got = ours[(q, policy, parse_metric(name).name)]
                     got = max(got, 1e-5) if measure in GEOMETRIC else got  # the floor
-                    assert got == pytest.approx(want, abs=1e-9), (label, q, measure, policy)
+                    assert got == pytest.approx(want, abs=1e-9), (label, q, measure, policy,
+                                                                  judged_only)
 
 
 # ---- summaries: sums and geometric means ------------------------------------------------------
