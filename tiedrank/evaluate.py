@@ -211,7 +211,7 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
         ``R@k``, ``AP``, ``AP@k``, ``nDCG``, ``nDCG@k``, ``DCG@k``, ``Rprec``,
         ``TsRR(alpha=a)``, ``TsRR2``, ``MTRR_GRAG``, ``TMHits_GRAG@k``; trec_eval's
         ``num_ret``, ``num_rel``, ``num_rel_ret`` (summed), ``set_P``, ``set_recall``,
-        ``set_F(beta=b)``, ``set_relative_P``, ``set_map``, ``bpref``, ``rbp(p=p)``,
+        ``set_F(beta=b)``, ``set_relative_P``, ``set_map``, ``bpref``, ``RBP(p=p)``,
         ``Rprec_mult(mult=m)``, ``relative_P@k``, ``gm_map``, ``gm_bpref`` (geometric
         means); or ir_measures
         objects (``ir_measures.RR(rel=2)``, ``P(rel=2)@10``, ``nDCG@10``), mixed freely.

@@ -28,10 +28,11 @@ CHECKED = {"cases": 0}
 
 
 def metric_text(family: str, param) -> str:
-    """Our spelling of (family, param): set_F(beta=b), rbp(p=p), Rprec_mult(mult=m), relative_P@k."""
+    """Our spelling of (family, param): set_F(beta=b), RBP(p=p), Rprec_mult(mult=m), relative_P@k."""
     if family == "relative_P":
         return f"relative_P@{param}"
     keyword = {"set_F": "beta", "rbp": "p", "Rprec_mult": "mult"}.get(family)
+    family = "RBP" if family == "rbp" else family  # trec_eval's -m rbp is its graded variant
     return f"{family}({keyword}={param})" if keyword else family
 
 
@@ -86,12 +87,12 @@ def test_evaluate_scores_bpref_on_the_whole_table(queries, rel_level):
     # one judged document per query at least: a query absent from the qrels is not evaluated
     spec = {f"q{i}": (s, g, x + [0]) for i, (s, g, x) in enumerate(queries)}
     run, qrels = make_judged_inputs(spec)
-    ev = evaluate({"r": run}, qrels, ["bpref", "gm_bpref", "set_P", "rbp"],
+    ev = evaluate({"r": run}, qrels, ["bpref", "gm_bpref", "set_P", "RBP"],
                   ties="all", rel_level=rel_level)
     got = ev.per_query.set_index(["query", "metric", "policy"])["value"]
     for qid, query in spec.items():
         for family, name in (("bpref", "bpref"), ("bpref", "gm_bpref"), ("set_P", "set_P"),
-                             ("rbp", "rbp(p=0.9)")):
+                             ("rbp", "RBP(p=0.9)")):
             oracle = enumerated(family, 0.9, *query, rel_level)
             assert got[(qid, name, "expected")] == pytest.approx(oracle.mean(), abs=1e-12)
             assert got[(qid, name, "optimistic")] == pytest.approx(oracle.max(), abs=1e-12)
@@ -228,7 +229,7 @@ def test_summaries_combine_across_buckets():
 
 def test_parameters_are_checked():
     assert parse_metric("set_F").name == "set_F(beta=1)"
-    assert parse_metric("rbp").name == "rbp(p=0.9)"
+    assert parse_metric("rbp").name == "RBP(p=0.9)"
     assert parse_metric("Rprec_mult(0.2)").name == "Rprec_mult(mult=0.2)"
     for text, words in (("rbp(p=1)", "p must be in"), ("set_F(beta=-1)", "beta must be >= 0"),
                         ("Rprec_mult(mult=0)", "mult must be > 0"), ("bpref@10", "no cutoff"),
@@ -247,7 +248,7 @@ def test_exact_laws_and_the_sampler():
 
     spec = {"q": ([1.0, 1.0, 1.0, 0.5], [1, 0, None, 1], [0, 2])}
     table = build_tie_table(*make_judged_inputs(spec))
-    for family, name in (("bpref", "bpref"), ("rbp", "rbp(p=0.5)")):
+    for family, name in (("bpref", "bpref"), ("rbp", "RBP(p=0.5)")):
         law = query_value_distribution(table, name, 0)
         oracle = enumerated(family, 0.5, *spec["q"], 1)
         assert float((law["value"] * law["probability"]).sum()) == pytest.approx(oracle.mean())
@@ -255,3 +256,25 @@ def test_exact_laws_and_the_sampler():
         with pytest.raises(ValueError, match="has no random tie-break sampler"):
             sample_run_means(table, name, 10)
     assert np.all(sample_run_means(table, "set_P", 10) == 0.5)
+
+
+NEW_LINES = ("bpref", "gm_map", "gm_bpref", "set_P", "set_recall", "set_F", "set_relative_P",
+             "set_map", "num_nonrel_judged_ret", "Rprec_mult_", "relative_P_")
+
+
+@pytest.mark.parametrize("flags", [{}, {"rel_level": 2}, {"judged_only": True}],
+                         ids=["default", "l2", "J"])
+def test_trec_eval_10_output_line_for_line(flags):
+    """trec_eval 10.0's own -q -m all_trec output on a tie-free run (the fixtures of
+    tests/cli/trec_eval_fixtures): every line of the new measures, per query and 'all',
+    is ours byte for byte (gm_* on the 'all' line only, num_nonrel_judged_ret an integer)."""
+    fixtures = ROOT / "tests" / "cli" / "trec_eval_fixtures"
+    name = {"rel_level": "l2.", "judged_only": "J."}.get(next(iter(flags), ""), "")
+    theirs = [line for line in (fixtures / f"out.q.{name}all_trec.txt").read_text().splitlines()
+              if line.split("\t")[0].rstrip().startswith(NEW_LINES)]
+    with pytest.warns(UserWarning, match="not yet tie-aware"):
+        ev = evaluate(fixtures / "run.txt", fixtures / "qrels.txt", ["all_trec"],
+                      ties="trec_eval", **flags)
+    ours = [line for line in ev.to_trec_eval(per_query=True).splitlines()
+            if line.split("\t")[0].rstrip().startswith(NEW_LINES)]
+    assert len(theirs) > 100 and sorted(ours) == sorted(theirs)

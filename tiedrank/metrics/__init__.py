@@ -8,7 +8,7 @@ way to write a metric.
 """
 from .kernels import (GAINS, FirstRelevantPmf, average_precision, bpref, dcg, discount,
                       first_relevant_group, first_relevant_pmf, gain, ideal_dcg, judged_nonrelevant,
-                      mtrr_grag, ndcg, num_relevant, num_relevant_retrieved, num_retrieved,
+                      mtrr_grag, ndcg, num_nonrelevant_judged_retrieved, num_relevant, num_relevant_retrieved, num_retrieved,
                       precision, r_precision, r_precision_mult, rbp, recall, reciprocal_rank,
                       relative_precision, relevant_in_top, set_f, set_map, set_precision,
                       set_recall, set_relative_precision, success, tmhits_grag, tsrr, tsrr2)
@@ -19,7 +19,7 @@ __all__ = [
     "CUTOFF_RULES", "GAINS", "METRIC_NAMES", "REGISTRY", "FirstRelevantPmf", "Metric", "MetricFamily",
     "Parameter", "average_precision", "bpref", "dcg", "discount", "family", "first_relevant_group",
     "first_relevant_pmf", "gain", "ideal_dcg", "judged_nonrelevant", "metric_values", "mtrr_grag",
-    "ndcg", "num_relevant", "num_relevant_retrieved", "num_retrieved", "parse_metric", "precision",
+    "ndcg", "num_nonrelevant_judged_retrieved", "num_relevant", "num_relevant_retrieved", "num_retrieved", "parse_metric", "precision",
     "r_precision", "r_precision_mult", "rbp", "recall", "reciprocal_rank", "register",
     "relative_precision", "relevant_in_top", "set_f", "set_map", "set_precision", "set_recall",
     "set_relative_precision", "success", "tmhits_grag", "tsrr", "tsrr2",

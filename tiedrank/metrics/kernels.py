@@ -334,6 +334,14 @@ def num_relevant_retrieved(table: TieTable) -> np.ndarray:
     return table.relevant_retrieved.astype(np.float64)
 
 
+def num_nonrelevant_judged_retrieved(table: TieTable) -> np.ndarray:
+    """``num_nonrel_judged_ret``: retrieved documents judged non-relevant (0 <= grade <
+    relevance level); unjudged and negatively graded ones are not counted (trec_eval's
+    num_ret - num_nonpool - num_unjudged_in_pool - num_rel_ret). Needs the whole table."""
+    nonrel = table.doc_judged & (table.doc_grade >= 0) & ~table.doc_relevant
+    return _per_query_docs(table, nonrel.astype(np.float64))
+
+
 def set_precision(table: TieTable) -> np.ndarray:
     """``set_P`` = num_rel_ret / num_ret (0 when nothing is retrieved)."""
     return _safe_divide(num_relevant_retrieved(table), num_retrieved(table))

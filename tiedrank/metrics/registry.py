@@ -254,6 +254,10 @@ for _entry in (
     MetricFamily("num_rel_ret", lambda t, m, g: K.num_relevant_retrieved(t), summary="sum",
                  **_SET, description="number of relevant documents retrieved (summary: the "
                                      "sum)" + _SPLIT),
+    MetricFamily("num_nonrel_judged_ret", lambda t, m, g: K.num_nonrelevant_judged_retrieved(t),
+                 summary="sum", needs_judged=True, **_SET,
+                 description="number of judged non-relevant documents retrieved (summary: the "
+                             "sum)" + _SPLIT),
     MetricFamily("set_P", lambda t, m, g: K.set_precision(t), **_SET,
                  description="set precision: num_rel_ret / num_ret" + _SPLIT),
     MetricFamily("set_recall", lambda t, m, g: K.set_recall(t), **_SET,
@@ -268,10 +272,11 @@ for _entry in (
     MetricFamily("bpref", lambda t, m, g: K.bpref(t), cutoff="none", needs_judged=True,
                  description="binary preference: per relevant document retrieved, 1 - "
                              "min(judged non-relevant above, R) / min(N, R), over R"),
-    MetricFamily("rbp", lambda t, m, g: K.rbp(t, m.p), cutoff="none",
+    MetricFamily("RBP", lambda t, m, g: K.rbp(t, m.p), cutoff="none",
                  parameters=(_PERSISTENCE,),
-                 description="rank-biased precision (1-p) sum rel_i p^(i-1), binary relevance, "
-                             "p default 0.9"),
+                 description="rank-biased precision (1-p) sum rel_i p^(i-1), binary relevance "
+                             "(Moffat & Zobel; trec_eval 10's rbp grades the gains), p default "
+                             "0.9"),
     MetricFamily("Rprec_mult", lambda t, m, g: K.r_precision_mult(t, m.mult), cutoff="none",
                  parameters=(_MULT,),
                  description="precision at floor(mult * R + 0.9) documents (trec_eval's "
