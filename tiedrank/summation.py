@@ -162,6 +162,21 @@ these), the sum (trec_eval's ``num_ret``, ``num_rel``, ``num_rel_ret``: its summ
 the total over queries) and trec_eval's geometric mean ``exp(mean(log(max(v, 1e-5))))``
 (``gm_map``, ``gm_bpref``)."""
 
+
+
+def summary_note(metrics: "list[str]") -> str | None:
+    """One line saying which of ``metrics`` are not summarised by their mean, or ``None``.
+
+    >>> summary_note(["AP", "num_ret", "gm_map"])
+    "num_ret: the sum over the queries; gm_map: the geometric mean (trec_eval's, each value floored at 0.00001)"
+    """
+    words = {"sum": "the sum over the queries",
+             "geometric mean": "the geometric mean (trec_eval's, each value floored at 0.00001)"}
+    parts = [f"{m}: {words[summary_of(m).name]}" for m in dict.fromkeys(metrics)
+             if summary_of(m).name in words]
+    return "; ".join(parts) or None
+
+
 SUMMARY_KEYS = ["run", "metric", "policy"]
 
 

@@ -278,3 +278,22 @@ def test_trec_eval_10_output_line_for_line(flags):
     ours = [line for line in ev.to_trec_eval(per_query=True).splitlines()
             if line.split("\t")[0].rstrip().startswith(NEW_LINES)]
     assert len(theirs) > 100 and sorted(ours) == sorted(theirs)
+
+
+def test_cli_table_says_which_values_are_not_means():
+    import contextlib
+    import io
+
+    from tiedrank.cli import main
+
+    base = ROOT / "sample_data" / "trec_eval"
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(["evaluate", str(base / "qrels.test"), str(base / "results.test"),
+                       "-m", "num_ret", "-m", "gm_map", "-m", "AP"])
+    assert status == 0
+    rows = {line.split()[1]: line.split()[3] for line in out.getvalue().splitlines()[1:]}
+    assert rows["num_ret"] == "1500.0000" and rows["gm_map"] == "0.1051"
+    notes = [line for line in err.getvalue().splitlines() if "the sum over" in line]
+    assert notes == ["# note: num_ret: the sum over the queries; gm_map: the geometric mean "
+                     "(trec_eval's, each value floored at 0.00001)"]
