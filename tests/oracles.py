@@ -84,3 +84,76 @@ def enumerate_metric(name, k, scores, grades, extra, rel_level, gain="linear") -
     return np.array([metric_of_ordering(name, k, [grades[i] for i in order], all_grades,
                                         rel_level, gain)
                      for order in all_orderings(scores)])
+
+
+# ---- trec_eval's further measures, from trec_eval's C loops (m_bpref.c, m_rbp.c, ...) -------
+def make_judged_inputs(queries: dict[str, tuple[list[float], list, list[int]]]) -> tuple[Run, Qrels]:
+    """Like :func:`make_inputs`, but a retrieved document's grade may be ``None``: the
+    document is then absent from the qrels (unjudged, trec_eval's RELVALUE_NONPOOL)."""
+    run_rows, qrel_rows = [], []
+    for qid, (scores, grades, extra) in queries.items():
+        for i, (s, g) in enumerate(zip(scores, grades)):
+            run_rows.append((qid, f"{qid}-d{i:03d}", float(s)))
+            if g is not None:
+                qrel_rows.append((qid, f"{qid}-d{i:03d}", int(g)))
+        for j, g in enumerate(extra):
+            qrel_rows.append((qid, f"{qid}-u{j:03d}", int(g)))
+    run = Run("r", pd.DataFrame(run_rows, columns=["query", "doc", "score"]).astype(
+        {"query": "str", "doc": "str", "score": "float64"}))
+    qrels = Qrels(pd.DataFrame(qrel_rows, columns=["query", "doc", "relevance"]).astype(
+        {"query": "str", "doc": "str", "relevance": "int64"}))
+    return run, qrels
+
+
+def trec_measure_of_ordering(name: str, param, ranked: list, judged: list[int],
+                             rel_level: int) -> float:
+    """One of trec_eval's further measures on one ranked list, by trec_eval's loops.
+
+    ``ranked``: grades in rank order, ``None`` for a document not in the qrels; ``judged``:
+    every grade of the query's qrels (retrieved or not). ``param``: set_F's beta, rbp's p,
+    Rprec_mult's multiplier, relative_P's cutoff.
+    """
+    num_ret = len(ranked)
+    num_rel = sum(g >= rel_level for g in judged)
+    num_nonrel = sum(0 <= g < rel_level for g in judged)
+    rel = [g is not None and g >= rel_level for g in ranked]
+    rel_ret = sum(rel)
+    if name == "num_ret":
+        return float(num_ret)
+    if name == "num_rel":
+        return float(num_rel)
+    if name == "num_rel_ret":
+        return float(rel_ret)
+    if name == "set_P":
+        return rel_ret / num_ret if num_ret else 0.0
+    if name == "set_recall":
+        return rel_ret / num_rel if num_rel else 0.0
+    if name == "set_F":
+        if not rel_ret:
+            return 0.0
+        p, r = rel_ret / num_ret, rel_ret / num_rel
+        return (param + 1) * p * r / (param * p + r)
+    if name == "set_relative_P":
+        return rel_ret / min(num_ret, num_rel) if num_ret and num_rel else 0.0
+    if name == "set_map":
+        return rel_ret ** 2 / (num_ret * num_rel) if num_ret and num_rel else 0.0
+    if name == "bpref":  # m_bpref.c, line by line
+        nonrel_so_far, total = 0, 0.0
+        for g in ranked:
+            if g is None or g < 0:  # not in the pool, or in the pool but unjudged
+                continue
+            if g < rel_level:
+                nonrel_so_far += 1
+            elif nonrel_so_far > 0:
+                total += 1.0 - min(nonrel_so_far, num_rel) / min(num_nonrel, num_rel)
+            else:
+                total += 1.0
+        return total / num_rel if num_rel else 0.0
+    if name == "rbp":  # Moffat & Zobel (2008), binary relevance
+        return (1 - param) * sum(param ** i for i, r in enumerate(rel) if r)
+    if name == "Rprec_mult":  # m_Rprec_mult.c: precision at (long)(mult * R + 0.9)
+        cutoff = int(param * num_rel + 0.9)
+        return sum(rel[:cutoff]) / cutoff if cutoff >= 1 and num_rel else 0.0
+    if name == "relative_P":  # m_rel_P.c
+        return sum(rel[:param]) / min(param, num_rel) if num_rel else 0.0
+    raise ValueError(name)

@@ -209,7 +209,11 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
     metrics : str, ir_measures measure, or a list of those
         ir_measures-style names: ``RR``, ``RR@k``, ``Success@k``, ``Hits@k`` (a count), ``P@k``,
         ``R@k``, ``AP``, ``AP@k``, ``nDCG``, ``nDCG@k``, ``DCG@k``, ``Rprec``,
-        ``TsRR(alpha=a)``, ``TsRR2``, ``MTRR_GRAG``, ``TMHits_GRAG@k``; or ir_measures
+        ``TsRR(alpha=a)``, ``TsRR2``, ``MTRR_GRAG``, ``TMHits_GRAG@k``; trec_eval's
+        ``num_ret``, ``num_rel``, ``num_rel_ret`` (summed), ``set_P``, ``set_recall``,
+        ``set_F(beta=b)``, ``set_relative_P``, ``set_map``, ``bpref``, ``RBP(p=p)``,
+        ``Rprec_mult(mult=m)``, ``relative_P@k``, ``gm_map``, ``gm_bpref`` (geometric
+        means); or ir_measures
         objects (``ir_measures.RR(rel=2)``, ``P(rel=2)@10``, ``nDCG@10``), mixed freely.
         A measure that sets ``rel=``, ``judged_only=`` or nDCG's gain (``RR(rel=2)``,
         ``nDCG(dcg='exp-log2')@10``) is evaluated with its own setting and keeps it in its
@@ -372,8 +376,13 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
             scoring = table.scoring()  # policies only reorder inside groups: resolve the compact view
             for policy in policies:
                 resolved = scoring.resolve(policy.name, policy.seed)
+                # bpref reads judged non-relevant documents: resolve the whole table for it
+                whole = (table.resolve(policy.name, policy.seed)
+                         if any(m.entry.needs_judged and not m.policy_invariant
+                                and policy in scored[m] for m in group) else None)
                 for metric in (m for m in group if policy in scored[m]):
-                    source = table if metric.tie_aware_by_definition else resolved
+                    source = (table if metric.policy_invariant
+                              else whole if metric.entry.needs_judged else resolved)
                     values[policy, metric] = (query_ids, metric_values(
                         source, metric, gain=options.gain)[included])
         blocks += [(name, *values[policy, metric][:1], metric.name, policy.label,
@@ -398,16 +407,20 @@ def scored_pairs(metrics: "Iterable[Metric]", options: EvaluationOptions) -> lis
 
 
 def _summary(blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]]) -> pd.DataFrame:
-    """Exact mean of each block (run, metric, policy), in the order evaluated; a block with
-    no query keeps its row (NaN, 0 queries)."""
+    """Exact summary of each block (run, metric, policy), in the order evaluated: the mean,
+    or the sum or geometric mean a metric declares (:class:`~tiedrank.summation.Summary`);
+    a block with no query keeps its row (NaN, 0 queries)."""
     lengths = np.array([len(b[4]) for b in blocks], dtype=np.int64)
-    values = np.concatenate([b[4] for b in blocks]) if blocks else np.zeros(0)
+    kinds = [parse_metric(b[2]).summary for b in blocks]
+    values = (np.concatenate([k.summand(b[4]) for k, b in zip(kinds, blocks)]) if blocks
+              else np.zeros(0))
     sums = exact_sums(np.repeat(np.arange(len(blocks)), lengths), values, len(blocks))
     columns = {}
     for position, column in ((0, "run"), (2, "metric"), (3, "policy")):
         labels = list(dict.fromkeys(b[position] for b in blocks))
         columns[column] = pd.Categorical([b[position] for b in blocks], categories=labels)
-    return pd.DataFrame({**columns, "value": np.array([s.mean() for s in sums], dtype=np.float64),
+    return pd.DataFrame({**columns, "value": np.array([k.finish(s) for k, s in zip(kinds, sums)],
+                                                    dtype=np.float64),
                          "n_queries": lengths})
 
 

@@ -27,6 +27,8 @@ True
 """
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -115,6 +117,66 @@ def exact_sums(groups: np.ndarray, values: np.ndarray, n_groups: int) -> list[Ex
             for g in range(n_groups)]
 
 
+MIN_GEO_MEAN = 1e-5
+"""trec_eval's floor under a per-query value before its logarithm (``MIN_GEO_MEAN`` of
+trec_eval.h): a query scoring 0 counts as 0.00001 in gm_map and gm_bpref."""
+
+
+@dataclass(frozen=True)
+class Summary:
+    """How the per-query values of a metric become the run's value, in two exact steps.
+
+    ``summand`` maps each per-query value to what is summed exactly (:class:`ExactSum`, so
+    buckets and Dask workers combine in any order to the same bits) and ``finish`` maps
+    that sum to the summary value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> values = np.array([0.5, 0.125, 0.0])
+    >>> geometric = SUMMARIES["geometric"]
+    >>> total = exact_sums(np.zeros(3, dtype=np.int64), geometric.summand(values), 1)[0]
+    >>> round(geometric.finish(total), 6)   # (0.5 * 0.125 * 0.00001) ** (1/3)
+    0.00855
+    """
+
+    name: str
+    summand: Callable[[np.ndarray], np.ndarray]
+    finish: Callable[[ExactSum], float]
+
+
+def _geometric_summand(values: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):  # NaN stays NaN (skipped)
+        return np.log(np.maximum(values, MIN_GEO_MEAN))
+
+
+SUMMARIES = {
+    "mean": Summary("mean", lambda values: values, ExactSum.mean),
+    "sum": Summary("sum", lambda values: values,
+                   lambda s: s.total() if s.count else float("nan")),
+    "geometric": Summary("geometric mean", _geometric_summand,
+                         lambda s: math.exp(s.mean()) if s.count else float("nan")),
+}
+"""The summaries a metric family may declare: the arithmetic mean (every measure but
+these), the sum (trec_eval's ``num_ret``, ``num_rel``, ``num_rel_ret``: its summary line is
+the total over queries) and trec_eval's geometric mean ``exp(mean(log(max(v, 1e-5))))``
+(``gm_map``, ``gm_bpref``)."""
+
+
+
+def summary_note(metrics: "list[str]") -> str | None:
+    """One line saying which of ``metrics`` are not summarised by their mean, or ``None``.
+
+    >>> summary_note(["AP", "num_ret", "gm_map"])
+    "num_ret: the sum over the queries; gm_map: the geometric mean (trec_eval's, each value floored at 0.00001)"
+    """
+    words = {"sum": "the sum over the queries",
+             "geometric mean": "the geometric mean (trec_eval's, each value floored at 0.00001)"}
+    parts = [f"{m}: {words[summary_of(m).name]}" for m in dict.fromkeys(metrics)
+             if summary_of(m).name in words]
+    return "; ".join(parts) or None
+
+
 SUMMARY_KEYS = ["run", "metric", "policy"]
 
 
@@ -126,16 +188,33 @@ def summarize(per_query: pd.DataFrame) -> pd.DataFrame:
     values) and n_queries (rows in the group).
     """
     summary, sums = partial_summary(per_query)
-    summary["value"] = np.array([s.mean() for s in sums], dtype=np.float64)
+    kinds = [summary_of(m) for m in summary["metric"].astype(str)]
+    summary["value"] = np.array([k.finish(s) for k, s in zip(kinds, sums)], dtype=np.float64)
     return summary[SUMMARY_KEYS + ["value", "n_queries"]]
 
 
+def summary_of(metric: str) -> Summary:
+    """The :class:`Summary` a metric name declares (its registry entry's ``summary``)."""
+    from .metrics import parse_metric  # local: the registry imports this module
+
+    return parse_metric(metric).summary
+
+
 def partial_summary(per_query: pd.DataFrame) -> tuple[pd.DataFrame, list[ExactSum]]:
-    """The groups (run, metric, policy, n_queries) and their exact sums, not yet divided:
-    what a bucket or a Dask worker sends back so that the means can be combined exactly."""
+    """The groups (run, metric, policy, n_queries) and their exact sums of each metric's
+    summands (:class:`Summary`), not yet finished: what a bucket or a Dask worker sends back
+    so that the summaries can be combined exactly."""
     grouped = per_query.groupby(SUMMARY_KEYS, observed=True, sort=False)
     codes = grouped.ngroup().to_numpy()
     summary = grouped.size().reset_index(name="n_queries")
     summary["n_queries"] = summary["n_queries"].astype(np.int64)
-    sums = exact_sums(codes, per_query["value"].to_numpy(dtype=np.float64), len(summary))
+    values = per_query["value"].to_numpy(dtype=np.float64)
+    metric_code, metric_names = pd.factorize(per_query["metric"])  # categorical: its codes
+    kinds = {i: summary_of(str(name)) for i, name in enumerate(metric_names)}
+    if any(kind.name != "mean" for kind in kinds.values()):  # the mean sums the values as is
+        values = values.copy()
+        for i, kind in kinds.items():
+            rows = metric_code == i
+            values[rows] = kind.summand(values[rows])
+    sums = exact_sums(codes, values, len(summary))
     return summary, sums

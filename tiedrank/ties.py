@@ -8,7 +8,9 @@ Per query (``Q`` queries: the qrels' queries, sorted by id)
     ``n_relevant``     R: documents in the qrels with grade >= ``rel_level`` (retrieved or not)
     ``n_retrieved``    documents the run returns for the query (0 if the run misses it)
     ``query_start``    CSR offsets (length Q + 1) of each query's documents in the doc arrays
-    ``ideal_start``, ``ideal_grade``  CSR of the query's judged grades sorted descending (IDCG)
+    ``ideal_start``, ``ideal_grade``  CSR of the query's judged grades sorted descending (IDCG
+                       clips them at 0; a negative grade, "in the pool but unjudged", is
+                       kept, so that bpref can count the judged non-relevant documents)
 
 Per tie group (``G`` groups, in ranked order)
     ``group_query``    query index of the group
@@ -401,7 +403,7 @@ def build_tie_table(run: Run, qrels: Qrels, *, rel_level: int = 1, judged_only: 
     q_grade = qframe["relevance"].to_numpy(dtype=np.int64)
     n_relevant = np.bincount(q_query[q_grade >= rel_level], minlength=n_queries).astype(np.int64)
     ideal_order = np.lexsort((-q_grade, q_query))
-    ideal_grade = np.maximum(q_grade[ideal_order], 0)
+    ideal_grade = q_grade[ideal_order]  # negatives kept: the gains clip them, bpref needs them
     ideal_start = np.searchsorted(q_query[ideal_order], np.arange(n_queries + 1))
 
     # --- run side: query codes via the (small) set of distinct run queries -------------

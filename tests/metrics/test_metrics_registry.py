@@ -17,12 +17,13 @@ ir_measures = pytest.importorskip("ir_measures")
 RUN = pd.DataFrame({"query": ["q"] * 6 + ["r"] * 4,
                     "doc": list("abcdef") + list("wxyz"),
                     "score": [3, 2, 2, 2, 1, 1, 5, 5, 5, 1]})
-QRELS = pd.DataFrame({"query": ["q", "q", "r", "r"], "doc": ["c", "f", "x", "z"],
-                      "relevance": [1, 2, 1, 3]})
+QRELS = pd.DataFrame({"query": ["q", "q", "r", "r", "q", "r"], "doc": ["c", "f", "x", "z", "b", "w"],
+                      "relevance": [1, 2, 1, 3, 0, 0]})  # b, w: judged non-relevant (bpref)
 
 
 def _example(form: str) -> str:
-    return form.replace("@k", "@2").replace("alpha=a", "alpha=2")
+    return (form.replace("@k", "@2").replace("alpha=a", "alpha=2").replace("beta=b", "beta=2")
+            .replace("p=p", "p=0.5").replace("mult=m", "mult=0.5"))
 
 
 @pytest.mark.parametrize("form", METRIC_NAMES)
@@ -58,7 +59,8 @@ def test_canonical_names_agree_with_ir_measures(name):
 
 def test_cutoff_rules_are_enforced_per_entry():
     for entry in REGISTRY.values():
-        base = entry.name + ("(alpha=2)" if entry.parameters else "")
+        args = ", ".join(f"{p.name}={p.default:g}" for p in entry.parameters)
+        base = entry.name + (f"({args})" if args else "")
         if entry.cutoff == "required":
             with pytest.raises(ValueError, match="needs a cutoff"):
                 parse_metric(base)
@@ -77,13 +79,14 @@ def test_every_entry_has_a_one_line_description():
 
 
 def test_tie_aware_flag_matches_the_values_under_every_policy():
-    """Tie-aware-by-definition metrics are policy-invariant; the others move on this run."""
+    """Tie-aware-by-definition and order-independent metrics are policy-invariant; the
+    others move on this run."""
     names = [parse_metric(_example(form)).name for form in METRIC_NAMES if form != "Hits@k"]
     summary = evaluate({"r": RUN}, QRELS, names, ties="all").summary
     spread = summary.groupby("metric", observed=True)["value"].agg(lambda v: v.max() - v.min())
     for name in names:
         invariant = spread[name] < 1e-12
-        assert invariant == parse_metric(name).tie_aware_by_definition, name
+        assert invariant == parse_metric(name).policy_invariant, name
 
 
 def test_a_new_metric_is_one_entry(monkeypatch):

@@ -16,6 +16,7 @@ from ..interop.trec_eval import DEFAULT_GROUP
 from ..metrics import METRIC_NAMES
 from ..policies import ALL_POLICIES, POLICIES, REPORT_COLUMNS
 from ..report import natural_rank, render
+from ..summation import summary_note
 from ..validation import check_arguments
 from . import scale
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
@@ -114,6 +115,9 @@ def show(evaluation, args: argparse.Namespace) -> int:
     # result always says why
     if args.format == "table" or evaluation.findings or frame.empty:
         print(f"\n# {evaluation.rule}", file=sys.stderr)
+        note = summary_note(list(dict.fromkeys(evaluation.summary["metric"].astype(str))))
+        if note:
+            print(f"# note: {note}", file=sys.stderr)
         for finding in evaluation.findings:
             print(f"# note: {finding.message}", file=sys.stderr)
     if frame.empty and not evaluation.findings:

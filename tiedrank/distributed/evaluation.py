@@ -24,7 +24,7 @@ from ..errors import Finding
 from ..evaluate import Evaluation, build_tables, score_tables, scored_pairs
 from ..metrics import Metric
 from ..options import EvaluationOptions
-from ..summation import SUMMARY_KEYS, ExactSum, partial_summary
+from ..summation import SUMMARY_KEYS, ExactSum, partial_summary, summary_of
 from .buckets import MARKER, BucketSet, RunPart, check_visible, load_qrels, load_run
 from .output import PER_QUERY_DIR, OutputError, read_manifest, write_manifest
 
@@ -242,8 +242,8 @@ def _summary(results: Sequence[BucketResult], runs: list[str], metrics: list[str
         "run": _categorical([k[0] for k in keys], runs),
         "metric": _categorical([k[1] for k in keys], metrics),
         "policy": _categorical([k[2] for k in keys], policies),
-        "value": np.array([totals.get(k, (ExactSum(), 0))[0].mean() for k in keys],
-                          dtype=np.float64),
+        "value": np.array([summary_of(k[1]).finish(totals.get(k, (ExactSum(), 0))[0])
+                           for k in keys], dtype=np.float64),
         "n_queries": np.array([totals.get(k, (ExactSum(), 0))[1] for k in keys],
                               dtype=np.int64)})
 

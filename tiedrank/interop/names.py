@@ -57,7 +57,11 @@ def from_ir_measures(measure) -> Metric:
 
 # ---- tiedrank's metrics under other tools' names (output) -----------------------------------
 TREC_EVAL_NAMES = {"RR": "recip_rank", "P": "P", "R": "recall", "AP": "map", "nDCG": "ndcg",
-                   "Rprec": "Rprec", "Success": "success"}
+                   "Rprec": "Rprec", "Success": "success", "relative_P": "relative_P",
+                   **{name: name for name in (
+                       "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "set_P",
+                       "set_recall", "set_relative_P", "set_map", "bpref", "gm_map",
+                       "gm_bpref")}}
 """trec_eval's measure name of each metric family it computes (cutoffs are added by
 :func:`trec_eval_name`)."""
 RANX_NAMES = {"RR": "mrr", "P": "precision", "R": "recall", "AP": "map", "nDCG": "ndcg",
@@ -70,10 +74,18 @@ def trec_eval_name(metric: str) -> str:
 
     >>> [trec_eval_name(m) for m in ("nDCG@10", "AP", "AP@5", "P@10", "RR", "TsRR2")]
     ['ndcg_cut_10', 'map', 'map_cut_5', 'P_10', 'recip_rank', 'TsRR2']
+    >>> [trec_eval_name(m) for m in ("bpref", "set_F", "Rprec_mult(0.2)", "relative_P@5")]
+    ['bpref', 'set_F', 'Rprec_mult_0.20', 'relative_P_5']
     """
     m = parse_metric(metric)
     if m.policy is not None:  # Expected(nDCG@10) -> Expected(ndcg_cut_10)
         return m.name.replace(unwrapped(m).name, trec_eval_name(unwrapped(m)), 1)
+    if m.family in ("set_F", "Rprec_mult") and not m.settings:
+        # trec_eval appends a parameter it was given: Rprec_mult_0.20 ("%3.2f"); set_F
+        # with its default beta prints as set_F
+        if m.family == "Rprec_mult":
+            return f"Rprec_mult_{m.mult:3.2f}"
+        return "set_F" if m.beta == 1 else f"set_F_{m.beta:g}"
     base = TREC_EVAL_NAMES.get(m.family)
     if base is None or m.alpha is not None or m.settings:
         return m.name

@@ -22,9 +22,9 @@ Examples
 (['P@5', 'P@10', 'RR'], (), ())
 >>> request = expand_metrics("official")
 >>> request.counts[:3], request.not_yet
-(('runid', 'num_q', 'num_ret'), ('gm_map', 'bpref', 'iprec_at_recall'))
+(('runid', 'num_q', 'num_ret'), ('iprec_at_recall',))
 >>> print(request.note)
-not yet tie-aware in tiedrank: gm_map, bpref, iprec_at_recall (left out of the evaluation)
+not yet tie-aware in tiedrank: iprec_at_recall (left out of the evaluation)
 """
 from __future__ import annotations
 
@@ -57,26 +57,30 @@ class TrecEvalMeasure:
     tiedrank: str | None = None
     cutoffs: tuple[int, ...] = ()
     count: bool = False
+    values: tuple[float, ...] = ()
+    """trec_eval's default values of a real parameter (Rprec_mult's multiples of R,
+    set_F's beta): ``Rprec_mult.0.2,1`` gives one tiedrank metric per value."""
 
 
 MEASURES: tuple[TrecEvalMeasure, ...] = (
     TrecEvalMeasure("runid", count=True),
     TrecEvalMeasure("num_q", count=True),
-    TrecEvalMeasure("num_ret", count=True),
-    TrecEvalMeasure("num_rel", count=True),
-    TrecEvalMeasure("num_rel_ret", count=True),
+    TrecEvalMeasure("num_ret", "num_ret", count=True),
+    TrecEvalMeasure("num_rel", "num_rel", count=True),
+    TrecEvalMeasure("num_rel_ret", "num_rel_ret", count=True),
     TrecEvalMeasure("map", "AP"),
-    TrecEvalMeasure("gm_map"),
+    TrecEvalMeasure("gm_map", "gm_map"),
     TrecEvalMeasure("Rprec", "Rprec"),
-    TrecEvalMeasure("bpref"),
+    TrecEvalMeasure("bpref", "bpref"),
     TrecEvalMeasure("recip_rank", "RR"),
     TrecEvalMeasure("iprec_at_recall"),
     TrecEvalMeasure("P", "P", _DEPTHS),
     TrecEvalMeasure("relstring"),
     TrecEvalMeasure("recall", "R", _DEPTHS),
     TrecEvalMeasure("infAP"),
-    TrecEvalMeasure("gm_bpref"),
-    TrecEvalMeasure("Rprec_mult"),
+    TrecEvalMeasure("gm_bpref", "gm_bpref"),
+    TrecEvalMeasure("Rprec_mult", "Rprec_mult", values=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6,
+                                                        1.8, 2.0)),
     TrecEvalMeasure("utility"),
     TrecEvalMeasure("11pt_avg"),
     TrecEvalMeasure("binG"),
@@ -88,14 +92,14 @@ MEASURES: tuple[TrecEvalMeasure, ...] = (
     TrecEvalMeasure("Rndcg"),
     TrecEvalMeasure("ndcg_cut", "nDCG", _DEPTHS),
     TrecEvalMeasure("map_cut", "AP", _DEPTHS),
-    TrecEvalMeasure("relative_P"),
+    TrecEvalMeasure("relative_P", "relative_P", _DEPTHS),
     TrecEvalMeasure("success", "Success", (1, 5, 10)),
-    TrecEvalMeasure("set_P"),
-    TrecEvalMeasure("set_relative_P"),
-    TrecEvalMeasure("set_recall"),
-    TrecEvalMeasure("set_map"),
-    TrecEvalMeasure("set_F"),
-    TrecEvalMeasure("num_nonrel_judged_ret"),
+    TrecEvalMeasure("set_P", "set_P"),
+    TrecEvalMeasure("set_relative_P", "set_relative_P"),
+    TrecEvalMeasure("set_recall", "set_recall"),
+    TrecEvalMeasure("set_map", "set_map"),
+    TrecEvalMeasure("set_F", "set_F", values=(1.0,)),
+    TrecEvalMeasure("num_nonrel_judged_ret", "num_nonrel_judged_ret"),
     TrecEvalMeasure("yaap"),
     TrecEvalMeasure("rbp"),
     TrecEvalMeasure("rbp_resid"),
@@ -149,8 +153,10 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
         (``P.5,10`` = P@5 and P@10, cutoffs sorted; ``ndcg_cut.5,10``, ``map_cut.10``,
         ``success.1,5``, ``recall.5``), a cutoff measure alone with trec_eval's default
         cutoffs (``P`` = P@5, 10, 15, 20, 30, 100, 200, 500, 1000; ``success`` = 1, 5, 10),
-        ``map``, ``ndcg``, ``recip_rank``, ``Rprec``, or a group (``official``, ``all_trec``,
-        ``set``). trec_eval's names are case-sensitive, as in trec_eval. Anything else is
+        ``map``, ``ndcg``, ``recip_rank``, ``Rprec``, ``bpref``, ``gm_map``, ``set_P``, ...,
+        a real parameter list (``Rprec_mult.0.2,1`` = multiples of R, ``set_F.0.5`` = beta;
+        alone, trec_eval's defaults), a count line named on its own (``num_ret``: also a
+        summed metric), or a group (``official``, ``all_trec``, ``set``). trec_eval's names are case-sensitive, as in trec_eval. Anything else is
         read by :func:`~tiedrank.metrics.parse_metric` (``nDCG@10``, ``ndcg_cut_10``,
         ``map-l2``, ``Expected(nDCG@10)``, ir_measures objects).
 
@@ -162,7 +168,7 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
     Raises
     ------
     ValueError
-        For a measure named on its own that tiedrank does not compute yet (``bpref``),
+        For a measure named on its own that tiedrank does not compute yet (``infAP``),
         parameters trec_eval's measure does not take here (``map.5``), bad or repeated
         cutoffs (``P.0``, ``P.5,5``), and every error of :func:`parse_metric`.
 
@@ -172,6 +178,8 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
     ['Success@1', 'Success@5', 'Success@10']
     >>> [m.name for m in expand_metrics(["ndcg_cut.10", "nDCG@10", "map-l2"]).metrics]
     ['nDCG@10', 'AP(rel=2)']
+    >>> [m.name for m in expand_metrics(["Rprec_mult.1,0.2", "set_F.0.5", "bpref"]).metrics]
+    ['Rprec_mult(mult=0.2)', 'Rprec_mult(mult=1)', 'set_F(beta=0.5)', 'bpref']
     """
     if isinstance(items, (str, Metric)) or (hasattr(items, "NAME") and hasattr(items, "params")):
         items = [items]
@@ -192,7 +200,7 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
                 elif measure.tiedrank is None:
                     not_yet.append(name)
                 else:
-                    metrics += _metrics_of(measure, measure.cutoffs)
+                    metrics += _metrics_of(measure, measure.values or measure.cutoffs)
             continue
         name, dot, params = text.partition(".")
         measure = BY_NAME.get(name)
@@ -202,12 +210,16 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
             if dot:
                 raise ValueError(f"trec_eval measure {text!r}: {name} takes no parameters")
             counts.append(name)
+            if measure.tiedrank:  # named on its own: also a metric (summed), for every format
+                metrics.append(parse_metric(measure.tiedrank))
         elif measure.tiedrank is None:
             raise ValueError(f"trec_eval measure {name!r} is not yet tie-aware in tiedrank; "
                              f"tiedrank's trec_eval measures: {', '.join(supported())}")
         else:
-            metrics += _metrics_of(measure, _cutoffs(text, measure, params) if dot
-                                   else measure.cutoffs)
+            defaults = measure.values or measure.cutoffs
+            given = (_values(text, measure, params) if measure.values
+                     else _cutoffs(text, measure, params)) if dot else defaults
+            metrics += _metrics_of(measure, given)
     order = {name: i for i, name in enumerate(_COUNTS)}
     return MetricRequest(tuple(dict.fromkeys(metrics)),
                          tuple(sorted(dict.fromkeys(counts), key=order.__getitem__)),
@@ -219,10 +231,28 @@ def supported() -> list[str]:
     return [m.name for m in MEASURES if m.tiedrank is not None or m.count]
 
 
-def _metrics_of(measure: TrecEvalMeasure, cutoffs: tuple[int, ...]) -> list[Metric]:
+def _metrics_of(measure: TrecEvalMeasure, cutoffs: tuple) -> list[Metric]:
+    if measure.values:  # Rprec_mult.0.2,1: one metric per value of the real parameter
+        return [parse_metric(f"{measure.tiedrank}({v!r})") for v in cutoffs]
     if not measure.cutoffs:
         return [parse_metric(measure.tiedrank)]
     return [parse_metric(f"{measure.tiedrank}@{k}") for k in cutoffs]
+
+
+def _values(text: str, measure: TrecEvalMeasure, params: str) -> tuple[float, ...]:
+    """The real parameters of ``Rprec_mult.0.2,1`` (sorted, as trec_eval sorts them) or
+    ``set_F.0.5`` (one value)."""
+    subject = f"trec_eval measure {text!r}"
+    parts = [p.strip() for p in params.split(",")]
+    example = f"{measure.name}.{measure.values[0]:g}" + (",1" if len(measure.values) > 1 else "")
+    if not all(re.fullmatch(r"\d+(\.\d*)?|\.\d+", p) for p in parts) or \
+            (len(parts) > 1 and len(measure.values) == 1):
+        many = "numbers separated by commas" if len(measure.values) > 1 else "one number"
+        raise ValueError(f"{subject}: the parameter must be {many}, e.g. {example}")
+    values = sorted(float(p) for p in parts)
+    if len(set(values)) < len(values):
+        raise ValueError(f"{subject}: a value is repeated; write each once")
+    return tuple(values)
 
 
 def _cutoffs(text: str, measure: TrecEvalMeasure, params: str) -> tuple[int, ...]:
@@ -249,7 +279,7 @@ def _cutoffs(text: str, measure: TrecEvalMeasure, params: str) -> tuple[int, ...
 _NAME_WIDTH = 22  # trec_eval left-justifies names in 22 characters (its printf "%-22s")
 
 
-def trec_eval_position(metric: str) -> tuple[int, int]:
+def trec_eval_position(metric: str) -> tuple[int, float]:
     """Where trec_eval prints ``metric``: (index in :data:`MEASURES`, cutoff); a metric
     trec_eval does not have comes after all of them.
 
@@ -258,8 +288,8 @@ def trec_eval_position(metric: str) -> tuple[int, int]:
     """
     name = trec_eval_name(metric)
     base, _, cut = name.rpartition("_")
-    if cut.isdigit() and base in BY_NAME:
-        return MEASURES.index(BY_NAME[base]), int(cut)
+    if re.fullmatch(r"\d+(\.\d+)?", cut) and base in BY_NAME:  # P_10, Rprec_mult_0.20
+        return MEASURES.index(BY_NAME[base]), float(cut)
     if name in BY_NAME:
         return MEASURES.index(BY_NAME[name]), 0
     return len(MEASURES), 0
@@ -311,6 +341,11 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
                          f"{', '.join(dict.fromkeys(evaluation.per_query['policy'].astype(str)))}")
     order = sorted(dict.fromkeys(summary["metric"].astype(str)), key=trec_eval_position)
     shown = {m: trec_eval_name(m) for m in order}  # a wrapped one as Best(map)
+    order = [m for m in order if shown[m] not in asked]  # the count lines print those
+    kind = {m: parse_metric(m).summary.name for m in order}
+    # trec_eval prints gm_map and gm_bpref only on the all line; counts (num_nonrel_judged_ret)
+    # as integers
+    as_printed = {m: (int if kind[m] == "sum" else float) for m in order}
     table = evaluation.tables.get(run)
     tallies = _tallies(table) if table is not None else None
     lines: list[str] = []
@@ -324,8 +359,8 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
             if tallies is not None and query in tallies.index:
                 lines += [_line(c, query, int(tallies.at[query, c]))
                           for c in ("num_ret", "num_rel", "num_rel_ret") if c in asked]
-            lines += [_line(shown[m], query, values[m, query]) for m in order
-                      if (m, query) in values]
+            lines += [_line(shown[m], query, as_printed[m](values[m, query])) for m in order
+                      if (m, query) in values and kind[m] != "geometric mean"]
     if "runid" in asked:
         lines.append(f"{'runid':<{_NAME_WIDTH}}\tall\t{run}")
     if tallies is not None:
@@ -334,7 +369,8 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
         lines += [_line(c, "all", int(tallies[c].sum()))
                   for c in ("num_ret", "num_rel", "num_rel_ret") if c in asked]
     means = summary.set_index(summary["metric"].astype(str))["value"]
-    lines += [_line(shown[m], "all", float(means[m])) for m in order if not np.isnan(means[m])]
+    lines += [_line(shown[m], "all", as_printed[m](means[m])) for m in order
+              if not np.isnan(means[m])]
     return "\n".join(lines) + "\n"
 
 

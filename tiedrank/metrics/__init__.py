@@ -6,16 +6,21 @@ value per query on a :class:`~tiedrank.ties.TieTable` (exact expectation on the 
 table, the single ordering's value on a resolved one), and :data:`METRIC_NAMES` lists every
 way to write a metric.
 """
-from .kernels import (GAINS, FirstRelevantPmf, average_precision, dcg, discount, first_relevant_group,
-                      first_relevant_pmf, gain, ideal_dcg, mtrr_grag, ndcg, precision, r_precision,
-                      recall, reciprocal_rank, relevant_in_top, success, tmhits_grag, tsrr, tsrr2)
+from .kernels import (GAINS, FirstRelevantPmf, average_precision, bpref, dcg, discount,
+                      first_relevant_group, first_relevant_pmf, gain, ideal_dcg, judged_nonrelevant,
+                      mtrr_grag, ndcg, num_nonrelevant_judged_retrieved, num_relevant, num_relevant_retrieved, num_retrieved,
+                      precision, r_precision, r_precision_mult, rbp, recall, reciprocal_rank,
+                      relative_precision, relevant_in_top, set_f, set_map, set_precision,
+                      set_recall, set_relative_precision, success, tmhits_grag, tsrr, tsrr2)
 from .registry import (CUTOFF_RULES, METRIC_NAMES, REGISTRY, Metric, MetricFamily, Parameter, family,
                        metric_values, parse_metric, register)
 
 __all__ = [
     "CUTOFF_RULES", "GAINS", "METRIC_NAMES", "REGISTRY", "FirstRelevantPmf", "Metric", "MetricFamily",
-    "Parameter", "average_precision", "dcg", "discount", "family", "first_relevant_group",
-    "first_relevant_pmf", "gain", "ideal_dcg", "metric_values", "mtrr_grag", "ndcg", "parse_metric",
-    "precision", "r_precision", "recall", "reciprocal_rank", "register", "relevant_in_top", "success",
-    "tmhits_grag", "tsrr", "tsrr2",
+    "Parameter", "average_precision", "bpref", "dcg", "discount", "family", "first_relevant_group",
+    "first_relevant_pmf", "gain", "ideal_dcg", "judged_nonrelevant", "metric_values", "mtrr_grag",
+    "ndcg", "num_nonrelevant_judged_retrieved", "num_relevant", "num_relevant_retrieved", "num_retrieved", "parse_metric", "precision",
+    "r_precision", "r_precision_mult", "rbp", "recall", "reciprocal_rank", "register",
+    "relative_precision", "relevant_in_top", "set_f", "set_map", "set_precision", "set_recall",
+    "set_relative_precision", "success", "tmhits_grag", "tsrr", "tsrr2",
 ]

@@ -11,7 +11,10 @@ documents above, K_{g-1} relevant above; R relevant documents in the qrels; g* t
 group holding a relevant document, with a = a_{g*}, t = n_{g*}, r = k_{g*}.
 
 Metrics whose definition already depends on the tie groups (``TsRR``, ``TsRR2``,
-``MTRR_GRAG``, ``TMHits_GRAG@k``) take the same value under every policy.
+``MTRR_GRAG``, ``TMHits_GRAG@k``) take the same value under every policy, and so do
+trec_eval's counts and set measures (``num_ret``, ``set_P``, ...), which ignore the order.
+bpref reads judged non-relevant documents, so it runs on the whole table rather than the
+compact scoring view (``docs/metrics-reference.md`` section 3b).
 
 Names, aliases and parameters live in :mod:`tiedrank.metrics.registry`, which maps each
 metric family to its kernel here.
@@ -293,3 +296,216 @@ def tmhits_grag(table: TieTable, k: int) -> np.ndarray:
     """
     share = np.clip((k - table.group_above) / table.group_size, 0.0, 1.0)
     return _safe_divide(_per_query(table, table.group_relevant * share), table.relevant_retrieved)
+
+
+# ---- trec_eval's counts and set measures: the same under every ordering ------------------
+# None of these looks at the order inside the run, so each value is that of every tie
+# policy (the registry marks them ``order_independent``). Only trec_eval's -M can split a
+# tie group: evaluate's truncate_run keeps the first M documents in trec_eval's order
+# (score descending, docno descending) before the tie table is built, so the retrieved set
+# (and hence these values) is trec_eval's under every policy.
+def num_retrieved(table: TieTable) -> np.ndarray:
+    """``num_ret``: documents retrieved for the query (after -M and -J).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tiedrank.data import Qrels, Run
+    >>> from tiedrank.ties import build_tie_table
+    >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abcd"),
+    ...                              "score": [0.9, 0.5, 0.5, 0.1]}))
+    >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": list("bcx"), "relevance": [1, 0, 2]}))
+    >>> table = build_tie_table(run, qrels)
+    >>> num_retrieved(table), num_relevant(table), num_relevant_retrieved(table)
+    (array([4.]), array([2.]), array([1.]))
+    >>> set_precision(table), set_recall(table), set_f(table, 1.0), set_map(table)
+    (array([0.25]), array([0.5]), array([0.33333333]), array([0.125]))
+    """
+    return table.n_retrieved.astype(np.float64)
+
+
+def num_relevant(table: TieTable) -> np.ndarray:
+    """``num_rel``: R, the qrels documents with grade >= the relevance level."""
+    return table.n_relevant.astype(np.float64)
+
+
+def num_relevant_retrieved(table: TieTable) -> np.ndarray:
+    """``num_rel_ret``: relevant documents retrieved."""
+    return table.relevant_retrieved.astype(np.float64)
+
+
+def num_nonrelevant_judged_retrieved(table: TieTable) -> np.ndarray:
+    """``num_nonrel_judged_ret``: retrieved documents judged non-relevant (0 <= grade <
+    relevance level); unjudged and negatively graded ones are not counted (trec_eval's
+    num_ret - num_nonpool - num_unjudged_in_pool - num_rel_ret). Needs the whole table."""
+    nonrel = table.doc_judged & (table.doc_grade >= 0) & ~table.doc_relevant
+    return _per_query_docs(table, nonrel.astype(np.float64))
+
+
+def set_precision(table: TieTable) -> np.ndarray:
+    """``set_P`` = num_rel_ret / num_ret (0 when nothing is retrieved)."""
+    return _safe_divide(num_relevant_retrieved(table), num_retrieved(table))
+
+
+def set_recall(table: TieTable) -> np.ndarray:
+    """``set_recall`` = num_rel_ret / R (0 when R = 0)."""
+    return _safe_divide(num_relevant_retrieved(table), num_relevant(table))
+
+
+def set_f(table: TieTable, beta: float = 1.0) -> np.ndarray:
+    """``set_F`` = (beta + 1) P R / (beta P + R) of set precision P and set recall R.
+
+    trec_eval's ``set_F`` (m_set_F.c), parameter default 1 (the harmonic mean); its beta
+    weighs recall beta times as much as precision (it is the beta^2 of van Rijsbergen's
+    F_beta). 0 when no relevant document is retrieved.
+    """
+    p, r = set_precision(table), set_recall(table)
+    return _safe_divide((beta + 1.0) * p * r, beta * p + r)
+
+
+def set_relative_precision(table: TieTable) -> np.ndarray:
+    """``set_relative_P`` = num_rel_ret / min(num_ret, R): precision relative to the best
+    possible precision of a set of that size (0 when either count is 0)."""
+    return _safe_divide(num_relevant_retrieved(table),
+                        np.minimum(num_retrieved(table), num_relevant(table)))
+
+
+def set_map(table: TieTable) -> np.ndarray:
+    """``set_map`` = num_rel_ret^2 / (num_ret R) = set_P * set_recall (unranked AP)."""
+    return set_precision(table) * set_recall(table)
+
+
+# ---- bpref ---------------------------------------------------------------------------------
+def _above_in_query(table: TieTable, group_counts: np.ndarray) -> np.ndarray:
+    """Per group: the sum of ``group_counts`` over the groups above it in its query."""
+    running = np.cumsum(group_counts) - group_counts
+    if table.n_groups == 0:
+        return running
+    first = np.ones(table.n_groups, dtype=bool)
+    first[1:] = table.group_query[1:] != table.group_query[:-1]
+    first_of_query = np.maximum.accumulate(np.where(first, np.arange(table.n_groups), 0))
+    return running - running[first_of_query]
+
+
+def judged_nonrelevant(table: TieTable) -> np.ndarray:
+    """Per query: N, the qrels documents judged non-relevant (0 <= grade < relevance level).
+
+    A negative grade ("in the pool, not judged") is neither relevant nor judged
+    non-relevant, as in trec_eval (form_res_rels.c counts grades >= 0 only).
+    """
+    counts = np.diff(table.ideal_start)
+    query = np.repeat(np.arange(table.n_queries), counts)
+    nonrel = (table.ideal_grade >= 0) & (table.ideal_grade < table.rel_level)
+    return np.bincount(query[nonrel], minlength=table.n_queries).astype(np.float64)
+
+
+def bpref(table: TieTable) -> np.ndarray:
+    """bpref (Buckley & Voorhees 2004, trec_eval's m_bpref.c), exact under ties.
+
+    bpref = (1/R) sum_{r relevant retrieved} (1 - min(n_r, R) / min(N, R)), with n_r the
+    judged non-relevant documents ranked above r (unjudged and negatively graded documents
+    are skipped), N those in the qrels and R the relevant ones; a term is 1 when n_r = 0.
+    Only the count n_r matters, capped at R (trec_eval counts every judged non-relevant
+    document above r and caps the count; it never picks "the first R" of them).
+
+    Under ties, n_r = A_g + Y for r in group g: A_g judged non-relevant documents in the
+    groups above, and Y of the group's own G_g, where Y is uniform on 0..G_g (r's position
+    among itself and those G_g documents is uniform). With c = R - A_g and
+    m = clip(c, 0, G_g + 1) the number of uncapped values,
+
+        E[min(A_g + Y, R)] = (m A_g + m(m-1)/2 + (G_g + 1 - m) R) / (G_g + 1)
+
+    and E[bpref] = (1/R) sum_g k_g (1 - E[min(A_g + Y, R)] / min(N, R)). Best and worst put
+    the relevant documents before or after the group's non-relevant ones (Y = 0 or G_g),
+    which the optimistic and pessimistic orders do. The kernel needs the whole table
+    (registry: ``needs_judged``), not the compact scoring view.
+
+    Examples
+    --------
+    Two relevant documents, one tied with two judged non-relevant ones, one non-relevant
+    above (R = 2, N = 3): the lone relevant document at the top scores 1; the tied one sees
+    A = 1 and Y uniform on 0..2, so E[min(1 + Y, 2)] = (1 + 2 + 2) / 3 and its term is
+    1 - 5/6: E[bpref] = (1 + 1/6) / 2.
+
+    >>> import pandas as pd
+    >>> from tiedrank.data import Qrels, Run
+    >>> from tiedrank.ties import build_tie_table
+    >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abcde"),
+    ...                              "score": [0.9, 0.8, 0.5, 0.5, 0.5]}))
+    >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": list("abcde"),
+    ...                             "relevance": [1, 0, 1, 0, 0]}))
+    >>> table = build_tie_table(run, qrels)
+    >>> round(float(bpref(table)[0]), 12) == round(7 / 12, 12)
+    True
+    """
+    nonrel_doc = table.doc_judged & (table.doc_grade >= 0) & ~table.doc_relevant
+    group_nonrel = segment_sum(nonrel_doc.astype(np.int64), table.group_start).astype(np.float64)
+    above = _above_in_query(table, group_nonrel)
+    n_rel = table.n_relevant.astype(np.float64)[table.group_query]
+    cap = np.minimum(judged_nonrelevant(table), table.n_relevant)[table.group_query]
+    uncapped = np.clip(n_rel - above, 0.0, group_nonrel + 1.0)
+    expected = (uncapped * above + uncapped * (uncapped - 1) / 2
+                + (group_nonrel + 1 - uncapped) * n_rel) / (group_nonrel + 1)
+    terms = table.group_relevant * (1.0 - _safe_divide(expected, cap.astype(np.float64)))
+    return _safe_divide(_per_query(table, terms), table.n_relevant)
+
+
+# ---- rank-biased precision -----------------------------------------------------------------
+def rbp(table: TieTable, p: float = 0.9) -> np.ndarray:
+    """Rank-biased precision (Moffat & Zobel 2008): (1 - p) sum_i rel_i p^(i - 1).
+
+    Binary relevance (grade >= the relevance level), as the paper defines it; the
+    residual is not reported. The installed trec_eval (pytrec_eval's C code) has no rbp;
+    trec_eval 10's ``rbp`` maps grades to gains normalised to [0, 1] instead.
+
+    RBP is linear in per-position weights, so its expectation gives each relevant document
+    its group's mean weight (as DCG): E[RBP] = sum_g (k_g / n_g) sum_{i=a_g+1}^{a_g+n_g}
+    (1 - p) p^(i - 1). Best and worst order the group by relevance.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tiedrank.data import Qrels, Run
+    >>> from tiedrank.ties import build_tie_table
+    >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abc"), "score": [1.0, 1.0, 0.5]}))
+    >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": ["b"], "relevance": [1]}))
+    >>> float(rbp(build_tie_table(run, qrels), 0.5)[0])   # (0.5 * 1 + 0.5 * 0.5) / 2
+    0.375
+    """
+    if not (0.0 < p < 1.0):
+        raise ValueError("rbp: p must be in (0, 1)")
+    share = (table.group_relevant / table.group_size)[table.doc_group]
+    weight = (1.0 - p) * np.power(p, (table.doc_rank - 1).astype(np.float64))
+    return _per_query_docs(table, share * weight)
+
+
+# ---- precision at cutoffs set by R or by the best possible precision -------------------------
+def r_precision_mult(table: TieTable, mult: float) -> np.ndarray:
+    """``Rprec_mult``: precision at cutoff c = floor(mult * R + 0.9), trec_eval's rounding
+    (m_Rprec_mult.c); E[#rel in the top c] / c, 0 when c < 1. ``mult = 1`` is Rprec."""
+    cutoff = np.floor(mult * table.n_relevant.astype(np.float64) + 0.9)
+    counted = relevant_in_top(table, np.maximum(cutoff, 1.0))
+    return np.where(cutoff >= 1, counted / np.maximum(cutoff, 1.0), 0.0)
+
+
+def relative_precision(table: TieTable, k: int) -> np.ndarray:
+    """``relative_P@k`` = E[#rel in the top k] / min(k, R): precision relative to the best
+    possible at k (precision up to R, recall beyond); 0 when R = 0.
+
+    Examples
+    --------
+    One relevant document (R = 1) tied with another at the top: it is first half the time,
+    so relative_P@1 = 1/2, while relative_P@2 = 1 (k = 2 > R: recall) and Rprec_mult with
+    mult = 2 looks at the top floor(2 + 0.9) = 2 documents: 1/2.
+
+    >>> import pandas as pd
+    >>> from tiedrank.data import Qrels, Run
+    >>> from tiedrank.ties import build_tie_table
+    >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abc"), "score": [1.0, 1.0, 0.5]}))
+    >>> table = build_tie_table(run, Qrels(pd.DataFrame({"query": "q", "doc": ["b"],
+    ...                                                  "relevance": [1]})))
+    >>> relative_precision(table, 1), relative_precision(table, 2), r_precision_mult(table, 2.0)
+    (array([0.5]), array([1.]), array([0.5]))
+    """
+    return _safe_divide(relevant_in_top(table, k),
+                        np.minimum(float(k), table.n_relevant.astype(np.float64)))

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..policies import POLICY_WRAPPERS, WRAPPER_ALIASES
+from ..summation import SUMMARIES, Summary
 from ..ties import TieTable
 from ..validation import Interval, InvalidParameterError, Options, check
 from . import kernels as K
@@ -73,9 +74,21 @@ class MetricFamily:
     usage: tuple[str, ...] | None = None
     """How the family is listed in :data:`METRIC_NAMES`; derived from the cutoff rule and
     the parameters when ``None`` (e.g. ``("RR", "RR@k")``)."""
+    order_independent: bool = False
+    """True for counts and set measures (``num_ret``, ``set_P``, ...): the value does not
+    depend on the order inside tie groups, so every policy returns the expected table's
+    value, computed once."""
+    needs_judged: bool = False
+    """True when the kernel reads judged non-relevant documents (bpref): it gets the whole
+    table, not the compact :meth:`~tiedrank.ties.TieTable.scoring` view, which keeps only
+    the groups holding a positively graded document."""
+    summary: str = "mean"
+    """How per-query values become the run's value: one of :data:`~tiedrank.summation.SUMMARIES`
+    (``"mean"``; ``"sum"`` for trec_eval's counts; ``"geometric"`` for gm_map, gm_bpref)."""
 
     def __post_init__(self) -> None:
         check("cutoff", self.cutoff, [Options(*CUTOFF_RULES)], function="MetricFamily")
+        check("summary", self.summary, [Options(*SUMMARIES)], function="MetricFamily")
 
     @property
     def forms(self) -> tuple[str, ...]:
@@ -119,6 +132,9 @@ class Metric:
     family: str
     k: int | None = None
     alpha: float | None = None
+    beta: float | None = None
+    p: float | None = None
+    mult: float | None = None
     rel: int | None = None
     judged_only: bool | None = None
     gain: str | None = None
@@ -152,6 +168,18 @@ class Metric:
     def tie_aware_by_definition(self) -> bool:
         """True for metrics defined on the tie groups themselves (policy-invariant)."""
         return self.entry.tie_aware_by_definition
+
+    @property
+    def policy_invariant(self) -> bool:
+        """The same value under every tie policy: tie-aware by definition, or independent
+        of the order inside tie groups (counts, set measures). Scored once, on the
+        expected table."""
+        return self.entry.tie_aware_by_definition or self.entry.order_independent
+
+    @property
+    def summary(self) -> Summary:
+        """How the per-query values of this metric become the run's value."""
+        return SUMMARIES[self.entry.summary]
 
     def __post_init__(self) -> None:
         if self.k is not None:  # Metric(...) made directly: the parser's bound as well
@@ -200,6 +228,69 @@ for _entry in (
     MetricFamily("TMHits_GRAG", lambda t, m, g: K.tmhits_grag(t, m.k), cutoff="required",
                  tie_aware_by_definition=True,
                  description="G-RAG's TMHits@k, each tie group's share clipped to [0, 1]"),
+):
+    register(_entry)
+del _entry
+
+# ---- trec_eval's further measures (named as trec_eval names them) ---------------------------
+_BETA = Parameter("beta", 1.0, lambda b: math.isfinite(b) and b >= 0, ">= 0",
+                  "number >= 0", "beta=b")
+_PERSISTENCE = Parameter("p", 0.9, lambda p: math.isfinite(p) and 0 < p < 1, "in (0, 1)",
+                         "number in (0, 1)", "p=p")
+_MULT = Parameter("mult", 1.0, lambda m: math.isfinite(m) and m > 0, "> 0",
+                  "positive number", "mult=m")
+_SET = dict(cutoff="none", order_independent=True)
+_SPLIT = (" Order-independent: every policy gives the same value (-M keeps the first M "
+          "documents in trec_eval's order before ties are seen, so a tie group it splits is "
+          "split as trec_eval splits it).")
+
+for _entry in (
+    MetricFamily("num_ret", lambda t, m, g: K.num_retrieved(t), summary="sum", **_SET,
+                 description="number of documents retrieved (summary: the sum, as trec_eval)"
+                             + _SPLIT),
+    MetricFamily("num_rel", lambda t, m, g: K.num_relevant(t), summary="sum", **_SET,
+                 description="number of relevant documents in the qrels (summary: the sum)"
+                             + _SPLIT),
+    MetricFamily("num_rel_ret", lambda t, m, g: K.num_relevant_retrieved(t), summary="sum",
+                 **_SET, description="number of relevant documents retrieved (summary: the "
+                                     "sum)" + _SPLIT),
+    MetricFamily("num_nonrel_judged_ret", lambda t, m, g: K.num_nonrelevant_judged_retrieved(t),
+                 summary="sum", needs_judged=True, **_SET,
+                 description="number of judged non-relevant documents retrieved (summary: the "
+                             "sum)" + _SPLIT),
+    MetricFamily("set_P", lambda t, m, g: K.set_precision(t), **_SET,
+                 description="set precision: num_rel_ret / num_ret" + _SPLIT),
+    MetricFamily("set_recall", lambda t, m, g: K.set_recall(t), **_SET,
+                 description="set recall: num_rel_ret / num_rel" + _SPLIT),
+    MetricFamily("set_F", lambda t, m, g: K.set_f(t, m.beta), parameters=(_BETA,), **_SET,
+                 description="set F: (beta+1) P R / (beta P + R), beta default 1 (trec_eval's "
+                             "set_F.1)" + _SPLIT),
+    MetricFamily("set_relative_P", lambda t, m, g: K.set_relative_precision(t), **_SET,
+                 description="num_rel_ret / min(num_ret, num_rel)" + _SPLIT),
+    MetricFamily("set_map", lambda t, m, g: K.set_map(t), **_SET,
+                 description="unranked AP: num_rel_ret^2 / (num_ret num_rel)" + _SPLIT),
+    MetricFamily("bpref", lambda t, m, g: K.bpref(t), cutoff="none", needs_judged=True,
+                 description="binary preference: per relevant document retrieved, 1 - "
+                             "min(judged non-relevant above, R) / min(N, R), over R"),
+    MetricFamily("RBP", lambda t, m, g: K.rbp(t, m.p), cutoff="none",
+                 parameters=(_PERSISTENCE,),
+                 description="rank-biased precision (1-p) sum rel_i p^(i-1), binary relevance "
+                             "(Moffat & Zobel; trec_eval 10's rbp grades the gains), p default "
+                             "0.9"),
+    MetricFamily("Rprec_mult", lambda t, m, g: K.r_precision_mult(t, m.mult), cutoff="none",
+                 parameters=(_MULT,),
+                 description="precision at floor(mult * R + 0.9) documents (trec_eval's "
+                             "Rprec_mult_<mult>)"),
+    MetricFamily("relative_P", lambda t, m, g: K.relative_precision(t, m.k), cutoff="required",
+                 description="relevant documents in the top k over min(k, R)"),
+    MetricFamily("gm_map", lambda t, m, g: K.average_precision(t), cutoff="none",
+                 summary="geometric", aliases=("GMAP",),
+                 description="AP per query; the summary is the geometric mean with trec_eval's "
+                             "floor 0.00001 (of the per-query expectations)"),
+    MetricFamily("gm_bpref", lambda t, m, g: K.bpref(t), cutoff="none", needs_judged=True,
+                 summary="geometric",
+                 description="bpref per query; the summary is the geometric mean with "
+                             "trec_eval's floor 0.00001 (of the per-query expectations)"),
 ):
     register(_entry)
 del _entry
@@ -445,4 +536,4 @@ def metric_values(table: TieTable, metric: "str | Metric", *, gain: str = "linea
         raise ValueError(f"{m.name} counts grade >= {m.rel} as relevant, but the table was built "
                          f"with rel_level={table.rel_level}; build it with "
                          f"build_tie_table(..., rel_level={m.rel})")
-    return m.entry.kernel(table.scoring(), m, m.gain or gain)
+    return m.entry.kernel(table if m.entry.needs_judged else table.scoring(), m, m.gain or gain)

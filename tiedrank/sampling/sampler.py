@@ -112,7 +112,12 @@ def _plan(table: TieTable, metric: Metric, gain: str) -> _Plan:
         return _law_plan(metric_laws(table, metric))
     if metric.family in GROUP_FAMILIES:
         return _group_plan(group_sums(table, metric, gain))
-    # defined on the tie groups themselves: the same value under every ordering
+    if not metric.policy_invariant:  # a constant would be a silently wrong spread
+        sampled = ", ".join(LAW_FAMILIES + GROUP_FAMILIES)
+        raise ValueError(f"metric {metric.name!r} has no random tie-break sampler; sample one "
+                         f"of {sampled} or a policy-invariant metric, or evaluate "
+                         f"{metric.name} with ties='random(seed=N)' for one draw")
+    # tie-aware by definition or order-independent: the same value under every ordering
     values = metric_values(table, metric, gain=gain)
     return _Plan(values, np.zeros(table.n_queries, dtype=np.uint64))
 
