@@ -64,16 +64,18 @@ gain = c4.segmented_control("nDCG gain", ["linear", "exp"], required=True,
                             help="Gain of grade g: linear = g, exp = 2^g - 1.", **persist("learn_gain", "linear"))
 
 st.subheader("The ranking", divider="gray")
-left, right = st.columns([2, 3], gap="large")
+left, right = st.columns([1, 1], gap="large")  # half: doc, score and grade fit at 800 px
 with left:
     edited = st.data_editor(
         scenario.frame(), num_rows="dynamic", hide_index=True, key=f"learn_editor_{scenario_key}",
         column_config={
-            "doc": st.column_config.TextColumn("doc", help="Document id (unique, non-empty)."),
+            "doc": st.column_config.TextColumn("doc", help="Document id (unique, non-empty).",
+                                               width="small"),
             "score": st.column_config.NumberColumn("score", help="The ranker's score: higher ranks "
-                                                   "higher; equal scores tie.", format="%.4g"),
+                                                   "higher; equal scores tie.", format="%.4g",
+                                                   width="small"),
             "grade": st.column_config.NumberColumn("grade", help="Relevance grade (integer; "
-                                                   "negative allowed).", step=1)})
+                                                   "negative allowed).", step=1, width="small")})
     st.caption("Add or delete rows at the bottom or with the row menu. Equal scores form a tie "
                "group; the file order (this table's order) is the 'file order' policy.")
 

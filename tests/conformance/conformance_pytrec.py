@@ -38,15 +38,17 @@ def _in_a_fork(job: tuple) -> tuple[str, object]:
     """Run ``_evaluate(*job)`` in a fork of this process, within the deadline."""
     read, write = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the fork: evaluate, send the answer, leave without cleanup
-        os.close(read)
+    if pid == 0:  # the fork: evaluate, send the answer, leave without cleanup, whatever happens
         try:
-            answer = ("ok", _evaluate(*job))
-        except BaseException as error:  # noqa: BLE001 - sent back to the test as text
-            answer = ("error", repr(error))
-        with os.fdopen(write, "wb") as out:
-            pickle.dump(answer, out)
-        os._exit(0)
+            os.close(read)
+            try:
+                answer = ("ok", _evaluate(*job))
+            except BaseException as error:  # noqa: BLE001 - sent back to the test as text
+                answer = ("error", repr(error))
+            with os.fdopen(write, "wb") as out:
+                pickle.dump(answer, out)
+        finally:
+            os._exit(0)
     os.close(write)
     chunks = []
     with os.fdopen(read, "rb") as answer:
@@ -72,22 +74,47 @@ def _serve(connection) -> None:
             job = connection.recv()
         except EOFError:
             return
-        connection.send(_in_a_fork(job))
+        try:
+            connection.send(_in_a_fork(job))
+        except Exception as error:  # noqa: BLE001 - the server stays up for the next job
+            connection.send(("error", f"the server could not fork: {error!r}"))
+
+
+def _start_server() -> tuple:
+    context = multiprocessing.get_context("spawn")
+    mine, theirs = context.Pipe()
+    server = context.Process(target=_serve, args=(theirs,), daemon=True)
+    server.start()
+    theirs.close()  # only the server holds that end: its death is an EOF here, not a hang
+    return server, mine
+
+
+def _ask(job: tuple) -> tuple[str, object] | None:
+    """The server's answer, or None when the server is gone or silent (it is then stopped)."""
+    global _SERVER
+    if _SERVER is None:
+        _SERVER = _start_server()
+    server, connection = _SERVER
+    try:
+        connection.send(job)
+        if connection.poll(DEADLINE_SECONDS + 30):
+            return connection.recv()
+    except (EOFError, OSError):
+        pass
+    server.kill()
+    server.join(10)
+    _SERVER = None
+    return None
 
 
 def trec_eval(qrels: dict, run: dict, measures: list[str], rel_level: int,
               judged_only: bool) -> dict:
     """pytrec_eval's per-query values, computed in a fresh fork of the clean server."""
-    global _SERVER
-    if _SERVER is None:
-        context = multiprocessing.get_context("spawn")
-        mine, theirs = context.Pipe()
-        server = context.Process(target=_serve, args=(theirs,), daemon=True)
-        server.start()
-        _SERVER = (server, mine)
-    server, connection = _SERVER
-    connection.send((qrels, run, list(measures), rel_level, judged_only))
-    status, value = connection.recv()
+    job = (qrels, run, list(measures), rel_level, judged_only)
+    answer = _ask(job) or _ask(job)  # a server that died (not a hang: see _in_a_fork): once more
+    if answer is None:
+        raise AssertionError("the pytrec_eval server died twice")
+    status, value = answer
     if status == "timeout":
         raise AssertionError(f"pytrec_eval did not answer within {DEADLINE_SECONDS} s "
                              f"(qrels={qrels!r}, run={run!r})")
