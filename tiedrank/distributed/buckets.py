@@ -34,6 +34,7 @@ import sys
 import tempfile
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -47,6 +48,7 @@ import pyarrow.parquet as pq
 from ..data import Qrels, Run
 from ..errors import Finding, InputError
 from ..hashing import bucket_of_hashes, hash_ids
+from ..io import _parallel
 
 BLOCK_BYTES = 16 << 20
 """Text read per block when streaming a TREC file (decompressed bytes)."""
@@ -211,6 +213,27 @@ MAX_SPANNING = 10_000
 :func:`load_run`; past this many (a file not grouped by query) every row is checked."""
 
 
+_DONE = object()
+
+
+def _read_ahead(blocks: Iterator[Any]) -> Iterator[Any]:
+    """The items of ``blocks``, the next one read (parsed and checked) on a second thread
+    while the caller writes the current one into the buckets.
+
+    Parsing and writing both spend their time in Arrow and numpy, which release the GIL, so
+    on two cores the split takes about the longer of the two rather than their sum. Memory:
+    one block more (the one read ahead). With one usable core, no thread.
+    """
+    if _parallel.WORKERS < 2:
+        yield from blocks
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tiedrank-split") as pool:
+        pending = pool.submit(next, blocks, _DONE)
+        while (item := pending.result()) is not _DONE:
+            pending = pool.submit(next, blocks, _DONE)
+            yield item
+
+
 class _BucketWriter:
     """One Arrow IPC file writer per non-empty bucket of one table, opened on first use.
 
@@ -333,8 +356,8 @@ def split_qrels(qrels: Any, n_buckets: int, directory: str, *, block_bytes: int 
     findings: list[Finding] = []
     blocks, source = 0, "<qrels>"
     try:
-        for part, blocks in _frames(qrels, read_qrels, "qrels", block_bytes,
-                                    {"format": qrels_format, "columns": columns}):
+        for part, blocks in _read_ahead(_frames(qrels, read_qrels, "qrels", block_bytes,
+                                                {"format": qrels_format, "columns": columns})):
             writer.write(part.frame, n_buckets)
             findings += part.findings
             source = part.source
@@ -391,7 +414,8 @@ def split_run(directory: str, index: int, name: str | None, source: Any, n_bucke
     writer = _BucketWriter(lambda b: _run_path(directory, index, b))
     n_rows, blocks, findings, run_name, run_source = 0, 0, [], None, None
     try:
-        for part, blocks in _frames(source, read_run, "run", block_bytes, options):
+        for part, blocks in _read_ahead(_frames(source, read_run, "run", block_bytes,
+                                                options)):
             writer.write(part.frame, n_buckets)
             n_rows += len(part.frame)
             findings += part.findings
