@@ -1,4 +1,4 @@
-"""Split runs and qrels once, by a stable hash of the query id, into buckets of Parquet files.
+"""Split runs and qrels once, by a stable hash of the query id, into buckets of Arrow files.
 
 Every per-query value depends on (run, query, seed) alone (issue 10), so a query can be
 evaluated in any bucket, and a bucket holds whole queries: the rows of query ``q`` go to
@@ -17,13 +17,17 @@ shifted to the file's), and the scores are the very same float64 bits as a one-p
 
 Rows keep their file order inside each bucket (the ``input`` policy depends on it). A
 (query, doc) repeated across two blocks is caught when its bucket is loaded
-(:func:`load_run`), with the same ``duplicates`` rule.
+(:func:`load_run`), with the same ``duplicates`` rule; only the rows of queries met in more
+than one block are compared there.
+
+Where the time goes (10M lines, ``benchmarks/RESULTS.md``, 2026-11-25): parsing and checking
+the text, as in one pass; writing the buckets is a copy of the Arrow buffers into
+uncompressed Arrow IPC files, and the next block is parsed on a second thread meanwhile.
 
 Why pyarrow and not DuckDB for the split: DuckDB's CSV reader and its ``hash()`` are fast,
 but they would be a second parser (other number parsing, other messages, no line numbers of
 ours) and its hash is not promised stable across versions, while bit-identical results need
-the package's own parser and a hash fixed forever. Writing the buckets is a small share of
-the time either way (see ``benchmarks/scale_benchmark.py``).
+the package's own parser and a hash fixed forever.
 """
 from __future__ import annotations
 
@@ -486,7 +490,7 @@ FILES_IN_RESERVE = 64
 
 
 def max_buckets() -> int:
-    """The most buckets a split may write: one open Parquet writer per bucket, so the
+    """The most buckets a split may write: one open file writer per bucket, so the
     open-file limit (``ulimit -n``, ``resource.RLIMIT_NOFILE``) less :data:`FILES_IN_RESERVE`."""
     try:
         import resource
