@@ -272,7 +272,10 @@ class _BucketWriter:
         distinct = np.asarray(distinct, dtype=object)
         hashes = hash_ids(distinct)
         self._note_spanning(distinct, hashes)
-        codes = bucket_of_hashes(hashes, buckets)[query_code]
+        codes = bucket_of_hashes(hashes, buckets)
+        if buckets <= np.iinfo(np.uint16).max:
+            codes = codes.astype(np.uint16)  # numpy's stable sort is a radix sort on these
+        codes = codes[query_code]
         order = np.argsort(codes, kind="stable")  # keeps file order inside each bucket
         sorted_codes = codes[order]
         starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
