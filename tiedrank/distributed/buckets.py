@@ -52,7 +52,6 @@ import pyarrow.parquet as pq
 from ..data import Qrels, Run
 from ..errors import Finding, InputError
 from ..hashing import bucket_of_hashes, hash_ids
-from ..io import _parallel
 
 BLOCK_BYTES = 16 << 20
 """Text read per block when streaming a TREC file (decompressed bytes)."""
@@ -220,15 +219,24 @@ MAX_SPANNING = 10_000
 _DONE = object()
 
 
+def _usable_cores() -> int:
+    """Cores this process may run on (taskset, cgroup cpusets), as the readers count them."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # macOS and Windows have no affinity call
+        return os.cpu_count() or 1
+
+
 def _read_ahead(blocks: Iterator[Any]) -> Iterator[Any]:
     """The items of ``blocks``, the next one read (parsed and checked) on a second thread
     while the caller writes the current one into the buckets.
 
     Parsing and writing both spend their time in Arrow and numpy, which release the GIL, so
     on two cores the split takes about the longer of the two rather than their sum. Memory:
-    one block more (the one read ahead). With one usable core, no thread.
+    one block more (the one read ahead). With one usable core, or Arrow held to one thread
+    (as in the workers of a local Dask cluster: one core each), no thread.
     """
-    if _parallel.WORKERS < 2:
+    if _usable_cores() < 2 or pa.cpu_count() < 2:
         yield from blocks
         return
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tiedrank-split") as pool:
