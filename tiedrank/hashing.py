@@ -83,6 +83,19 @@ def bucket_of(ids: np.ndarray, n_buckets: int) -> np.ndarray:
     >>> bucket_of(np.array(["301", "302", "303", "304", "301"], dtype=object), 4).tolist()
     [2, 2, 1, 0, 2]
     """
+    return bucket_of_hashes(hash_ids(ids), n_buckets)
+
+
+def bucket_of_hashes(hashes: np.ndarray, n_buckets: int) -> np.ndarray:
+    """The bucket of each id from its :func:`hash_ids` hash: ``mix(hash) % n_buckets`` (for
+    a caller that keeps the hashes for another use, so the ids are hashed once).
+
+    Examples
+    --------
+    >>> ids = np.array(["301", "302", "303", "304", "301"], dtype=object)
+    >>> bucket_of_hashes(hash_ids(ids), 4).tolist() == bucket_of(ids, 4).tolist()
+    True
+    """
     if n_buckets < 1:
         raise ValueError(f"n_buckets must be >= 1, got {n_buckets!r}")
-    return (mix(hash_ids(ids)) % np.uint64(n_buckets)).astype(np.int64)
+    return (mix(hashes) % np.uint64(n_buckets)).astype(np.int64)

@@ -2,7 +2,7 @@
 
 Every per-query value depends on (run, query, seed) alone and summaries are exact sums, so
 splitting the queries changes no bit. This package splits runs and qrels by a stable hash
-of the query id into buckets of Parquet files, evaluates (run, bucket) pieces one after the
+of the query id into buckets of Arrow IPC files, evaluates (run, bucket) pieces one after the
 other or as Dask tasks, and puts the pieces together.
 
 Modules

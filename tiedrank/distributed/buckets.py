@@ -1,4 +1,4 @@
-"""Split runs and qrels once, by a stable hash of the query id, into buckets of Parquet files.
+"""Split runs and qrels once, by a stable hash of the query id, into buckets of Arrow files.
 
 Every per-query value depends on (run, query, seed) alone (issue 10), so a query can be
 evaluated in any bucket, and a bucket holds whole queries: the rows of query ``q`` go to
@@ -17,13 +17,17 @@ shifted to the file's), and the scores are the very same float64 bits as a one-p
 
 Rows keep their file order inside each bucket (the ``input`` policy depends on it). A
 (query, doc) repeated across two blocks is caught when its bucket is loaded
-(:func:`load_run`), with the same ``duplicates`` rule.
+(:func:`load_run`), with the same ``duplicates`` rule; only the rows of queries met in more
+than one block are compared there.
+
+Where the time goes (10M lines, ``benchmarks/RESULTS.md``, 2026-11-25): parsing and checking
+the text, as in one pass; writing the buckets is a copy of the Arrow buffers into
+uncompressed Arrow IPC files, and the next block is parsed on a second thread meanwhile.
 
 Why pyarrow and not DuckDB for the split: DuckDB's CSV reader and its ``hash()`` are fast,
 but they would be a second parser (other number parsing, other messages, no line numbers of
 ours) and its hash is not promised stable across versions, while bit-identical results need
-the package's own parser and a hash fixed forever. Writing the buckets is a small share of
-the time either way (see ``benchmarks/scale_benchmark.py``).
+the package's own parser and a hash fixed forever.
 """
 from __future__ import annotations
 
@@ -34,6 +38,7 @@ import sys
 import tempfile
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -46,7 +51,7 @@ import pyarrow.parquet as pq
 
 from ..data import Qrels, Run
 from ..errors import Finding, InputError
-from ..hashing import bucket_of
+from ..hashing import bucket_of_hashes, hash_ids
 
 BLOCK_BYTES = 16 << 20
 """Text read per block when streaming a TREC file (decompressed bytes)."""
@@ -61,7 +66,8 @@ MARKER = "TIEDRANK_BUCKETS"
 @dataclass(frozen=True)
 class RunPart:
     """One run as split: its display ``name``, ``source``, row count, number of blocks read
-    (more than one: duplicates may span blocks) and the findings of reading."""
+    (more than one: duplicates may span blocks), the findings of reading and the queries
+    met in more than one block (``spanning``; None: too many to list, check every row)."""
 
     index: int
     name: str
@@ -69,13 +75,14 @@ class RunPart:
     n_rows: int
     n_blocks: int
     findings: tuple[Finding, ...] = ()
+    spanning: tuple[str, ...] | None = ()
 
 
 @dataclass(frozen=True)
 class BucketSet:
-    """Runs and qrels split into ``n_buckets`` buckets of Parquet files under ``directory``.
+    """Runs and qrels split into ``n_buckets`` buckets of Arrow IPC files under ``directory``.
 
-    Layout: ``qrels/b00003.parquet`` and ``run00001/b00003.parquet`` (no file: no rows).
+    Layout: ``qrels/b00003.arrow`` and ``run00001/b00003.arrow`` (no file: no rows).
     Plain data (paths and names), so it travels to Dask workers as it is; workers must see
     ``directory`` (a local cluster does; machines need a shared file system).
     """
@@ -86,12 +93,21 @@ class BucketSet:
     qrels_source: str
     qrels_blocks: int
     qrels_findings: tuple[Finding, ...] = field(default_factory=tuple)
+    qrels_spanning: tuple[str, ...] | None = ()
 
     def qrels_path(self, bucket: int) -> Path:
-        return Path(self.directory, "qrels", f"b{bucket:05d}.parquet")
+        return _qrels_path(self.directory, bucket)
 
     def run_path(self, run_index: int, bucket: int) -> Path:
-        return Path(self.directory, f"run{run_index:05d}", f"b{bucket:05d}.parquet")
+        return _run_path(self.directory, run_index, bucket)
+
+
+def _qrels_path(directory: str, bucket: int) -> Path:
+    return Path(directory, "qrels", f"b{bucket:05d}.arrow")
+
+
+def _run_path(directory: str, run_index: int, bucket: int) -> Path:
+    return Path(directory, f"run{run_index:05d}", f"b{bucket:05d}.arrow")
 
 
 @contextmanager
@@ -195,19 +211,79 @@ def _frames(source: Any, reader, kind: str, block_bytes: int,
     yield reader(source, **options), 1
 
 
+MAX_SPANNING = 10_000
+"""Queries seen in more than one block that a split lists for the duplicate check of
+:func:`load_run`; past this many (a file not grouped by query) every row is checked."""
+
+
+_DONE = object()
+
+
+def _usable_cores() -> int:
+    """Cores this process may run on (taskset, cgroup cpusets), as the readers count them."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # macOS and Windows have no affinity call
+        return os.cpu_count() or 1
+
+
+def _read_ahead(blocks: Iterator[Any]) -> Iterator[Any]:
+    """The items of ``blocks``, the next one read (parsed and checked) on a second thread
+    while the caller writes the current one into the buckets.
+
+    Parsing and writing both spend their time in Arrow and numpy, which release the GIL, so
+    on two cores the split takes about the longer of the two rather than their sum. Memory:
+    one block more (the one read ahead). With one usable core, or Arrow held to one thread
+    (as in the workers of a local Dask cluster: one core each), no thread.
+    """
+    if _usable_cores() < 2 or pa.cpu_count() < 2:
+        yield from blocks
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tiedrank-split") as pool:
+        pending = pool.submit(next, blocks, _DONE)
+        while (item := pending.result()) is not _DONE:
+            pending = pool.submit(next, blocks, _DONE)
+            yield item
+
+
 class _BucketWriter:
-    """One Parquet writer per non-empty bucket of one table, opened on first use."""
+    """One Arrow IPC file writer per non-empty bucket of one table, opened on first use.
+
+    Arrow IPC, not Parquet: a bucket file is written once and read once, on the same
+    machine or a shared disk, so Parquet's encoding and compression only cost time (on
+    10M rows, writing Parquet took as long as parsing the text; IPC is a copy of the
+    Arrow buffers, read back without decoding).
+
+    It also notes the queries met in more than one block (by their stable hashes): only
+    their rows can hold a (query, doc) repeated across blocks, which each block's own
+    check cannot see, so :func:`load_run` checks those rows alone.
+    """
 
     def __init__(self, path_of) -> None:
         self._path_of = path_of
-        self._writers: dict[int, pq.ParquetWriter] = {}
+        self._writers: dict[int, tuple[Any, pa.ipc.RecordBatchFileWriter]] = {}
+        self._seen = np.zeros(0, dtype=np.uint64)  # sorted hashes of the queries so far
+        self._spanning: dict[str, None] = {}
+        self._many = False
+
+    @property
+    def spanning(self) -> tuple[str, ...] | None:
+        """Queries seen in more than one block, in the order met; None when more than
+        :data:`MAX_SPANNING` (then every row of a bucket is checked)."""
+        return None if self._many else tuple(self._spanning)
 
     def write(self, frame: pd.DataFrame, buckets: int) -> None:
         if len(frame) == 0:
             return
-        table = pa.Table.from_pandas(frame, preserve_index=False)
+        table = pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata()
         query_code, distinct = pd.factorize(frame["query"])  # hash each query id once
-        codes = bucket_of(np.asarray(distinct, dtype=object), buckets)[query_code]
+        distinct = np.asarray(distinct, dtype=object)
+        hashes = hash_ids(distinct)
+        self._note_spanning(distinct, hashes)
+        codes = bucket_of_hashes(hashes, buckets)
+        if buckets <= np.iinfo(np.uint16).max:
+            codes = codes.astype(np.uint16)  # numpy's stable sort is a radix sort on these
+        codes = codes[query_code]
         order = np.argsort(codes, kind="stable")  # keeps file order inside each bucket
         sorted_codes = codes[order]
         starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
@@ -215,16 +291,31 @@ class _BucketWriter:
         sorted_table = table.take(pa.array(order))
         for start, stop in zip(starts.tolist(), stops.tolist()):
             b = int(sorted_codes[start])
-            writer = self._writers.get(b)
-            if writer is None:
+            entry = self._writers.get(b)
+            if entry is None:
                 path = self._path_of(b)
                 path.parent.mkdir(parents=True, exist_ok=True)
-                writer = self._writers[b] = pq.ParquetWriter(path, table.schema)
-            writer.write_table(sorted_table.slice(start, stop - start))
+                sink = pa.OSFile(str(path), "wb")
+                entry = self._writers[b] = (sink, pa.ipc.new_file(sink, table.schema))
+            entry[1].write_table(sorted_table.slice(start, stop - start))
+
+    def _note_spanning(self, distinct: np.ndarray, hashes: np.ndarray) -> None:
+        if self._many:
+            return
+        again = np.isin(hashes, self._seen)  # a hash collision only adds a query to check
+        if again.any():
+            self._spanning.update(dict.fromkeys(map(str, distinct[again])))
+            if len(self._spanning) > MAX_SPANNING:
+                self._many, self._spanning, self._seen = True, {}, self._seen[:0]
+                return
+        self._seen = np.union1d(self._seen, hashes)
 
     def close(self) -> None:
-        for writer in self._writers.values():
-            writer.close()
+        for sink, writer in self._writers.values():
+            try:
+                writer.close()
+            finally:
+                sink.close()
         self._writers.clear()
 
 
@@ -270,23 +361,24 @@ def _own_name(source: Any, columns: Mapping[str, str] | None = None) -> str:
 
 def split_qrels(qrels: Any, n_buckets: int, directory: str, *, block_bytes: int = BLOCK_BYTES,
                 qrels_format: str | None = None, columns: Mapping[str, str] | None = None
-                ) -> tuple[str, int, tuple[Finding, ...]]:
-    """Write the qrels into the buckets; returns (source, blocks read, findings)."""
+                ) -> tuple[str, int, tuple[Finding, ...], tuple[str, ...] | None]:
+    """Write the qrels into the buckets; returns (source, blocks read, findings, queries
+    met in more than one block or None when too many)."""
     from ..io import read_qrels
 
     Path(directory, MARKER).write_text("tiedrank bucket directory\n", encoding="utf-8")
-    writer = _BucketWriter(lambda b: Path(directory, "qrels", f"b{b:05d}.parquet"))
+    writer = _BucketWriter(lambda b: _qrels_path(directory, b))
     findings: list[Finding] = []
     blocks, source = 0, "<qrels>"
     try:
-        for part, blocks in _frames(qrels, read_qrels, "qrels", block_bytes,
-                                    {"format": qrels_format, "columns": columns}):
+        for part, blocks in _read_ahead(_frames(qrels, read_qrels, "qrels", block_bytes,
+                                                {"format": qrels_format, "columns": columns})):
             writer.write(part.frame, n_buckets)
             findings += part.findings
             source = part.source
     finally:
         writer.close()
-    return source, blocks, tuple(findings)
+    return source, blocks, tuple(findings), writer.spanning
 
 
 def check_visible(source: Any) -> None:
@@ -334,17 +426,19 @@ def split_run(directory: str, index: int, name: str | None, source: Any, n_bucke
                "columns": columns}
     if isinstance(source, Run) and name is not None and source.name != name:
         source = replace(source, name=name)
-    writer = _BucketWriter(lambda b: Path(directory, f"run{index:05d}", f"b{b:05d}.parquet"))
+    writer = _BucketWriter(lambda b: _run_path(directory, index, b))
     n_rows, blocks, findings, run_name, run_source = 0, 0, [], None, None
     try:
-        for part, blocks in _frames(source, read_run, "run", block_bytes, options):
+        for part, blocks in _read_ahead(_frames(source, read_run, "run", block_bytes,
+                                                options)):
             writer.write(part.frame, n_buckets)
             n_rows += len(part.frame)
             findings += part.findings
             run_name, run_source = run_name or part.name, part.source
     finally:
         writer.close()
-    return RunPart(index, run_name, run_source, n_rows, blocks, tuple(findings))
+    return RunPart(index, run_name, run_source, n_rows, blocks, tuple(findings),
+                   writer.spanning)
 
 
 def label_runs(names: Sequence[str]) -> list[str]:
@@ -407,7 +501,7 @@ FILES_IN_RESERVE = 64
 
 
 def max_buckets() -> int:
-    """The most buckets a split may write: one open Parquet writer per bucket, so the
+    """The most buckets a split may write: one open file writer per bucket, so the
     open-file limit (``ulimit -n``, ``resource.RLIMIT_NOFILE``) less :data:`FILES_IN_RESERVE`."""
     try:
         import resource
@@ -436,7 +530,8 @@ def check_buckets(n_buckets: Any) -> int:
 
 
 def bucket_set(directory: str, n_buckets: int, parts: Sequence[RunPart],
-               qrels_part: tuple[str, int, tuple[Finding, ...]]) -> BucketSet:
+               qrels_part: tuple[str, int, tuple[Finding, ...], tuple[str, ...] | None]
+               ) -> BucketSet:
     """The :class:`BucketSet` of split runs (labelled) and qrels."""
     labels = label_runs([p.name for p in parts])
     parts = tuple(replace(p, name=label) for p, label in zip(parts, labels))
@@ -449,7 +544,8 @@ def _read_bucket(path: Path, columns: tuple[str, ...]) -> pd.DataFrame:
         return pd.DataFrame({c: pd.Series([], dtype=_STR_DTYPE if c in ("query", "doc") else
                                           ("int64" if c == "relevance" else "float64"))
                              for c in columns})
-    table = pq.read_table(path)
+    with pa.OSFile(str(path), "rb") as source:
+        table = pa.ipc.open_file(source).read_all()
     return table.to_pandas(types_mapper=lambda t: _STR_DTYPE if pa.types.is_string(t) or
                            pa.types.is_large_string(t) else None)
 
@@ -458,9 +554,9 @@ def load_qrels(buckets: BucketSet, bucket: int) -> Qrels:
     """The qrels of one bucket (judgements repeated across blocks are rejected here)."""
     frame = _read_bucket(buckets.qrels_path(bucket), ("query", "doc", "relevance"))
     if buckets.qrels_blocks > 1 and len(frame):
-        repeated = frame.duplicated(["query", "doc"])
-        if repeated.any():
-            row = frame[repeated].iloc[0]
+        repeated = _repeated(frame, buckets.qrels_spanning)
+        if repeated is not None:
+            row = repeated
             raise InputError("duplicate judgement", source=buckets.qrels_source,
                              text=f"query {row['query']!r}, doc {row['doc']!r}",
                              expected="one judgement per (query, doc)")
@@ -476,15 +572,30 @@ def load_run(buckets: BucketSet, run_index: int, bucket: int, duplicates: str = 
     frame = _read_bucket(buckets.run_path(run_index, bucket), ("query", "doc", "score"))
     findings: tuple[Finding, ...] = ()
     if part.n_blocks > 1 and len(frame):
-        repeated = frame.duplicated(["query", "doc"])
-        if repeated.any() and duplicates == "error":
+        repeated = _repeated(frame, part.spanning)
+        if repeated is not None and duplicates == "error":
             # the two lines were read in different blocks: name the pair (no line numbers)
-            row = frame[repeated].iloc[0]
+            row = repeated
             raise InputError("duplicate document within a query", source=part.source,
                              text=f"query {row['query']!r}, doc {row['doc']!r}",
                              expected="each document at most once per query; pass "
                              "duplicates='max' to keep the highest score")
-        if repeated.any():
+        if repeated is not None:
             checked = read_run(frame, name=part.name, duplicates="max", source_name=part.source)
             frame, findings = checked.frame, checked.findings
     return Run(part.name, frame, part.source, findings)
+
+
+def _repeated(frame: pd.DataFrame, spanning: tuple[str, ...] | None) -> pd.Series | None:
+    """The first row (in file order) whose (query, doc) came before, or None.
+
+    Each block was checked when read, so a repeat needs a query met in two blocks: only the
+    rows of the ``spanning`` queries are compared (a few per block boundary in a file
+    grouped by query), all rows when the split could not list them (None).
+    """
+    if spanning is not None:
+        if not spanning:
+            return None
+        frame = frame[frame["query"].isin(spanning)]
+    repeated = frame.duplicated(["query", "doc"])
+    return frame[repeated].iloc[0] if repeated.any() else None

@@ -86,7 +86,7 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
     """:func:`tiedrank.evaluate` for inputs larger than memory or on a Dask cluster.
 
     Runs and qrels are read once, in blocks, and split by a stable hash of the query id
-    into ``buckets`` buckets of Parquet files in a temporary directory (removed at the end,
+    into ``buckets`` buckets of Arrow IPC files in a temporary directory (removed at the end,
     also on error); then each (run, bucket) is evaluated on its own, here one after the
     other or as Dask tasks, by the core's ``build_tables`` and ``score_tables`` with the
     same options. The result equals the one-pass ``evaluate`` bit for bit: per-query frame,
