@@ -5,24 +5,25 @@ query's cached relevance lists), and after some hundreds of evaluations in one p
 later evaluation can loop forever, even with every evaluator kept alive. The same input
 in a fresh process answers at once.
 
-So each evaluation runs in a fresh process: a fork of a small server process of ours that
-imported pytrec_eval once and never evaluates (so every fork starts with clean trec_eval
-state and nothing to import: about 10 ms, where a new interpreter took 0.3 s). The server
-gives each evaluation a deadline and kills a fork that passes it: a hang fails the test
-instead of stalling CI. (Python's shared fork server was used before; when another test
-of the same process, such as a Dask cluster, had started it first, our preload was ignored
-and each example paid the imports again: 150 examples took minutes under load.)
+So each evaluation runs in a fresh process: a fork of a small server process of ours (a
+plain interpreter talking pickles over its stdin and stdout) that imported pytrec_eval once
+and never evaluates, so every fork starts with clean trec_eval state and nothing to import
+(about 10 ms, where a new interpreter took 0.3 s). The server gives each evaluation a
+deadline and kills a fork that passes it: a hang fails the test instead of stalling CI.
+Not multiprocessing: its spawn and fork-server children re-run the parent's ``__main__``,
+which after an AppTest in the same pytest worker is app.py (the children died at start).
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
 import select
 import signal
+import subprocess
+import sys
 
 DEADLINE_SECONDS = 60
-_SERVER: tuple | None = None
+_SERVER: subprocess.Popen | None = None
 
 
 def _evaluate(qrels: dict, run: dict, measures: list[str], rel_level: int,
@@ -66,27 +67,32 @@ def _in_a_fork(job: tuple) -> tuple[str, object]:
     return pickle.loads(b"".join(chunks)) if chunks else ("error", "the fork died")
 
 
-def _serve(connection) -> None:
+def _serve() -> None:
+    """The server's loop: a job (pickled) on stdin, its answer (pickled) on stdout."""
     import pytrec_eval  # noqa: F401 - imported once, here; used only in the forks
 
+    jobs, answers = sys.stdin.buffer, sys.stdout.buffer
     while True:
         try:
-            job = connection.recv()
+            job = pickle.load(jobs)
         except EOFError:
             return
         try:
-            connection.send(_in_a_fork(job))
+            answer = _in_a_fork(job)
         except Exception as error:  # noqa: BLE001 - the server stays up for the next job
-            connection.send(("error", f"the server could not fork: {error!r}"))
+            answer = ("error", f"the server could not fork: {error!r}")
+        pickle.dump(answer, answers)
+        answers.flush()  # also: nothing buffered is copied into the next fork
 
 
-def _start_server() -> tuple:
-    context = multiprocessing.get_context("spawn")
-    mine, theirs = context.Pipe()
-    server = context.Process(target=_serve, args=(theirs,), daemon=True)
-    server.start()
-    theirs.close()  # only the server holds that end: its death is an EOF here, not a hang
-    return server, mine
+def _start_server() -> subprocess.Popen:
+    # A plain interpreter, not multiprocessing: its spawn re-runs the parent's __main__, and
+    # after an AppTest in the same pytest worker that is app.py (the server died at start).
+    here = os.path.dirname(os.path.abspath(__file__))
+    return subprocess.Popen(
+        [sys.executable, "-c", f"import sys; sys.path.insert(0, {here!r}); "
+                               "import conformance_pytrec; conformance_pytrec._serve()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
 
 def _ask(job: tuple) -> tuple[str, object] | None:
@@ -94,15 +100,17 @@ def _ask(job: tuple) -> tuple[str, object] | None:
     global _SERVER
     if _SERVER is None:
         _SERVER = _start_server()
-    server, connection = _SERVER
+    server = _SERVER
     try:
-        connection.send(job)
-        if connection.poll(DEADLINE_SECONDS + 30):
-            return connection.recv()
-    except (EOFError, OSError):
+        pickle.dump(job, server.stdin)
+        server.stdin.flush()
+        ready, _, _ = select.select([server.stdout], [], [], DEADLINE_SECONDS + 30)
+        if ready:
+            return pickle.load(server.stdout)
+    except (EOFError, OSError, pickle.UnpicklingError):
         pass
     server.kill()
-    server.join(10)
+    server.wait(10)
     _SERVER = None
     return None
 
