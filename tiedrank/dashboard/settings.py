@@ -167,7 +167,7 @@ def params_from_settings(state: Mapping[str, object]) -> dict[str, str]:
     values["gain"] = values["gain"] or "linear"
     values["complete"] = int(bool(values["complete"]))
     values["query_set"] = values["query_set"] or "trec_eval"
-    if values["data_source"] != UPLOAD or not values.get("upload_key"):
+    if values.get("data_source") != UPLOAD or not values.get("upload_key"):
         values.pop("upload_key", None)  # the uploads' key means nothing on another dataset
     return {URL_NAMES[key]: str(values[key]) for key in URL_NAMES if key in values}
 
