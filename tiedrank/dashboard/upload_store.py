@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from .cache import SHARED, MemoryBoundedCache
@@ -210,15 +209,6 @@ class UploadStore:
 
 def _without_bytes(kept: KeptFile | None) -> KeptFile | None:
     return None if kept is None else replace(kept, data=b"", file_id="")
-
-
-def kept_columns(files: Sequence[KeptFile]) -> dict[str, dict[str, str]]:
-    """``file_id`` -> {field: column} of restored files (the sidebar's column choices).
-
-    >>> kept_columns([KeptFile("a.csv", b"", "0", (("doc", "d"),), "kept1_0")])
-    {'kept1_0': {'doc': 'd'}}
-    """
-    return {kept.file_id: dict(kept.columns) for kept in files}
 
 
 STORE = UploadStore()
