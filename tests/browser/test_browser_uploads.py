@@ -33,6 +33,9 @@ def test_uploaded_runs_are_still_there_after_a_reload(ui, tmp_path):
     link = ui.page.url
 
     ui.page.reload()
+    gone = ui.page.get_by_text("no longer on this server")
+    ui.page.get_by_text(LOADED.removeprefix("text=")).or_(gone).first.wait_for()  # a miss fails at once
+    assert gone.count() == 0, link
     ui.wait(LOADED)
     assert ui.page.url == link
     sidebar = ui.page.get_by_test_id("stSidebar")
