@@ -23,6 +23,7 @@ from tiedrank.dashboard.datasets import (
 )
 from tiedrank.dashboard.settings import (
     ROUND_OPTIONS,
+    URL_NAMES,
     ZERO_RELEVANT_CHOICES,
     Settings,
     fit_rel_level,
@@ -79,13 +80,19 @@ def _settings_from_url() -> None:
     st.session_state.update(wanted)
     if wanted.get("data_source") in (SESSION, UPLOAD):  # data of an earlier session: say so if gone
         st.session_state[common.LINKED_DATA_KEY] = wanted["data_source"]
+    if wanted.get("data_source") == UPLOAD:  # uploads are kept on the server: bring them back
+        common.restore_linked_uploads(wanted.get(common.UPLOAD_KEY))
 
 
 def _settings_to_url() -> None:
     """Keep the link in the address bar in step with the settings (see _settings_from_url)."""
-    for name, value in params_from_settings(st.session_state).items():
+    params = params_from_settings(st.session_state)
+    for name, value in params.items():
         if st.query_params.get(name) != value:
             st.query_params[name] = value
+    for name in set(URL_NAMES.values()) - set(params):  # e.g. the uploads' key, on a bundled dataset
+        if name in st.query_params:
+            del st.query_params[name]
 
 
 if not st.session_state.get("_url_read"):
@@ -159,7 +166,7 @@ def _column_mapping(upload, fields: tuple[str, ...], role: str, errors: list[str
         if needed:
             st.caption(f"Choose which columns hold the fields of the {role}.")
         for name in fields:
-            key = f"colmap_{common.upload_ident(upload)}_{name}"
+            key = common.column_key(upload, name)
             extra = {}
             if guess[name] is None:
                 extra = {"index": None, "placeholder": "choose a column"}
@@ -238,6 +245,9 @@ def data_panel() -> None:
             for upload in run_files:
                 mappings[common.upload_ident(upload)] = _column_mapping(
                     upload, RUN_FIELDS, "run", errors, pending)
+            # kept on the server by content hash: the link (data=…) brings them back after a reload
+            common.keep_uploads(qrels_file, run_files, queries_file, mappings,
+                                st.session_state.get("upload_duplicates", "error"))
         summary = st.empty()
         st.header("Settings", divider="gray")
         st.number_input(

@@ -160,17 +160,16 @@ def _stability(run, baseline, metric, test, alpha, n_draws, seed, progress):
 
 
 def _with_progress(name: str, first_step: str, fn, *args):
-    """``fn(*args, progress)`` once per (data, settings, name, args) in this session; while
-    it runs a progress bar names the step in words (no spinner with a function name)."""
-    cache = st.session_state.setdefault("_compare_results", {})
-    key = (ctx.key, ctx.settings.key(), name, args)
-    if key not in cache:
+    """``fn(*args, progress)`` once per (data, settings, name, args), in the one shared cache
+    (``ctx.memo``: keyed by the data's content hash, bounded by memory); while it runs a
+    progress bar names the step in words (no spinner with a function name)."""
+    def compute(*values):
         bar = st.progress(0.0, text=first_step)
-        cache[key] = fn(*args, lambda share, step: bar.progress(min(max(share, 0.0), 1.0), text=step))
-        bar.empty()
-        while len(cache) > 32:  # the oldest results go first
-            cache.pop(next(iter(cache)))
-    return cache[key]
+        try:
+            return fn(*values, lambda share, step: bar.progress(min(max(share, 0.0), 1.0), text=step))
+        finally:
+            bar.empty()
+    return ctx.memo(name, compute, *args)
 
 
 try:

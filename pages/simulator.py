@@ -50,6 +50,7 @@ from tiedrank.dashboard.ui import (
     empty_state,
     figure_download,
     my_runs,
+    read_only,
     shared_cache,
     show_figure,
     show_findings,
@@ -69,7 +70,7 @@ def _evaluate(set_key: str, settings_key: tuple, metrics: tuple[str, ...], _run_
     return evaluate_set(_run_set, metrics, _settings)
 
 
-@st.cache_data(ttl="2h", max_entries=48, show_spinner="Simulating and evaluating each point of the sweep…")
+@shared_cache("Simulating and evaluating each point of the sweep…")  # keyed by the parameters
 def _sweep(parameter: str, base: str, quality: float, n_queries: int, docs_per_query: int,
            relevant_per_query: tuple[int, int], metric: str, rel_level: int, seed: int):
     return simulator_sweep(parameter, base=base, quality=quality, n_queries=n_queries,
@@ -78,7 +79,7 @@ def _sweep(parameter: str, base: str, quality: float, n_queries: int, docs_per_q
 
 
 def evaluate(run_set: RunSet, run_settings: Settings, metrics: tuple[str, ...]):
-    return _evaluate(run_set.key, run_settings.key(), metrics, _run_set=run_set, _settings=run_settings)
+    return read_only(_evaluate(run_set.key, run_settings.key(), metrics, _run_set=run_set, _settings=run_settings))
 
 
 def level_label(value) -> str:
@@ -293,8 +294,8 @@ base = controls[2].selectbox(
     help="The preset whose other settings stay fixed while the parameter varies (with the "
          "quality of the form above); fine-grained = continuous float64 scores.")
 metric = SWEEP_METRICS[metric_family]
-table = _sweep(parameter, base, float(quality), int(n_queries), int(docs_per_query), relevant,
-               metric, int(rel_level), int(seed))
+table = read_only(_sweep(parameter, base, float(quality), int(n_queries), int(docs_per_query),
+                         relevant, metric, int(rel_level), int(seed)))
 if table.empty:
     empty_state(f"The query set of the form has no document of grade {rel_level} or more, so no "
                 "metric is defined: raise 'Relevant per query' or lower the relevance level, "

@@ -27,7 +27,7 @@ hypothesis_profiles.register(os.environ.get("HYPOTHESIS_PROFILE"))
 HERE = Path(__file__).parent
 _APP_IMPORT = re.compile(
     r"^\s*(?:from|import)\s+(?:streamlit|plotly|playwright|kaleido|apptest_support|browser_support"
-    r"|tests\.apptest_support|tiedrank\.dashboard\.(?:figures|ui)\b|tiedrank\.dashboard\s+import\s+"
+    r"|tests\.apptest_support|tiedrank\.dashboard\.(?:figures|ui|session_uploads)\b|tiedrank\.dashboard\s+import\s+"
     r"(?:figures|ui)\b)", re.MULTILINE)
 
 

@@ -13,7 +13,7 @@ import tiedrank
 MODULES = sorted(m.name for m in pkgutil.walk_packages(tiedrank.__path__, "tiedrank.")
                  if m.name != "tiedrank.__main__")  # importing it runs the CLI
 APP_MODULES = ("tiedrank.dashboard.figures", "tiedrank.dashboard.ui",
-               "tiedrank.dashboard.widgets")  # plotly / streamlit
+               "tiedrank.dashboard.widgets", "tiedrank.dashboard.session_uploads")  # plotly / streamlit
 NEEDS = {"tiedrank.interop.measures": "ir_measures"}  # examples that use an optional peer
 
 

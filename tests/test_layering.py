@@ -1,5 +1,5 @@
 """The package's layers: the core never imports Streamlit or plotly, page logic never imports
-Streamlit (only ``tiedrank.dashboard.ui`` and ``widgets`` do), the CLI never imports the dashboard, no
+Streamlit (only ``tiedrank.dashboard.ui``, ``widgets`` and ``session_uploads`` do), the CLI never imports the dashboard, no
 module reaches into another module's private names, and no module outgrows one job."""
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ import pytest
 import tiedrank
 
 ROOT = Path(tiedrank.__file__).parent
-STREAMLIT_GLUE = {"tiedrank.dashboard.ui", "tiedrank.dashboard.widgets"}
-"""The dashboard's Streamlit side: the data context and caches, and the widget helpers."""
+STREAMLIT_GLUE = {"tiedrank.dashboard.ui", "tiedrank.dashboard.widgets",
+                  "tiedrank.dashboard.session_uploads"}
+"""The dashboard's Streamlit side: the data context and caches, the widget helpers, and the
+uploads' session state."""
 MODULES = sorted(m.name for m in pkgutil.walk_packages(tiedrank.__path__, "tiedrank.")
                  if m.name != "tiedrank.__main__")
 

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from tiedrank import stats as cmp
 from tiedrank.dashboard import compare as view
+from tiedrank.dashboard.cache import SHARED
 from tiedrank.dashboard.datasets import _LLMJUDGE_RUNS, BUNDLED
 from tiedrank.dashboard.figures import compare as figures
 from tiedrank.evaluate import evaluate
@@ -319,17 +320,31 @@ def _evaluation_runs():
     return runs
 
 
-def test_rerun_reuses_the_results(at):
+def _compare_results(at: AppTest) -> set:
+    """The Compare page's keys in the dashboard's one shared cache, for the session's data."""
+    data_key = at.session_state["tiedrank_context"].key
+    entries = [dict(key[2:]) for key in SHARED.keys() if isinstance(key, tuple) and len(key) > 2]
+    return {(e["name"], e["args"]) for e in entries
+            if e.get("data_key") == data_key and e.get("name") in ("compare_runs", "compare_stability")}
+
+
+def test_rerun_reuses_the_results(at, monkeypatch):
     """After the first visit the tests and the draws are not recomputed (the rerun is cheap):
-    the session holds one result per step, and a rerun adds none."""
-    cached = dict(at.session_state["_compare_results"])
-    assert {key[2] for key in cached} == {"compare_runs", "compare_stability"}
+    the shared cache, which bounds every session's memory together, holds one result per
+    step under the data's content hash, and a rerun computes none."""
+    cached = _compare_results(at)
+    assert {name for name, _ in cached} == {"compare_runs", "compare_stability"}
+    calls: list[str] = []
+    for name in ("run_comparison", "stability"):
+        original = getattr(view, name)
+        monkeypatch.setattr(view, name, lambda *a, _f=original, _n=name, **kw: calls.append(_n) or _f(*a, **kw))
     at.run()
     assert_no_trouble(at)
-    assert dict(at.session_state["_compare_results"]).keys() == cached.keys()
-    at.number_input(key="compare_draws").set_value(view.MAX_DRAWS).run()
+    assert calls == [] and _compare_results(at) == cached
+    at.number_input(key="compare_draws").set_value(1300).run()  # a draw count no other test asks for
     assert_no_trouble(at)
-    assert len(at.session_state["_compare_results"]) == len(cached) + 1
+    assert calls == ["stability"]
+    assert len(_compare_results(at) - cached) == 1
 
 
 def test_trec_eval_position_exact_matches_the_draws():

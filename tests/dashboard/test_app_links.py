@@ -26,7 +26,7 @@ def test_a_link_naming_gone_uploads_says_why():
     at.run()
     assert not at.exception
     text = " ".join(i.value for i in at.info)
-    assert "not on this server any more; upload the files again" in text
+    assert "The uploaded data of this link is no longer on this server" in text
 
 
 def test_chosen_metrics_survive_a_reload():

@@ -1,5 +1,5 @@
 """The dashboard's safety settings (local bind, upload cap, no error details,
-caches bounded by memory and expiring) and the page-level error wrapper."""
+every cache the one bounded by memory and expiring) and the page-level error wrapper."""
 from __future__ import annotations
 
 import re
@@ -16,18 +16,29 @@ def test_config_binds_locally_caps_uploads_and_hides_error_details():
     assert config["client"]["showErrorDetails"] == "none"
 
 
-def test_every_cache_expires_and_is_bounded():
+def test_every_cache_is_the_one_memory_bounded_cache():
+    """No cache of its own anywhere: Streamlit's are bounded by entries, not bytes, so every
+    cache goes through ``shared_cache`` / ``ctx.memo`` (tiedrank.dashboard.cache.SHARED,
+    bounded by memory and expiring), the uploads' store included."""
     sources = [ROOT / "app.py", *(ROOT / "pages").glob("*.py"),
                *(ROOT / "tiedrank" / "dashboard").rglob("*.py")]
-    decorators = [m.group(0) for path in sources
-                  for m in re.finditer(r"@st\.cache_(?:resource|data)(?:\([^)]*\))?", path.read_text())]
-    assert decorators, "no caches found"
-    for decorator in decorators:
-        assert "ttl=" in decorator and "max_entries=" in decorator, decorator
+    texts = {path: path.read_text() for path in sources}
+    own = [f"{path.name}: {m.group(0)}" for path, text in texts.items()
+           for m in re.finditer(r"@st\.cache_\w+|st\.cache_\w+\(", text)]  # not the docs
+    assert own == []
+    # one small memo stays: file hashes of the bundled data by (path, size, mtime), 256 short strings
+    memos = [(path.name, m.group(1)) for path, text in texts.items()
+             for m in re.finditer(r"lru_cache\((?:maxsize=)?([^)]*)\)", text)]
+    assert memos == [("datasets.py", "256")]
     # Loaded data and everything derived from it go through the memory-bounded cache.
     ui = (ROOT / "tiedrank" / "dashboard" / "ui.py").read_text()
     for loader in ("load_run", "load_qrels", "_tables", "_evaluation", "_memo"):
         assert re.search(r"@shared_cache\([^)]*\)\ndef " + loader + r"\(", ui), loader
+    simulator = (ROOT / "pages" / "simulator.py").read_text()
+    for step in ("_evaluate", "_sweep"):
+        assert re.search(r"@shared_cache\([^)]*\)[^\n]*\ndef " + step + r"\(", simulator), step
+    assert "ctx.memo(name, compute" in (ROOT / "pages" / "compare.py").read_text()
+    assert "STORE = UploadStore()" in (ROOT / "tiedrank" / "dashboard" / "upload_store.py").read_text()
 
 
 def test_page_errors_show_one_message_not_a_traceback(tmp_path):

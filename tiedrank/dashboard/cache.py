@@ -107,6 +107,12 @@ class MemoryBoundedCache:
             self._entries.clear()
             self.used_bytes = 0
 
+    def get(self, key: Hashable, default: Any = None) -> Any:
+        """The cached value of ``key`` (now the most recently used), or ``default`` when it
+        was never stored, expired or was evicted."""
+        found, value = self._lookup(key)
+        return value if found else default
+
     def get_or_compute(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         """The cached value of ``key``, or ``compute()`` stored under it if it fits."""
         found, value = self._lookup(key)

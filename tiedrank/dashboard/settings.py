@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from ..metrics import parse_metric
 from ..options import EvaluationOptions
+from .datasets import UPLOAD
+from .upload_store import KEY_PATTERN
 
 
 @dataclass(frozen=True)
@@ -108,8 +110,10 @@ SETTINGS_DEFAULTS = {"rel_level": 1, "gain": "linear", "k": 10, "round": "off",
 """The sidebar's settings (session-state key -> default) a dataset does not set itself."""
 
 URL_NAMES = {"data_source": "dataset", "rel_level": "rel", "k": "k", "gain": "gain",
-             "round": "round", "complete": "c", "query_set": "queries"}
-"""Session-state key of each sidebar setting -> its name in the link (``?dataset=…&rel=…``)."""
+             "round": "round", "complete": "c", "query_set": "queries", "upload_key": "data"}
+"""Session-state key of each sidebar setting -> its name in the link (``?dataset=…&rel=…``);
+``data`` is the key of the uploads in the server's store
+(:mod:`tiedrank.dashboard.upload_store`), in the link only while the dataset is ``upload``."""
 
 
 def settings_from_params(params: Mapping[str, str], sources: Iterable[str],
@@ -124,6 +128,8 @@ def settings_from_params(params: Mapping[str, str], sources: Iterable[str],
     {'data_source': 'trec_eval', 'k': 5, 'rel_level': 1}
     >>> settings_from_params({"dataset": "../x", "rel": "-4", "gain": "exp"}, ["a"], {})
     {'gain': 'exp'}
+    >>> settings_from_params({"dataset": "upload", "data": "00c0ffee00c0ffee"}, ["upload"], {})
+    {'data_source': 'upload', 'upload_key': '00c0ffee00c0ffee'}
     """
     sources = list(sources)
     parsers = {
@@ -134,6 +140,7 @@ def settings_from_params(params: Mapping[str, str], sources: Iterable[str],
         "round": lambda v: next((o for o in ROUND_OPTIONS if str(o) == v), None),
         "complete": lambda v: {"1": True, "0": False}.get(v),
         "query_set": lambda v: v if v in ZERO_RELEVANT_CHOICES else None,
+        "upload_key": lambda v: v if KEY_PATTERN.fullmatch(v) else None,
     }
     out: dict[str, object] = {}
     for key, parse in parsers.items():
@@ -153,11 +160,15 @@ def params_from_settings(state: Mapping[str, object]) -> dict[str, str]:
     >>> params_from_settings({"data_source": "llmjudge", "rel_level": 2, "k": 10, "gain": None,
     ...                       "round": "off", "complete": False, "query_set": "trec_eval"})["gain"]
     'linear'
+    >>> params_from_settings({"data_source": "upload", "upload_key": "00c0ffee00c0ffee"})["data"]
+    '00c0ffee00c0ffee'
     """
     values = {**SETTINGS_DEFAULTS, **{k: v for k, v in state.items() if k in URL_NAMES}}
     values["gain"] = values["gain"] or "linear"
     values["complete"] = int(bool(values["complete"]))
     values["query_set"] = values["query_set"] or "trec_eval"
+    if values.get("data_source") != UPLOAD or not values.get("upload_key"):
+        values.pop("upload_key", None)  # the uploads' key means nothing on another dataset
     return {URL_NAMES[key]: str(values[key]) for key in URL_NAMES if key in values}
 
 

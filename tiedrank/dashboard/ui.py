@@ -21,6 +21,8 @@ widget's value when the user visits another page and comes back), :meth:`Context
 page that shows no data and so never calls ``get_context``), :func:`current_context` and
 :func:`current_settings` (for a page that also works without data), :func:`add_to_my_runs`
 (keep runs made in the dashboard as the sidebar's "Simulated in this session" dataset).
+The uploads' session state (drill-downs, links restored from the server's store) lives in
+:mod:`tiedrank.dashboard.session_uploads`, re-exported here.
 
 Pages hold widgets, layout and figures only: computations live in :mod:`tiedrank`.
 """
@@ -47,7 +49,6 @@ from tiedrank.dashboard.datasets import (
     SESSION_LABEL,
     UPLOAD,
     BundledDataset,
-    content_hash,
     dataset_key,
     file_hash,
 )
@@ -58,6 +59,22 @@ from tiedrank.dashboard.drilldown import (
     drilled_query,
     live_origins,
     push_origin,
+)
+from tiedrank.dashboard.session_uploads import (  # noqa: F401 - the sidebar's uploads, for app.py and pages
+    DRILLED_KEY,
+    KEPT_UPLOADS_KEY,
+    LINKED_DATA_KEY,
+    UPLOAD_KEY,
+    UPLOADS_RESTORED_KEY,
+    UploadedLike,
+    column_key,
+    effective_uploads,
+    forget_uploads,
+    gone_message,
+    keep_uploads,
+    restore_linked_uploads,
+    upload_hash,
+    upload_ident,
 )
 from tiedrank.dashboard.settings import URL_NAMES, Settings
 from tiedrank.dashboard.simulator import RunSet, add_runs
@@ -73,9 +90,6 @@ CONTEXT_KEY = "tiedrank_context"
 """session_state key under which app.py stores the current :class:`Context`."""
 SETTINGS_KEY = "tiedrank_settings"
 """session_state key under which app.py stores the current :class:`Settings`."""
-LINKED_DATA_KEY = "_tiedrank_linked_data"
-"""session_state key: app.py sets it when the link that opened the session names uploaded or
-simulated data (``?dataset=upload``/``session``), which a new session does not have."""
 MY_RUNS_KEY = "tiedrank_my_runs"
 """session_state key of "my runs": the :class:`tiedrank.dashboard.RunSet` the user made on
 the Simulator page (the sidebar's "Simulated in this session" dataset)."""
@@ -293,9 +307,7 @@ def get_context() -> Context:
         linked = st.session_state.get(LINKED_DATA_KEY)
         if linked == st.session_state.get("data_source") == UPLOAD and not (
                 st.session_state.get("upload_qrels") or st.session_state.get("upload_runs")):
-            empty_state("This link names uploaded data that is not on this server any more; "
-                        "upload the files again in the sidebar (**Data**: qrels and runs), or "
-                        "pick one of the bundled datasets.")
+            empty_state(gone_message())
         elif linked == st.session_state.get("data_source") == SESSION:
             empty_state(f"This link names runs made on the Simulator in another session "
                         f"(**{SESSION_LABEL}**), which are not on this server any more: make "
@@ -368,15 +380,6 @@ def clear_my_runs() -> None:
 
 
 
-KEPT_UPLOADS_KEY = "_tiedrank_kept_uploads"
-"""session_state key: the last uploads the sidebar read ((qrels, runs, queries) files), so a
-drill-down keeps them (see :func:`drill_down`)."""
-UPLOADS_RESTORED_KEY = "_tiedrank_uploads_restored"
-"""session_state key: set while the sidebar uses :data:`KEPT_UPLOADS_KEY` because a
-drill-down emptied the upload widgets."""
-_DRILLED_KEY = "_tiedrank_drilled"
-
-
 def drill_down(page: str, key: str, value: Any, query_params: Mapping[str, str] | None = None) -> None:
     """Open ``page`` with ``session_state[key] = value`` (what a click on a chart picked),
     on the user's data and settings.
@@ -394,7 +397,7 @@ def drill_down(page: str, key: str, value: Any, query_params: Mapping[str, str] 
                               {**settings, **drawn_this_run()})
         st.session_state[ORIGINS_KEY] = push_origin(st.session_state.get(ORIGINS_KEY) or [], origin)
     st.session_state[key] = value
-    st.session_state[_DRILLED_KEY] = True
+    st.session_state[DRILLED_KEY] = True
     st.switch_page(page, query_params=dict(query_params or {}))
 
 
@@ -420,7 +423,7 @@ def back_link(page: str, title: str) -> None:
     if st.button(back_label(origin), key="drill_back", type="tertiary", on_click=_restore_origin,
                  args=(origin,), help=f"Return to {origin['title']} as you left it."):
         st.session_state[ORIGINS_KEY] = origins[:-1]
-        st.session_state[_DRILLED_KEY] = True  # keeps uploads, as a drill-down does
+        st.session_state[DRILLED_KEY] = True  # keeps uploads, as a drill-down does
         st.switch_page(origin["page"], query_params=origin["params"])
 
 
@@ -429,32 +432,6 @@ def _restore_origin(origin: Mapping[str, Any]) -> None:
     take the settings of the page left (a widget's state cannot change once it is drawn)."""
     for name, value in origin["state"].items():
         st.session_state[name] = copy.deepcopy(value)
-
-
-def effective_uploads() -> tuple[Any, list, Any, bool]:
-    """(qrels file, run files, queries file, restored) the sidebar reads: the upload widgets'
-    files, or after a drill-down emptied them, the files read before (``restored``)."""
-    qrels = st.session_state.get("upload_qrels")
-    runs = list(st.session_state.get("upload_runs") or [])
-    queries = st.session_state.get("upload_queries")
-    drilled = st.session_state.pop(_DRILLED_KEY, False)
-    kept = st.session_state.get(KEPT_UPLOADS_KEY)
-    if qrels is not None or runs or queries is not None:
-        st.session_state.pop(UPLOADS_RESTORED_KEY, None)
-        st.session_state.pop(LINKED_DATA_KEY, None)  # the user uploaded: the link is answered
-        st.session_state[KEPT_UPLOADS_KEY] = (qrels, runs, queries)
-        return qrels, runs, queries, False
-    if kept is not None and (drilled or st.session_state.get(UPLOADS_RESTORED_KEY)):
-        st.session_state[UPLOADS_RESTORED_KEY] = True
-        return kept[0], list(kept[1]), kept[2], True
-    st.session_state.pop(KEPT_UPLOADS_KEY, None)  # the user removed the files
-    return None, [], None, False
-
-
-def forget_uploads() -> None:
-    """Drop the uploads kept for drill-downs (the sidebar's "Forget these files" button)."""
-    st.session_state.pop(KEPT_UPLOADS_KEY, None)
-    st.session_state.pop(UPLOADS_RESTORED_KEY, None)
 
 
 def _enter_through_app(page_file: str | None) -> None:
@@ -566,24 +543,6 @@ def upload_context(qrels_file: "UploadedLike | None", run_files: Sequence["Uploa
         return None, errors
     label = f"Uploaded: {len(runs)} run{'s' if len(runs) != 1 else ''} ({', '.join(runs)})"
     return _make_context(qrels, runs, settings, query_text, label, parts), errors
-
-
-UploadedLike = Any  # streamlit UploadedFile: .name, .file_id, .getvalue()
-
-
-def upload_ident(upload) -> str:
-    """A key-safe identity of one uploaded file (two uploads of one file differ)."""
-    ident = getattr(upload, "file_id", None) or f"{upload.name}_{getattr(upload, 'size', '')}"
-    return "".join(c if c.isalnum() else "_" for c in str(ident))
-
-
-def upload_hash(upload) -> str:
-    """sha256 of an uploaded file's bytes, computed once per upload (remembered by file id)."""
-    memo: dict = st.session_state.setdefault("_upload_hashes", {})
-    ident = (getattr(upload, "file_id", None), upload.name, getattr(upload, "size", None))
-    if ident[0] is None or ident not in memo:
-        memo[ident] = content_hash(upload.getbuffer() if hasattr(upload, "getbuffer") else upload.getvalue())
-    return memo[ident]
 
 
 # display helpers and widget state live in widgets.py; pages import them from here too
