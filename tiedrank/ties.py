@@ -356,8 +356,12 @@ def _segment_count(flags: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
 
 def _as_arrow_strings(series: pd.Series) -> pa.Array | pa.ChunkedArray:
-    """The Arrow strings behind a pandas str column (no copy for Arrow-backed columns)."""
-    return pa.array(series)
+    """The Arrow strings behind a pandas str column (no copy for Arrow-backed columns).
+
+    An empty object column (pandas before 3, e.g. qrels that judge nothing) becomes Arrow's
+    null type, which pyarrow 16 cannot look strings up in: typed as strings then."""
+    array = pa.array(series)
+    return array.cast(pa.string()) if pa.types.is_null(array.type) else array
 
 
 def _to_numpy(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
