@@ -98,7 +98,8 @@ def start_server() -> tuple[subprocess.Popen, str, Path]:
         time.sleep(0.3)
 
 
-async def _session(browser, url: str, rounds: int, index: int, timeout_ms: int) -> dict:
+async def _session(browser, url: str, rounds: int, index: int, timeout_ms: int,
+                   only: tuple[str, ...] = ()) -> dict:
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await context.new_page()
     page.set_default_timeout(timeout_ms)
@@ -110,6 +111,11 @@ async def _session(browser, url: str, rounds: int, index: int, timeout_ms: int) 
         # a link's text is its icon's ligature name, then the page title: keep the title
         names = [(await link.inner_text()).strip().splitlines()[-1]
                  for link in await page.locator(MENU_LINKS).all()]
+        if only:
+            missing = set(only) - set(names)
+            if missing:
+                raise SystemExit(f"--pages: no page {sorted(missing)} in the menu {names}")
+            names = [name for name in names if name in only]
         for _ in range(rounds):
             for name in names:
                 await page.locator(MENU).get_by_text(name, exact=True).click()
@@ -126,20 +132,21 @@ async def _session(browser, url: str, rounds: int, index: int, timeout_ms: int) 
             "seconds": round(time.monotonic() - started, 1)}
 
 
-async def _drive(url: str, sessions: int, rounds: int, timeout_ms: int) -> list[dict]:
+async def _drive(url: str, sessions: int, rounds: int, timeout_ms: int,
+                 only: tuple[str, ...] = ()) -> list[dict]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            return await asyncio.gather(*(_session(browser, url, rounds, i, timeout_ms)
+            return await asyncio.gather(*(_session(browser, url, rounds, i, timeout_ms, only)
                                           for i in range(sessions)))
         finally:
             await browser.close()
 
 
 def run_load_test(sessions: int = 5, rounds: int = 1, timeout: float = 600,
-                  settle: float = 10) -> dict:
+                  settle: float = 10, only: tuple[str, ...] = ()) -> dict:
     """Start a server, drive ``sessions`` concurrent browsers, stop the server; the report."""
     process, url, log = start_server()
     try:
@@ -148,7 +155,7 @@ def run_load_test(sessions: int = 5, rounds: int = 1, timeout: float = 600,
         sampler.start()
         started = time.monotonic()
         results = asyncio.run(asyncio.wait_for(
-            _drive(url, sessions, rounds, timeout_ms=int(timeout * 1000)), timeout))
+            _drive(url, sessions, rounds, timeout_ms=int(timeout * 1000), only=only), timeout))
         elapsed = time.monotonic() - started
         peak = sampler.stop()
         time.sleep(settle)
@@ -177,9 +184,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600, help="overall bound in seconds")
     parser.add_argument("--settle", type=float, default=10,
                         help="seconds to wait after the sessions before the last memory reading (default 10)")
+    parser.add_argument("--pages", default="",
+                        help="comma-separated page titles to walk (default: every page of the menu)")
     parser.add_argument("--markdown", action="store_true", help="also print a RESULTS.md block")
     args = parser.parse_args(argv)
-    report = run_load_test(args.sessions, args.rounds, args.timeout, args.settle)
+    only = tuple(name.strip() for name in args.pages.split(",") if name.strip())
+    report = run_load_test(args.sessions, args.rounds, args.timeout, args.settle, only)
     print(json.dumps(report))
     if args.markdown:
         print(f"\n## {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} — load test\n\n"
