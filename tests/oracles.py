@@ -15,13 +15,17 @@ import pandas as pd
 from tiedrank.data import Qrels, Run
 
 
-def make_inputs(queries: dict[str, tuple[list[float], list[int], list[int]]]) -> tuple[Run, Qrels]:
-    """{qid: (scores, grades of the retrieved docs, grades of extra unretrieved judged docs)}."""
+def make_inputs(queries: dict[str, tuple[list[float], list, list[int]]]) -> tuple[Run, Qrels]:
+    """{qid: (scores, grades of the retrieved docs, grades of extra unretrieved judged docs)}.
+
+    A retrieved document's grade may be ``None``: the document is then absent from the qrels
+    (unjudged, trec_eval's RELVALUE_NONPOOL)."""
     run_rows, qrel_rows = [], []
     for qid, (scores, grades, extra) in queries.items():
         for i, (s, g) in enumerate(zip(scores, grades)):
             run_rows.append((qid, f"{qid}-d{i:03d}", float(s)))
-            qrel_rows.append((qid, f"{qid}-d{i:03d}", int(g)))
+            if g is not None:
+                qrel_rows.append((qid, f"{qid}-d{i:03d}", int(g)))
         for j, g in enumerate(extra):
             qrel_rows.append((qid, f"{qid}-u{j:03d}", int(g)))
     run = Run("r", pd.DataFrame(run_rows, columns=["query", "doc", "score"]).astype(
@@ -87,24 +91,6 @@ def enumerate_metric(name, k, scores, grades, extra, rel_level, gain="linear") -
 
 
 # ---- trec_eval's further measures, from trec_eval's C loops (m_bpref.c, m_rbp.c, ...) -------
-def make_judged_inputs(queries: dict[str, tuple[list[float], list, list[int]]]) -> tuple[Run, Qrels]:
-    """Like :func:`make_inputs`, but a retrieved document's grade may be ``None``: the
-    document is then absent from the qrels (unjudged, trec_eval's RELVALUE_NONPOOL)."""
-    run_rows, qrel_rows = [], []
-    for qid, (scores, grades, extra) in queries.items():
-        for i, (s, g) in enumerate(zip(scores, grades)):
-            run_rows.append((qid, f"{qid}-d{i:03d}", float(s)))
-            if g is not None:
-                qrel_rows.append((qid, f"{qid}-d{i:03d}", int(g)))
-        for j, g in enumerate(extra):
-            qrel_rows.append((qid, f"{qid}-u{j:03d}", int(g)))
-    run = Run("r", pd.DataFrame(run_rows, columns=["query", "doc", "score"]).astype(
-        {"query": "str", "doc": "str", "score": "float64"}))
-    qrels = Qrels(pd.DataFrame(qrel_rows, columns=["query", "doc", "relevance"]).astype(
-        {"query": "str", "doc": "str", "relevance": "int64"}))
-    return run, qrels
-
-
 def trec_measure_of_ordering(name: str, param, ranked: list, judged: list[int],
                              rel_level: int) -> float:
     """One of trec_eval's further measures on one ranked list, by trec_eval's loops.

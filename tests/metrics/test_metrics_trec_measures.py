@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
-from oracles import (all_orderings, make_judged_inputs, metric_of_ordering,
+from oracles import (all_orderings, make_inputs, metric_of_ordering,
                      trec_measure_of_ordering)
 from tiedrank.evaluate import evaluate
 from tiedrank.metrics import metric_values, parse_metric
@@ -61,7 +61,7 @@ def enumerated(family, param, scores, grades, extra, rel_level) -> np.ndarray:
        mult=st.sampled_from([0.2, 0.5, 1.0, 1.4, 2.0]), k=st.integers(1, 6))
 def test_policies_match_enumeration(queries, rel_level, beta, p, mult, k):
     spec = {f"q{i}": q for i, q in enumerate(queries)}
-    table = build_tie_table(*make_judged_inputs(spec), rel_level=rel_level)
+    table = build_tie_table(*make_inputs(spec), rel_level=rel_level)
     best, worst = table.resolve("optimistic"), table.resolve("pessimistic")
     params = {"set_F": beta, "rbp": p, "Rprec_mult": mult, "relative_P": k}
     for family in ORDER_INDEPENDENT + ["bpref", "rbp", "Rprec_mult", "relative_P"]:
@@ -86,7 +86,7 @@ def test_evaluate_scores_bpref_on_the_whole_table(queries, rel_level):
     relevant one, which the compact scoring view drops; every policy must still see them."""
     # one judged document per query at least: a query absent from the qrels is not evaluated
     spec = {f"q{i}": (s, g, x + [0]) for i, (s, g, x) in enumerate(queries)}
-    run, qrels = make_judged_inputs(spec)
+    run, qrels = make_inputs(spec)
     ev = evaluate({"r": run}, qrels, ["bpref", "gm_bpref", "set_P", "RBP"],
                   ties="all", rel_level=rel_level)
     got = ev.per_query.set_index(["query", "metric", "policy"])["value"]
@@ -104,10 +104,10 @@ def test_bpref_counts_every_judged_nonrelevant_above_capped_at_r():
     Ranked: n n r | r tied with n: each term 1 - min(n_r, 1)/1; R counts the qrels' relevant
     documents, so with the second relevant unretrieved the value is divided by 2."""
     spec = {"q": ([3.0, 2.0, 1.0], [0, 0, 1], [0, 1])}  # R = 2, N = 3
-    table = build_tie_table(*make_judged_inputs(spec))
+    table = build_tie_table(*make_inputs(spec))
     assert metric_values(table, "bpref")[0] == pytest.approx(0.0, abs=1e-15)  # 1 - 2/2
     spec = {"q": ([1.0, 1.0, 0.5], [1, 0, None], [0, -1])}  # R = 1, N = 2, a pooled -1
-    table = build_tie_table(*make_judged_inputs(spec))
+    table = build_tie_table(*make_inputs(spec))
     assert metric_values(table, "bpref")[0] == pytest.approx(0.5, abs=1e-15)  # Y ~ U{0, 1}
 
 
@@ -195,7 +195,7 @@ def test_geometric_mean_of_the_per_query_expectations():
     spec = {"a": ([1.0, 1.0, 1.0, 0.5], [0, 1, 0, 1], [1]),
             "b": ([2.0, 1.0, 1.0], [1, 0, 2], []),
             "c": ([1.0, 1.0], [0, 0], [1])}  # AP 0 in every ordering: the floor
-    run, qrels = make_judged_inputs(spec)
+    run, qrels = make_inputs(spec)
     ev = evaluate({"r": run}, qrels, ["gm_map", "AP"], ties="all")
     summary = ev.summary.set_index(["metric", "policy"])["value"]
     orderings = {q: np.array([metric_of_ordering("AP", None, [g[i] for i in order], g + x, 1)
@@ -247,7 +247,7 @@ def test_exact_laws_and_the_sampler():
     from tiedrank.stats.exact import query_value_distribution
 
     spec = {"q": ([1.0, 1.0, 1.0, 0.5], [1, 0, None, 1], [0, 2])}
-    table = build_tie_table(*make_judged_inputs(spec))
+    table = build_tie_table(*make_inputs(spec))
     for family, name in (("bpref", "bpref"), ("rbp", "RBP(p=0.5)")):
         law = query_value_distribution(table, name, 0)
         oracle = enumerated(family, 0.5, *spec["q"], 1)
