@@ -24,6 +24,14 @@ import hypothesis_profiles
 
 hypothesis_profiles.register(os.environ.get("HYPOTHESIS_PROFILE"))
 
+# ranx is an oracle here for what its Python code computes, not for numba's compiler: with the
+# JIT on, the first ranx.evaluate in a fresh environment compiles for about 55 s of one core
+# (measured: the ranx tests take 57 s cold, 6 s without the JIT). numba runs the same Python
+# functions uncompiled. Set NUMBA_DISABLE_JIT=0 to test with the compiled code. Files that
+# ranx itself writes are recorded fixtures (tests/interop/ranx_fixtures), because ranx's
+# writer returns numpy strings when uncompiled.
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
+
 HERE = Path(__file__).parent
 _APP_IMPORT = re.compile(
     r"^\s*(?:from|import)\s+(?:streamlit|plotly|playwright|kaleido|apptest_support|browser_support"

@@ -120,6 +120,7 @@ sys.exit(main(["compare", *sys.argv[1:]]))
 """
 
 
+@pytest.mark.slow  # 16 s: runs in CI's second step (--slow), see tests/README.md
 def test_cli_compare_on_fifty_thousand_queries_in_2_gib(tmp_path):
     """50,000 queries: the bootstrap used to allocate 9,999 x 50,000 floats at once
     (MemoryError); under a 2 GiB address-space limit the whole command must succeed."""

@@ -12,9 +12,6 @@ import pytest
 
 from tiedrank import evaluate, read_qrels, read_run
 
-# one xdist worker runs the whole module (-n with --dist loadgroup): its ranx (numba) compilation
-pytestmark = pytest.mark.xdist_group("ranx")
-
 TREC = "sample_data/trec_eval"
 METRICS = ["AP", "nDCG@10", "RR", "P@5", "Hits@10"]
 

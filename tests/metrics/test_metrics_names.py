@@ -62,7 +62,6 @@ def test_hits_is_the_count_over_every_ordering(seed):
     assert report["expected"] == pytest.approx(k * p_at_k, abs=1e-12)
 
 
-@pytest.mark.xdist_group("ranx")  # the worker that has already compiled ranx (numba)
 def test_hits_equals_ranx_hits_and_success_equals_ranx_hit_rate():
     ranx = pytest.importorskip("ranx")
     rng = np.random.default_rng(7)

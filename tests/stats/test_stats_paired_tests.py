@@ -154,6 +154,7 @@ print(low < stat < high, p)
 """
 
 
+@pytest.mark.slow  # 8 s: runs in CI's second step (--slow), see tests/README.md
 def test_fifty_thousand_queries_in_bounded_memory():
     """Resampling 50,000 queries 9,999 times fits in 2 GiB of address space (it used to
     allocate 3.7 GiB at once and die with MemoryError)."""
