@@ -326,10 +326,17 @@ class TieTable:
     def _tie_break_key(self, policy: str, positions: np.ndarray, seed: int | None) -> np.ndarray:
         """Non-negative integer sort key of each tied document under ``policy``."""
         if policy in ("optimistic", "pessimistic"):
+            grade = self.doc_grade[positions]
+            low, high = (int(grade.min()), int(grade.max())) if len(grade) else (0, 0)
+            if high - low < len(positions):
+                # grades span a small range (always, for real qrels): the offset from the
+                # lowest grade is a key as small as a dense rank, without np.unique's sort
+                offset = grade.astype(np.int64) - low
+                return high - low - offset if policy == "optimistic" else offset
             # dense rank of the grade, never the grade itself: grades near 2**63 would
             # overflow a difference, and a key as large as the grade would overflow the
             # composite group * span + key
-            rank = np.unique(self.doc_grade[positions], return_inverse=True)[1].astype(np.int64)
+            rank = np.unique(grade, return_inverse=True)[1].astype(np.int64)
             return int(rank.max()) - rank if policy == "optimistic" else rank
         if policy == "input":
             return np.argsort(np.argsort(self.doc_row[positions], kind="stable"), kind="stable")
