@@ -318,6 +318,8 @@ def trec_eval_position(metric: str) -> tuple[int, float]:
     base, _, cut = name.rpartition("_")
     if re.fullmatch(r"\d+(\.\d+)?", cut) and base in BY_NAME:  # P_10, Rprec_mult_0.20
         return MEASURES.index(BY_NAME[base]), float(cut)
+    if base in BY_NAME:  # a parameter trec_eval appends: utility_2,-1,0,0, rbp_p=0.8
+        return MEASURES.index(BY_NAME[base]), 0
     if name in BY_NAME:
         return MEASURES.index(BY_NAME[name]), 0
     return len(MEASURES), 0

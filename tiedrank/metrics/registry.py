@@ -313,9 +313,9 @@ del _entry
 
 # ---- trec_eval's all_trec measures of gains and unjudged documents (metrics/trec_gains.py) ---
 _COEFFICIENTS = tuple(
-    Parameter(name, default, math.isfinite, "a finite number", "number", f"{name}={short}")
-    for name, default, short in zip(("rel_ret", "nonrel_ret", "rel_missed", "nonrel_missed"),
-                                    TG.UTILITY_DEFAULTS, "abcd"))
+    Parameter(name, default, math.isfinite, "a finite number", "number", f"{name}=c{i}")
+    for i, (name, default) in enumerate(zip(("rel_ret", "nonrel_ret", "rel_missed",
+                                             "nonrel_missed"), TG.UTILITY_DEFAULTS), start=1))
 _UNJUDGED = (" Needs the whole table: it counts unjudged documents (absent from the qrels, or "
              "a negative grade), and its best and worst put them first or last in each group.")
 

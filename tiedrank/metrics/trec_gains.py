@@ -126,7 +126,10 @@ def utility(table: TieTable, coefficients: tuple[float, float, float, float] = U
     ret = table.n_retrieved.astype(np.float64)
     rel = table.n_relevant.astype(np.float64)
     rel_ret = table.relevant_retrieved.astype(np.float64)
-    return c1 * rel_ret + c2 * (ret - rel_ret) + c3 * (rel - rel_ret) + c4 * (rel_ret - ret - rel)
+    value = c1 * rel_ret + c2 * (ret - rel_ret) + c3 * (rel - rel_ret) + c4 * (rel_ret - ret - rel)
+    # -c: a query the run misses scores 0, as trec_eval.c resets utility for its empty ranking
+    answered = table.n_retrieved > 0 if table.in_run is None else table.in_run
+    return np.where(answered, value, 0.0)
 
 
 # ---- unj@k: unjudged documents in the top k --------------------------------------------------
