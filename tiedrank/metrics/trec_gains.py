@@ -427,7 +427,7 @@ def r_level_ndcg(table: TieTable) -> np.ndarray:
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abc"), "score": [1.0, 1.0, 0.5]}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": ["a"], "relevance": [1]}))
     >>> r_level_ndcg(build_tie_table(run, qrels))  # C = {1, 3}: ((1/2) + (1 + 1/log2 3)/2) / 2
-    array([0.70386622])
+    array([0.65773244])
     """
     cut_query, cut_at, cut_inverse = _r_levels(table)
     count = np.bincount(cut_query, minlength=table.n_queries)
