@@ -14,6 +14,7 @@ from .data import Qrels, Run
 from .errors import Finding
 from .interop.names import ranx_name
 from .metrics import Metric, metric_values, parse_metric
+from .metrics.registry import EXTREME_POLICIES
 from .policies import ALL_POLICIES, REPORT_COLUMNS, Policy, parse_policies  # noqa: F401  (ALL_POLICIES re-exported)
 from .options import MAX_EXP_GRADE, EvaluationOptions, make_options
 from .rounding import round_scores
@@ -381,6 +382,11 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
                          if any(m.entry.needs_judged and not m.policy_invariant
                                 and policy in scored[m] for m in group) else None)
                 for metric in (m for m in group if policy in scored[m]):
+                    if metric.entry.extremes is not None and policy.name in EXTREME_POLICIES:
+                        # unj, rbp_resid: their own best and worst, from the expected table
+                        values[policy, metric] = (query_ids, metric_values(
+                            table, metric, gain=options.gain, extreme=policy.name)[included])
+                        continue
                     source = (table if metric.policy_invariant
                               else whole if metric.entry.needs_judged else resolved)
                     values[policy, metric] = (query_ids, metric_values(

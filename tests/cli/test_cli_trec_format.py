@@ -65,21 +65,59 @@ CASES = {  # trec_eval's output file -> the same flags for tiedrank
 }
 
 
-@pytest.mark.parametrize("expected, flags", CASES.items(), ids=list(CASES))
-def test_fixture_runs_equal_trec_eval_line_for_line(expected, flags):
-    done = _tiedrank("--format", "trec_eval", *flags, str(FIXTURES / "qrels.txt"),
-                     str(FIXTURES / "run.txt"))
+# the tied run (run_tied.txt: scores cut to integers, see the README) in trec_eval's order;
+# qrels_more.txt adds a query the run misses, for -c
+TIED_CASES = {
+    "out.tied.q.all_trec.txt": ("qrels.txt", ["-q", "-m", "all_trec"]),
+    "out.tied.q.c.all_trec.txt": ("qrels_more.txt", ["-q", "-c", "-m", "all_trec"]),
+    "out.tied.q.M10.all_trec.txt": ("qrels.txt", ["-q", "-M10", "-m", "all_trec"]),
+    "out.tied.q.l2.J.all_trec.txt": ("qrels.txt", ["-q", "-l2", "-J", "-m", "all_trec"]),
+    "out.tied.q.params.txt": ("qrels.txt", ["-q", "-m", "rbp.p=0.8", "-m", "utility.2,-1,0.5,0",
+                                            "-m", "unj.3,7", "-m", "rbp_resid.p=0.5", "-m",
+                                            "relstring"]),
+}
+ALL_TREC_GAINS = {"relstring", "utility", "binG", "ndcg_rel", "Rndcg", "rbp", "rbp_resid",
+                  "unj_5", "unj_10", "unj_20"}  # metrics/trec_gains.py
+
+
+def _check_fixture(expected: str, qrels: str, run: str, flags: list[str]) -> set[str]:
+    done = _tiedrank("--format", "trec_eval", *flags, str(FIXTURES / qrels), str(FIXTURES / run))
     assert done.returncode == 0, done.stderr
     theirs = (FIXTURES / expected).read_text()
     assert done.stdout.splitlines() == _their_lines(theirs, done.stdout)
     printed = {line.split("\t")[0].rstrip() for line in done.stdout.splitlines()}
     wanted = {"map", "Rprec", "recip_rank", "P_5", "P_1000"} | (
-        {"ndcg", "recall_5", "ndcg_cut_10", "map_cut_10", "success_1"} if "all_trec" in expected
-        else set())
-    assert wanted <= printed  # the comparison covered the measures tiedrank has
+        {"ndcg", "recall_5", "ndcg_cut_10", "map_cut_10", "success_1"} | ALL_TREC_GAINS
+        if "all_trec" in expected else set())
+    if "params" not in expected:
+        assert wanted <= printed  # the comparison covered the measures tiedrank has
     if "-q" in flags:  # per-query lines: every query of the qrels, none of the run only
         queries = {line.split("\t")[1] for line in done.stdout.splitlines()}
-        assert queries == {"q1", "q10", "q2", "q3", "q4", "q5", "all"}
+        assert queries == {"q1", "q10", "q2", "q3", "q4", "q5", "all"} | (
+            {"q6"} if "-c" in flags else set())
+    # what trec_eval prints and tiedrank does not: the measures not yet tie-aware only
+    missing = {line.split("\t")[0].rstrip() for line in theirs.splitlines()} - printed
+    return {m.rsplit("_", 1)[0] if m.startswith("iprec") else m for m in missing}
+
+
+NOT_YET = {"iprec_at_recall", "11pt_avg", "infAP", "G"}
+
+
+@pytest.mark.parametrize("expected, flags", CASES.items(), ids=list(CASES))
+def test_fixture_runs_equal_trec_eval_line_for_line(expected, flags):
+    missing = _check_fixture(expected, "qrels.txt", "run.txt", flags)
+    assert missing <= NOT_YET
+
+
+@pytest.mark.parametrize("expected, case", TIED_CASES.items(), ids=list(TIED_CASES))
+def test_tied_fixture_equals_trec_eval_line_for_line(expected, case):
+    """Ties broken as trec_eval breaks them (docno descending) under --ties trec_eval, the
+    default of --format trec_eval."""
+    qrels, flags = case
+    missing = _check_fixture(expected, qrels, "run_tied.txt", flags)
+    assert missing <= NOT_YET
+    if "params" in expected:  # trec_eval's parameter syntax and its printed names
+        assert missing == set()
 
 
 def test_named_measures_print_only_themselves_in_trec_evals_order():

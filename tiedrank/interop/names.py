@@ -61,7 +61,8 @@ TREC_EVAL_NAMES = {"RR": "recip_rank", "P": "P", "R": "recall", "AP": "map", "nD
                    **{name: name for name in (
                        "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "set_P",
                        "set_recall", "set_relative_P", "set_map", "bpref", "gm_map",
-                       "gm_bpref")}}
+                       "gm_bpref", "unj", "binG", "ndcg_rel", "Rndcg")},
+                   "RBP_graded": "rbp", "rbp_resid": "rbp_resid", "utility": "utility"}
 """trec_eval's measure name of each metric family it computes (cutoffs are added by
 :func:`trec_eval_name`)."""
 RANX_NAMES = {"RR": "mrr", "P": "precision", "R": "recall", "AP": "map", "nDCG": "ndcg",
@@ -76,6 +77,8 @@ def trec_eval_name(metric: str) -> str:
     ['ndcg_cut_10', 'map', 'map_cut_5', 'P_10', 'recip_rank', 'TsRR2']
     >>> [trec_eval_name(m) for m in ("bpref", "set_F", "Rprec_mult(0.2)", "relative_P@5")]
     ['bpref', 'set_F', 'Rprec_mult_0.20', 'relative_P_5']
+    >>> [trec_eval_name(m) for m in ("unj@5", "RBP_graded(p=0.8)", "utility(2, -1, 0, 0)")]
+    ['unj_5', 'rbp_p=0.8', 'utility_2,-1,0,0']
     """
     m = parse_metric(metric)
     if m.policy is not None:  # Expected(nDCG@10) -> Expected(ndcg_cut_10)
@@ -86,6 +89,13 @@ def trec_eval_name(metric: str) -> str:
         if m.family == "Rprec_mult":
             return f"Rprec_mult_{m.mult:3.2f}"
         return "set_F" if m.beta == 1 else f"set_F_{m.beta:g}"
+    if m.family in ("RBP_graded", "rbp_resid") and not m.settings:
+        # trec_eval prints a given persistence as rbp_p=0.8
+        base = TREC_EVAL_NAMES[m.family]
+        return base if m.p == 0.9 else f"{base}_p={m.p:g}"
+    if m.family == "utility" and not m.settings:
+        given = (m.rel_ret, m.nonrel_ret, m.rel_missed, m.nonrel_missed)
+        return "utility" if given == (1, -1, 0, 0) else "utility_" + ",".join(f"{c:g}" for c in given)
     base = TREC_EVAL_NAMES.get(m.family)
     if base is None or m.alpha is not None or m.settings:
         return m.name

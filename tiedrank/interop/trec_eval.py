@@ -60,6 +60,10 @@ class TrecEvalMeasure:
     values: tuple[float, ...] = ()
     """trec_eval's default values of a real parameter (Rprec_mult's multiples of R,
     set_F's beta): ``Rprec_mult.0.2,1`` gives one tiedrank metric per value."""
+    pairs: tuple[str, ...] = ()
+    """Names of the ``name=value`` parameters trec_eval reads (rbp's ``rbp.p=0.8``)."""
+    coefficients: int = 0
+    """How many numbers the parameter list holds (utility's ``utility.1,-1,0,0``: 4)."""
 
 
 MEASURES: tuple[TrecEvalMeasure, ...] = (
@@ -75,21 +79,21 @@ MEASURES: tuple[TrecEvalMeasure, ...] = (
     TrecEvalMeasure("recip_rank", "RR"),
     TrecEvalMeasure("iprec_at_recall"),
     TrecEvalMeasure("P", "P", _DEPTHS),
-    TrecEvalMeasure("relstring"),
+    TrecEvalMeasure("relstring", count=True),
     TrecEvalMeasure("recall", "R", _DEPTHS),
     TrecEvalMeasure("infAP"),
     TrecEvalMeasure("gm_bpref", "gm_bpref"),
     TrecEvalMeasure("Rprec_mult", "Rprec_mult", values=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6,
                                                         1.8, 2.0)),
-    TrecEvalMeasure("utility"),
+    TrecEvalMeasure("utility", "utility", coefficients=4),
     TrecEvalMeasure("11pt_avg"),
-    TrecEvalMeasure("binG"),
+    TrecEvalMeasure("binG", "binG"),
     TrecEvalMeasure("G"),
     TrecEvalMeasure("dcg"),
     TrecEvalMeasure("ideal_dcg"),
     TrecEvalMeasure("ndcg", "nDCG"),
-    TrecEvalMeasure("ndcg_rel"),
-    TrecEvalMeasure("Rndcg"),
+    TrecEvalMeasure("ndcg_rel", "ndcg_rel"),
+    TrecEvalMeasure("Rndcg", "Rndcg"),
     TrecEvalMeasure("ndcg_cut", "nDCG", _DEPTHS),
     TrecEvalMeasure("map_cut", "AP", _DEPTHS),
     TrecEvalMeasure("relative_P", "relative_P", _DEPTHS),
@@ -101,14 +105,15 @@ MEASURES: tuple[TrecEvalMeasure, ...] = (
     TrecEvalMeasure("set_F", "set_F", values=(1.0,)),
     TrecEvalMeasure("num_nonrel_judged_ret", "num_nonrel_judged_ret"),
     TrecEvalMeasure("yaap"),
-    TrecEvalMeasure("rbp"),
-    TrecEvalMeasure("rbp_resid"),
-    TrecEvalMeasure("unj"),
+    TrecEvalMeasure("rbp", "RBP_graded", pairs=("p",)),
+    TrecEvalMeasure("rbp_resid", "rbp_resid", pairs=("p",)),
+    TrecEvalMeasure("unj", "unj", (5, 10, 20)),
 )
 """trec_eval's measures in its print order (trec_eval 10.0, ``measures.c``)."""
 BY_NAME = {m.name: m for m in MEASURES}
 
 _COUNTS = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret")
+_TEXT = ("relstring",)  # per-query text lines, read off the table in the policy's order
 GROUPS: dict[str, tuple[str, ...]] = {
     "official": (*_COUNTS, "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall",
                  "P"),
@@ -208,19 +213,23 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
             metrics.append(parse_metric(text))
         elif measure.count:
             if dot:
-                raise ValueError(f"trec_eval measure {text!r}: {name} takes no parameters")
+                raise ValueError(f"trec_eval measure {text!r}: {name} takes no parameters" + (
+                    " in tiedrank, which prints trec_eval's default 10 characters; write "
+                    "relstring" if name in _TEXT else ""))
             counts.append(name)
             if measure.tiedrank:  # named on its own: also a metric (summed), for every format
                 metrics.append(parse_metric(measure.tiedrank))
         elif measure.tiedrank is None:
             raise ValueError(f"trec_eval measure {name!r} is not yet tie-aware in tiedrank; "
                              f"tiedrank's trec_eval measures: {', '.join(supported())}")
+        elif dot and (measure.pairs or measure.coefficients):
+            metrics.append(_with_parameters(text, measure, params))
         else:
             defaults = measure.values or measure.cutoffs
             given = (_values(text, measure, params) if measure.values
                      else _cutoffs(text, measure, params)) if dot else defaults
             metrics += _metrics_of(measure, given)
-    order = {name: i for i, name in enumerate(_COUNTS)}
+    order = {name: i for i, name in enumerate(_COUNTS + _TEXT)}
     return MetricRequest(tuple(dict.fromkeys(metrics)),
                          tuple(sorted(dict.fromkeys(counts), key=order.__getitem__)),
                          tuple(dict.fromkeys(not_yet)))
@@ -237,6 +246,25 @@ def _metrics_of(measure: TrecEvalMeasure, cutoffs: tuple) -> list[Metric]:
     if not measure.cutoffs:
         return [parse_metric(measure.tiedrank)]
     return [parse_metric(f"{measure.tiedrank}@{k}") for k in cutoffs]
+
+
+def _with_parameters(text: str, measure: TrecEvalMeasure, params: str) -> Metric:
+    """``rbp.p=0.8`` (name=value pairs) or ``utility.1,-1,0,0`` (the coefficients in
+    trec_eval's order) as the tiedrank metric."""
+    subject = f"trec_eval measure {text!r}"
+    parts = [p.strip() for p in params.split(",")]
+    number = r"[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?"
+    if measure.coefficients:
+        if len(parts) != measure.coefficients or not all(re.fullmatch(number, p) for p in parts):
+            raise ValueError(f"{subject}: the parameter must be {measure.coefficients} numbers "
+                             f"separated by commas, e.g. {measure.name}.1,-1,0,0")
+        return parse_metric(f"{measure.tiedrank}({', '.join(parts)})")
+    pairs = [p.partition("=") for p in parts]
+    if not all(eq and name in measure.pairs and re.fullmatch(number, value)
+               for name, eq, value in pairs):
+        raise ValueError(f"{subject}: the parameter must be name=value with name "
+                         f"{' or '.join(measure.pairs)}, e.g. {measure.name}.p=0.8")
+    return parse_metric(f"{measure.tiedrank}({', '.join(f'{n}={v}' for n, _, v in pairs)})")
 
 
 def _values(text: str, measure: TrecEvalMeasure, params: str) -> tuple[float, ...]:
@@ -290,6 +318,8 @@ def trec_eval_position(metric: str) -> tuple[int, float]:
     base, _, cut = name.rpartition("_")
     if re.fullmatch(r"\d+(\.\d+)?", cut) and base in BY_NAME:  # P_10, Rprec_mult_0.20
         return MEASURES.index(BY_NAME[base]), float(cut)
+    if base in BY_NAME:  # a parameter trec_eval appends: utility_2,-1,0,0, rbp_p=0.8
+        return MEASURES.index(BY_NAME[base]), 0
     if name in BY_NAME:
         return MEASURES.index(BY_NAME[name]), 0
     return len(MEASURES), 0
@@ -325,7 +355,8 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
 
     runs = list(evaluation.tables) or list(dict.fromkeys(evaluation.summary["run"].astype(str)))
     run = runs[0] if run is None else run
-    label = parse_policies(policy)[0].label
+    chosen = parse_policies(policy)[0]
+    label = chosen.label
     asked = _COUNTS if counts is True else tuple(c for c in _COUNTS if c in set(counts or ()))
     frame = evaluation.per_query
     frame = frame[frame["run"] == run]
@@ -348,6 +379,9 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
     as_printed = {m: (int if kind[m] == "sum" else float) for m in order}
     table = evaluation.tables.get(run)
     tallies = _tallies(table) if table is not None else None
+    texts = _relevance_strings(table, chosen) if (
+        per_query and counts is not True and "relstring" in set(counts or ())) else {}
+    at_text = MEASURES.index(BY_NAME["relstring"])
     lines: list[str] = []
     if per_query:
         values = {(m, q): v for m, q, v in
@@ -359,8 +393,13 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
             if tallies is not None and query in tallies.index:
                 lines += [_line(c, query, int(tallies.at[query, c]))
                           for c in ("num_ret", "num_rel", "num_rel_ret") if c in asked]
-            lines += [_line(shown[m], query, as_printed[m](values[m, query])) for m in order
-                      if (m, query) in values and kind[m] != "geometric mean"]
+            metric_lines = [(trec_eval_position(m)[0], _line(shown[m], query,
+                                                              as_printed[m](values[m, query])))
+                            for m in order if (m, query) in values and kind[m] != "geometric mean"]
+            if query in texts:  # trec_eval prints it among the measures, after P
+                metric_lines.append((at_text, f"{'relstring':<{_NAME_WIDTH}}\t{query}\t"
+                                              f"'{texts[query]}'"))
+            lines += [line for _, line in sorted(metric_lines, key=lambda item: item[0])]
     if "runid" in asked:
         lines.append(f"{'runid':<{_NAME_WIDTH}}\tall\t{run}")
     if tallies is not None:
@@ -372,6 +411,19 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
     lines += [_line(shown[m], "all", as_printed[m](means[m])) for m in order
               if not np.isnan(means[m])]
     return "\n".join(lines) + "\n"
+
+
+def _relevance_strings(table, policy) -> dict[str, str]:
+    """Per evaluated query: trec_eval's relstring in ``policy``'s order (none for the
+    expected policy: a string has no mean over the orderings, see
+    :func:`~tiedrank.metrics.trec_gains.relevance_strings`)."""
+    if table is None or policy.name == "expected":
+        return {}
+    from ..metrics.trec_gains import relevance_strings
+
+    strings = relevance_strings(table.resolve(policy.name, policy.seed))
+    kept = table.evaluated
+    return dict(zip(table.queries[kept].astype(str), strings[kept]))
 
 
 def _tallies(table) -> pd.DataFrame:

@@ -30,6 +30,7 @@ from ..summation import SUMMARIES, Summary
 from ..ties import TieTable
 from ..validation import Interval, InvalidParameterError, Options, check
 from . import kernels as K
+from . import trec_gains as TG
 
 CUTOFF_RULES = ("none", "optional", "required")
 SETTINGS = ("rel", "judged_only", "gain")
@@ -40,6 +41,11 @@ ir_measures spells it, is read too)."""
 
 Kernel = Callable[[TieTable, "Metric", str], np.ndarray]
 """``kernel(table, metric, gain) -> one float per query of the table``."""
+Extremes = Callable[[TieTable, "Metric", bool], np.ndarray]
+"""``extremes(expected table, metric, best) -> the largest (best) or smallest value per query
+over the tie orderings``, for families whose extremes are not the grade orders."""
+EXTREME_POLICIES = {"optimistic": True, "pessimistic": False}
+"""The policies that mean "the largest value" (best case) and "the smallest" (worst case)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,12 @@ class MetricFamily:
     summary: str = "mean"
     """How per-query values become the run's value: one of :data:`~tiedrank.summation.SUMMARIES`
     (``"mean"``; ``"sum"`` for trec_eval's counts; ``"geometric"`` for gm_map, gm_bpref)."""
+    extremes: Extremes | None = None
+    """The best and worst case computed by the family itself on the expected table, for
+    measures whose largest and smallest values are not reached by the grade orders of the
+    ``optimistic`` and ``pessimistic`` policies (``unj``, ``rbp_resid``: they count unjudged
+    documents, which share grade 0 with judged non-relevant ones). ``None``: the kernel on
+    the table resolved by those orders."""
 
     def __post_init__(self) -> None:
         check("cutoff", self.cutoff, [Options(*CUTOFF_RULES)], function="MetricFamily")
@@ -135,6 +147,10 @@ class Metric:
     beta: float | None = None
     p: float | None = None
     mult: float | None = None
+    rel_ret: float | None = None
+    nonrel_ret: float | None = None
+    rel_missed: float | None = None
+    nonrel_missed: float | None = None
     rel: int | None = None
     judged_only: bool | None = None
     gain: str | None = None
@@ -295,6 +311,48 @@ for _entry in (
     register(_entry)
 del _entry
 
+# ---- trec_eval's all_trec measures of gains and unjudged documents (metrics/trec_gains.py) ---
+_COEFFICIENTS = tuple(
+    Parameter(name, default, math.isfinite, "a finite number", "number", f"{name}=c{i}")
+    for i, (name, default) in enumerate(zip(("rel_ret", "nonrel_ret", "rel_missed",
+                                             "nonrel_missed"), TG.UTILITY_DEFAULTS), start=1))
+_UNJUDGED = (" Needs the whole table: it counts unjudged documents (absent from the qrels, or "
+             "a negative grade), and its best and worst put them first or last in each group.")
+
+for _entry in (
+    MetricFamily("utility", lambda t, m, g: TG.utility(t, (m.rel_ret, m.nonrel_ret, m.rel_missed,
+                                                           m.nonrel_missed)),
+                 parameters=_COEFFICIENTS, **_SET,
+                 description="trec_eval's set utility: rel_ret * rel retrieved + nonrel_ret * "
+                             "non-relevant retrieved + rel_missed * relevant missed + "
+                             "nonrel_missed * (0 - the retrieved and relevant documents, trec_eval "
+                             "without -N); default 1, -1, 0, 0" + _SPLIT),
+    MetricFamily("unj", lambda t, m, g: TG.unjudged_at(t, m.k), cutoff="required",
+                 needs_judged=True, extremes=lambda t, m, best: TG.unjudged_extreme(t, m.k, best),
+                 description="trec_eval's unj_k: unjudged documents in the top k, over k" + _UNJUDGED),
+    MetricFamily("RBP_graded", lambda t, m, g: TG.rbp_graded(t, m.p), cutoff="none",
+                 parameters=(_PERSISTENCE,), aliases=("rbp_graded",),
+                 description="trec_eval 10's rbp: (1-p) sum gain_i p^(i-1), gain = grade / top "
+                             "grade of the query (graded; RBP is binary), p default 0.9"),
+    MetricFamily("rbp_resid", lambda t, m, g: TG.rbp_residual(t, m.p), cutoff="none",
+                 parameters=(_PERSISTENCE,), needs_judged=True,
+                 extremes=lambda t, m, best: TG.rbp_residual_extreme(t, m.p, best),
+                 description="trec_eval's rbp residual: p^N + (1-p) sum over unjudged "
+                             "documents of p^(i-1), what rbp could gain were they relevant"
+                             + _UNJUDGED),
+    MetricFamily("binG", lambda t, m, g: TG.binary_g(t), cutoff="none",
+                 description="trec_eval's binG: per relevant document retrieved, 1 / log2(2 + "
+                             "non-relevant documents above), over R"),
+    MetricFamily("ndcg_rel", lambda t, m, g: TG.ndcg_rel(t), cutoff="none",
+                 description="trec_eval's ndcg_rel: nDCG (gain = grade) read at each positively "
+                             "graded document, the missed ones at the end, averaged"),
+    MetricFamily("Rndcg", lambda t, m, g: TG.r_level_ndcg(t), cutoff="none",
+                 description="trec_eval's Rndcg: nDCG (gain = grade) averaged at the R levels, "
+                             "where the ideal gain changes, and at num_ret"),
+):
+    register(_entry)
+del _entry
+
 METRIC_NAMES = tuple(form for entry in REGISTRY.values() for form in entry.forms)
 """Every way to write a metric, for messages and help: ``RR``, ``RR@k``, ``Success@k``, ..."""
 
@@ -424,10 +482,10 @@ def check_cutoff(k: object, subject: str) -> None:
                                     subject=subject)
 
 
-_TREC_EVAL_CUTOFF = re.compile(r"^\s*(P|recall|map_cut|ndcg_cut|success|recip_rank_cut)[._](\d+)\s*$",
-                               re.IGNORECASE)
+_TREC_EVAL_CUTOFF = re.compile(
+    r"^\s*(P|recall|map_cut|ndcg_cut|success|recip_rank_cut|unj)[._](\d+)\s*$", re.IGNORECASE)
 _TREC_EVAL_FAMILY = {"p": "P", "recall": "R", "map_cut": "AP", "ndcg_cut": "nDCG",
-                     "success": "Success", "recip_rank_cut": "RR"}
+                     "success": "Success", "recip_rank_cut": "RR", "unj": "unj"}
 _SPELLINGS = {"recip_rank": "RR", "r-precision": "Rprec", "rprec": "Rprec"}
 
 
@@ -524,16 +582,38 @@ def _setting(subject: str, entry: MetricFamily, key: str, raw: str) -> tuple[str
 
 
 # ---- dispatch ------------------------------------------------------------------------------
-def metric_values(table: TieTable, metric: "str | Metric", *, gain: str = "linear") -> np.ndarray:
+def metric_values(table: TieTable, metric: "str | Metric", *, gain: str = "linear",
+                  extreme: str | None = None) -> np.ndarray:
     """Per-query values of ``metric`` on ``table`` (one float per ``table.queries``).
 
     Metrics defined on tie groups (TsRR, TsRR2, MTRR_GRAG, TMHits_GRAG) need the expected
-    (unresolved) table; pass that one for them under every policy.
+    (unresolved) table; pass that one for them under every policy. ``extreme``
+    (``"optimistic"`` or ``"pessimistic"``) asks for the largest or smallest value over the
+    tie orderings of the expected ``table``: the family's own ``extremes`` where it has
+    them, the kernel on the table resolved by that grade order otherwise.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tiedrank.data import Qrels, Run
+    >>> from tiedrank.ties import build_tie_table
+    >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("ab"), "score": [1.0, 1.0]}))
+    >>> table = build_tie_table(run, Qrels(pd.DataFrame({"query": "q", "doc": ["a"],
+    ...                                                  "relevance": [0]})))
+    >>> [float(metric_values(table, "unj@1", extreme=e)[0]) for e in ("optimistic", "pessimistic")]
+    [1.0, 0.0]
     """
     m = parse_metric(metric)
     check("gain", gain, [Options(*K.GAINS)], function="metric_values")
+    if extreme is not None:
+        check("extreme", extreme, [Options(*EXTREME_POLICIES)], function="metric_values")
     if m.rel is not None and m.rel != table.rel_level:
         raise ValueError(f"{m.name} counts grade >= {m.rel} as relevant, but the table was built "
                          f"with rel_level={table.rel_level}; build it with "
                          f"build_tie_table(..., rel_level={m.rel})")
-    return m.entry.kernel(table if m.entry.needs_judged else table.scoring(), m, m.gain or gain)
+    source = table if m.entry.needs_judged else table.scoring()
+    if extreme is not None and not m.policy_invariant:
+        if m.entry.extremes is not None:
+            return m.entry.extremes(source, m, EXTREME_POLICIES[extreme])
+        source = source.resolve(extreme)
+    return m.entry.kernel(source, m, m.gain or gain)
