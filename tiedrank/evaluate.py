@@ -374,23 +374,27 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
             included = table.evaluated
             query_ids = table.queries[included]
             group = [m for m in metric_list if settings[m] == (level, judged)]
-            scoring = table.scoring()  # policies only reorder inside groups: resolve the compact view
+            views = {m.entry.view for m in group if not m.policy_invariant}
+            expected = {"scoring": table.scoring(),  # policies only reorder inside groups:
+                        "judged": table.view(judged_only=True) if "judged" in views else None,
+                        "whole": table}              # resolve the smallest view a kernel reads
             for policy in policies:
-                resolved = scoring.resolve(policy.name, policy.seed)
-                # bpref reads judged non-relevant documents: resolve the whole table for it
-                whole = (table.resolve(policy.name, policy.seed)
-                         if any(m.entry.needs_judged and not m.policy_invariant
-                                and policy in scored[m] for m in group) else None)
+                resolved: dict[str, TieTable] = {}
                 for metric in (m for m in group if policy in scored[m]):
+                    if metric.policy_invariant:
+                        values[policy, metric] = (query_ids, metric_values(
+                            table, metric, gain=options.gain)[included])
+                        continue
                     if metric.entry.extremes is not None and policy.name in EXTREME_POLICIES:
                         # unj, rbp_resid: their own best and worst, from the expected table
                         values[policy, metric] = (query_ids, metric_values(
                             table, metric, gain=options.gain, extreme=policy.name)[included])
                         continue
-                    source = (table if metric.policy_invariant
-                              else whole if metric.entry.needs_judged else resolved)
+                    view = metric.entry.view
+                    if view not in resolved:
+                        resolved[view] = expected[view].resolve(policy.name, policy.seed)
                     values[policy, metric] = (query_ids, metric_values(
-                        source, metric, gain=options.gain)[included])
+                        resolved[view], metric, gain=options.gain)[included])
         blocks += [(name, *values[policy, metric][:1], metric.name, policy.label,
                     values[policy, metric][1]) for policy, metric in pairs]
     own = [m.rel for m in metric_list if m.rel is not None]

@@ -33,6 +33,8 @@ from . import kernels as K
 from . import trec_gains as TG
 
 CUTOFF_RULES = ("none", "optional", "required")
+VIEWS = ("scoring", "judged", "whole")
+"""The table views a kernel may read (:attr:`MetricFamily.view`)."""
 SETTINGS = ("rel", "judged_only", "gain")
 """Settings a metric may fix for itself, written like ir_measures' parameters:
 ``RR(rel=2)``, ``P(judged_only=True)@10``, ``nDCG(gain=exp)@10`` (``dcg='exp-log2'``, as
@@ -84,10 +86,14 @@ class MetricFamily:
     """True for counts and set measures (``num_ret``, ``set_P``, ...): the value does not
     depend on the order inside tie groups, so every policy returns the expected table's
     value, computed once."""
-    needs_judged: bool = False
-    """True when the kernel reads judged non-relevant documents (bpref): it gets the whole
-    table, not the compact :meth:`~tiedrank.ties.TieTable.scoring` view, which keeps only
-    the groups holding a positively graded document."""
+    view: str = "scoring"
+    """The part of the tie-group table the kernel reads, the smallest that gives its value:
+    ``"scoring"`` (default), the compact :meth:`~tiedrank.ties.TieTable.scoring` view, only
+    the groups holding a positively graded document; ``"judged"`` for measures of the order
+    of the judged documents alone (bpref: unjudged documents are skipped), the ``-J`` view
+    (:meth:`~tiedrank.ties.TieTable.view`), which drops the unjudged documents and keeps the
+    order of the others under every policy; ``"whole"`` for measures that count unjudged
+    documents or their ranks (unj, rbp_resid)."""
     summary: str = "mean"
     """How per-query values become the run's value: one of :data:`~tiedrank.summation.SUMMARIES`
     (``"mean"``; ``"sum"`` for trec_eval's counts; ``"geometric"`` for gm_map, gm_bpref)."""
@@ -101,6 +107,7 @@ class MetricFamily:
     def __post_init__(self) -> None:
         check("cutoff", self.cutoff, [Options(*CUTOFF_RULES)], function="MetricFamily")
         check("summary", self.summary, [Options(*SUMMARIES)], function="MetricFamily")
+        check("view", self.view, [Options(*VIEWS)], function="MetricFamily")
 
     @property
     def forms(self) -> tuple[str, ...]:
@@ -271,7 +278,7 @@ for _entry in (
                  **_SET, description="number of relevant documents retrieved (summary: the "
                                      "sum)" + _SPLIT),
     MetricFamily("num_nonrel_judged_ret", lambda t, m, g: K.num_nonrelevant_judged_retrieved(t),
-                 summary="sum", needs_judged=True, **_SET,
+                 summary="sum", view="whole", **_SET,
                  description="number of judged non-relevant documents retrieved (summary: the "
                              "sum)" + _SPLIT),
     MetricFamily("set_P", lambda t, m, g: K.set_precision(t), **_SET,
@@ -285,7 +292,7 @@ for _entry in (
                  description="num_rel_ret / min(num_ret, num_rel)" + _SPLIT),
     MetricFamily("set_map", lambda t, m, g: K.set_map(t), **_SET,
                  description="unranked AP: num_rel_ret^2 / (num_ret num_rel)" + _SPLIT),
-    MetricFamily("bpref", lambda t, m, g: K.bpref(t), cutoff="none", needs_judged=True,
+    MetricFamily("bpref", lambda t, m, g: K.bpref(t), cutoff="none", view="judged",
                  description="binary preference: per relevant document retrieved, 1 - "
                              "min(judged non-relevant above, R) / min(N, R), over R"),
     MetricFamily("RBP", lambda t, m, g: K.rbp(t, m.p), cutoff="none",
@@ -303,7 +310,7 @@ for _entry in (
                  summary="geometric", aliases=("GMAP",),
                  description="AP per query; the summary is the geometric mean with trec_eval's "
                              "floor 0.00001 (of the per-query expectations)"),
-    MetricFamily("gm_bpref", lambda t, m, g: K.bpref(t), cutoff="none", needs_judged=True,
+    MetricFamily("gm_bpref", lambda t, m, g: K.bpref(t), cutoff="none", view="judged",
                  summary="geometric",
                  description="bpref per query; the summary is the geometric mean with "
                              "trec_eval's floor 0.00001 (of the per-query expectations)"),
@@ -328,14 +335,14 @@ for _entry in (
                              "nonrel_missed * (0 - the retrieved and relevant documents, trec_eval "
                              "without -N); default 1, -1, 0, 0" + _SPLIT),
     MetricFamily("unj", lambda t, m, g: TG.unjudged_at(t, m.k), cutoff="required",
-                 needs_judged=True, extremes=lambda t, m, best: TG.unjudged_extreme(t, m.k, best),
+                 view="whole", extremes=lambda t, m, best: TG.unjudged_extreme(t, m.k, best),
                  description="trec_eval's unj_k: unjudged documents in the top k, over k" + _UNJUDGED),
     MetricFamily("RBP_graded", lambda t, m, g: TG.rbp_graded(t, m.p), cutoff="none",
                  parameters=(_PERSISTENCE,), aliases=("rbp_graded",),
                  description="trec_eval 10's rbp: (1-p) sum gain_i p^(i-1), gain = grade / top "
                              "grade of the query (graded; RBP is binary), p default 0.9"),
     MetricFamily("rbp_resid", lambda t, m, g: TG.rbp_residual(t, m.p), cutoff="none",
-                 parameters=(_PERSISTENCE,), needs_judged=True,
+                 parameters=(_PERSISTENCE,), view="whole",
                  extremes=lambda t, m, best: TG.rbp_residual_extreme(t, m.p, best),
                  description="trec_eval's rbp residual: p^N + (1-p) sum over unjudged "
                              "documents of p^(i-1), what rbp could gain were they relevant"
@@ -582,6 +589,18 @@ def _setting(subject: str, entry: MetricFamily, key: str, raw: str) -> tuple[str
 
 
 # ---- dispatch ------------------------------------------------------------------------------
+def metric_view(table: TieTable, metric: Metric) -> TieTable:
+    """The view of ``table`` that ``metric``'s kernel reads (:attr:`MetricFamily.view`)."""
+    view = metric.entry.view
+    if view == "whole":
+        return table
+    if view == "judged" and table.policy == "expected":  # a resolved table: read it whole
+        return table.view(judged_only=True)
+    if view == "judged":
+        return table
+    return table.scoring()
+
+
 def metric_values(table: TieTable, metric: "str | Metric", *, gain: str = "linear",
                   extreme: str | None = None) -> np.ndarray:
     """Per-query values of ``metric`` on ``table`` (one float per ``table.queries``).
@@ -611,7 +630,7 @@ def metric_values(table: TieTable, metric: "str | Metric", *, gain: str = "linea
         raise ValueError(f"{m.name} counts grade >= {m.rel} as relevant, but the table was built "
                          f"with rel_level={table.rel_level}; build it with "
                          f"build_tie_table(..., rel_level={m.rel})")
-    source = table if m.entry.needs_judged else table.scoring()
+    source = metric_view(table, m)
     if extreme is not None and not m.policy_invariant:
         if m.entry.extremes is not None:
             return m.entry.extremes(source, m, EXTREME_POLICIES[extreme])
