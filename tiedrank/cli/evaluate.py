@@ -91,9 +91,6 @@ def show(evaluation, args: argparse.Namespace) -> int:
             sys.stdout.write(evaluation.to_trec_eval(
                 evaluation.options.policy_labels[0], run=run, per_query=args.per_query,
                 counts=getattr(args, "counts", True)))
-        if not evaluation.tables and getattr(args, "counts", ()):
-            print("# note: the num_* count lines need the one-pass evaluation (without "
-                  "--buckets, --dask, --out); left out", file=sys.stderr)
         for finding in evaluation.findings:
             print(f"# note: {finding.message}", file=sys.stderr)
         return 0
