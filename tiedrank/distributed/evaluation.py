@@ -124,6 +124,8 @@ def _result(run_index: int, bucket: int, run: Run, qrels: Qrels, options: Plan,
     groups, sums = partial_summary(ev.per_query)
     per_query = ev.per_query
     counts = trec_eval_counts(ev.tables[run.name])
+    for table in ev.tables.values():
+        table.drop_views()  # no base <-> view cycle: the bucket's table is freed on return
     if out is not None:
         write_atomic(per_query, Path(out, _PER_QUERY_DIR,
                                       f"run{run_index:05d}-b{bucket:05d}.parquet"))
