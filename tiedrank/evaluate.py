@@ -47,6 +47,11 @@ class Evaluation:
         The query-set rule applied, in words.
     options : EvaluationOptions
         The options evaluated with.
+    counts : DataFrame or None
+        trec_eval's per-query counts where no tie table is kept (the scaled paths of
+        :mod:`tiedrank.distributed` gather them from every bucket's table with
+        :func:`~tiedrank.interop.trec_eval.trec_eval_counts`): run, query, num_ret, num_rel,
+        num_rel_ret, in the one-pass order. None in one pass: ``tables`` hold them.
     """
 
     per_query: pd.DataFrame
@@ -55,6 +60,7 @@ class Evaluation:
     findings: list[Finding] = field(default_factory=list)
     rule: str = ""
     options: EvaluationOptions = field(default_factory=EvaluationOptions)
+    counts: pd.DataFrame | None = None
 
     def report(self) -> pd.DataFrame:
         """Per run and metric: expected, best, worst, trec_eval (as evaluated) and bias.

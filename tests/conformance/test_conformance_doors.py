@@ -8,8 +8,11 @@ Reference: :func:`tiedrank.evaluate` on the TREC text files (one pass). Compared
   the two outputs are the same text, and every parsed value is within 1e-15 of evaluate's
   (``%.17f`` prints 17 decimals: values in [0, 3] round-trip to ~1e-17; ``--format json``
   prints 15 significant digits, so CSV at 17 is the closer check);
+* the CLI with ``--format trec_eval -m official`` (and the count lines trec_eval prints:
+  runid, num_q, num_ret, num_rel, num_rel_ret), one pass and ``--buckets 3``: the same text;
 * the CLI as a subprocess (``python -m tiedrank``) on one fixed case, and ``--dask local:2``
-  with ``tiedrank.distributed.evaluate(client="local:2")`` on one fixed case (slow).
+  (``tiedrank.distributed.evaluate(client="local:2")`` and the CLI's trec_eval format) on
+  one fixed case (slow).
 
 Options drawn: depth, rel_level, judged_only, gain, complete, query_set, round and the
 random policy's seed, with ties="all" plus random(seed) plus input, or expected plus input
@@ -40,6 +43,8 @@ METRICS = ["RR", "RR@3", "Success@2", "Hits@3", "P@2", "R@3", "AP", "AP@3", "nDC
            # wrapped: scored under their own policy only, also one --ties does not list
            "Best(AP@3)", "Worst(P@2)"]
 QUIET = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+TREC_EVAL = ("trec_eval", *(a for name in ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret")
+                          for a in ("-m", name)))  # trec_eval's text with its count lines
 
 
 @st.composite
@@ -108,6 +113,10 @@ def test_every_door_equals_one_pass(case, opts, tmp_path_factory):
     assert run_cli(cli_args(qrels, run, opts) + ["--buckets", "3", "--spill-dir",
                                                  str(root)]) == one
     assert_cli_values(one, reference)
+    trec_eval = run_cli(cli_args(qrels, run, opts, TREC_EVAL))
+    assert "num_rel_ret" in trec_eval
+    assert run_cli(cli_args(qrels, run, opts, TREC_EVAL) + ["--buckets", "3", "--spill-dir",
+                                                            str(root)]) == trec_eval
 
 
 FIXED = Case(run=(("q1", "d10", 1.0), ("q1", "d9", 1.0), ("q1", "D1", 0.5), ("q1", "a", 1.0),
@@ -152,3 +161,7 @@ def test_dask_equals_one_pass(tmp_path):
             reference = tiedrank.evaluate(run, qrels, METRICS, **opts)
             assert_same(D.evaluate(run, qrels, METRICS, client=client, buckets=2,
                                    spill_dir=tmp_path, **opts), reference)
+    trec_eval = run_cli(cli_args(qrels, run, FIXED_OPTIONS, TREC_EVAL))
+    assert "num_rel_ret" in trec_eval
+    assert run_cli(cli_args(qrels, run, FIXED_OPTIONS, TREC_EVAL) + ["--dask", "local:2"]) \
+        == trec_eval

@@ -12,6 +12,7 @@ import gzip
 import os
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -295,6 +296,64 @@ def test_cli_buckets_print_what_one_pass_prints(files, capsys, tmp_path):
     reference = evaluate(files["runs"][:2], files["qrels"], ["AP", "RR@10"],
                          ties=["all", "random(seed=2)"])
     assert _csv(D.read_per_query(tmp_path / "o")) == _csv(reference.per_query)
+
+
+TREC_EVAL_FIXTURES = Path(__file__).parents[1] / "cli" / "trec_eval_fixtures"
+COUNT_LINES = {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret"}
+
+
+@pytest.mark.parametrize("door", ["--buckets 3", "--dask"])
+@pytest.mark.parametrize("flags, theirs", [(["-q", "-m", "all_trec"], "out.q.all_trec.txt"),
+                                           (["-q", "-J", "-m", "all_trec"],
+                                            "out.q.J.all_trec.txt"),
+                                           ([], "out.default.txt")])
+def test_cli_trec_eval_format_at_scale_prints_every_line(client, capsys, tmp_path, door,
+                                                         flags, theirs):
+    """--format trec_eval under --buckets / --dask prints what one pass prints, the count
+    lines (runid, num_q, num_ret, num_rel, num_rel_ret, per query with -q) included, and
+    those are trec_eval's own lines on the same files (its output, made by trec_eval 10.0)."""
+    common = ["evaluate", "--format", "trec_eval", *flags, str(TREC_EVAL_FIXTURES / "qrels.txt"),
+              str(TREC_EVAL_FIXTURES / "run.txt")]
+    assert _main(common) == 0
+    one = capsys.readouterr().out
+    scaled = ["--buckets", "3", "--spill-dir", str(tmp_path)]
+    if door == "--dask":
+        scaled += ["--dask", client.scheduler.address]
+    assert _main(common + scaled) == 0
+    out = capsys.readouterr()
+    # relstring (text, -q with all_trec) is read off one pass's tie tables: the scaled paths
+    # leave those lines out and say so; every other line is one pass's
+    text_free = "".join(line for line in one.splitlines(keepends=True)
+                        if not line.startswith("relstring"))
+    assert out.out == text_free
+    assert ("relstring lines" in out.err) == (text_free != one)
+    assert "count lines" not in out.err
+    expected = (TREC_EVAL_FIXTURES / theirs).read_text().splitlines()
+    counts = [line for line in out.out.splitlines() if line.split("\t")[0].rstrip() in COUNT_LINES]
+    assert {line.split("\t")[0].rstrip() for line in counts} == COUNT_LINES
+    assert counts == [line for line in expected if line.split("\t")[0].rstrip() in COUNT_LINES]
+
+
+def test_scaled_counts_equal_pytrec_evals(files, tmp_path):
+    """Evaluation.counts of a bucketed run: pytrec_eval's num_ret, num_rel, num_rel_ret per
+    query and its query set (num_q), at rel_level 1 and 2."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels = read_qrels(files["qrels"]).frame
+    run = read_run(files["runs"][0]).frame
+    for level in (1, 2):
+        ev = D.evaluate(files["runs"][:1], files["qrels"], ["RR"], ties="trec_eval",
+                        rel_level=level, buckets=4, block_bytes=SMALL_BLOCKS, spill_dir=tmp_path)
+        judged = {q: {d: int(r) for d, r in zip(g["doc"], g["relevance"])}
+                  for q, g in qrels.groupby("query")}
+        ranked = {q: {d: float(s) for d, s in zip(g["doc"], g["score"])}
+                  for q, g in run.groupby("query")}
+        theirs = pytrec_eval.RelevanceEvaluator(
+            judged, {"num_ret", "num_rel", "num_rel_ret"}, relevance_level=level).evaluate(ranked)
+        ours = ev.counts.set_index("query")
+        assert sorted(ours.index) == sorted(theirs)  # num_q: the same queries
+        for query, values in theirs.items():
+            for name in ("num_ret", "num_rel", "num_rel_ret"):
+                assert ours.at[query, name] == values[name], (level, query, name)
 
 
 def test_cli_unreachable_scheduler_is_one_line(files, capsys):

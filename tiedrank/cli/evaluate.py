@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 import numpy as np
 
@@ -87,13 +88,14 @@ def show(evaluation, args: argparse.Namespace) -> int:
     """Print ``evaluation`` as ``args`` ask (every door of the command prints through here)."""
     if args.format == "trec_eval":  # trec_eval's own text, for scripts that parse it
         runs = list(evaluation.tables) or list(dict.fromkeys(evaluation.summary["run"].astype(str)))
-        for run in runs:  # one trec_eval output per run, in the order given
-            sys.stdout.write(evaluation.to_trec_eval(
-                evaluation.options.policy_labels[0], run=run, per_query=args.per_query,
-                counts=getattr(args, "counts", True)))
-        if not evaluation.tables and getattr(args, "counts", ()):
-            print("# note: the num_* count lines need the one-pass evaluation (without "
-                  "--buckets, --dask, --out); left out", file=sys.stderr)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for run in runs:  # one trec_eval output per run, in the order given
+                sys.stdout.write(evaluation.to_trec_eval(
+                    evaluation.options.policy_labels[0], run=run, per_query=args.per_query,
+                    counts=getattr(args, "counts", True)))
+        for message in dict.fromkeys(str(w.message) for w in caught):
+            print(f"# note: {message}", file=sys.stderr)
         for finding in evaluation.findings:
             print(f"# note: {finding.message}", file=sys.stderr)
         return 0

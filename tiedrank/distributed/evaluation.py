@@ -22,6 +22,7 @@ import pandas as pd
 from ..data import Qrels, Run
 from ..errors import Finding
 from ..evaluate import Evaluation, build_tables, score_tables, scored_pairs
+from ..interop.trec_eval import trec_eval_counts
 from ..metrics import Metric
 from ..options import EvaluationOptions
 from ..summation import SUMMARY_KEYS, ExactSum, partial_summary, summary_of
@@ -82,6 +83,8 @@ class BucketResult:
     sums: list[ExactSum]
     findings: tuple[Finding, ...]
     rule: str
+    counts: pd.DataFrame | None = None
+    """trec_eval's counts of the bucket's queries (:func:`trec_eval_counts` of its table)."""
 
 
 def evaluate_bucket(buckets: BucketSet, run_index: int, bucket: int, options: Plan,
@@ -120,12 +123,15 @@ def _result(run_index: int, bucket: int, run: Run, qrels: Qrels, options: Plan,
     ev = options.evaluate({run.name: run}, qrels)
     groups, sums = partial_summary(ev.per_query)
     per_query = ev.per_query
+    counts = trec_eval_counts(ev.tables[run.name])
+    for table in ev.tables.values():
+        table.drop_views()  # no base <-> view cycle: the bucket's table is freed on return
     if out is not None:
         write_atomic(per_query, Path(out, _PER_QUERY_DIR,
                                       f"run{run_index:05d}-b{bucket:05d}.parquet"))
         per_query = None
     return BucketResult(run_index, bucket, run.name, per_query, groups, sums,
-                        tuple(ev.findings), ev.rule)
+                        tuple(ev.findings), ev.rule, counts)
 
 
 def _empty_groups() -> pd.DataFrame:
@@ -170,7 +176,8 @@ def combine(results: Sequence[BucketResult], parts: Sequence[RunPart], options: 
     summary = _summary(results, runs, metrics, policies, pairs)
     findings = _findings(results, parts, qrels_findings)
     rule = next((r.rule for r in results if r.rule), "")
-    return Evaluation(per_query, summary, {}, findings, rule, options.options)
+    return Evaluation(per_query, summary, {}, findings, rule, options.options,
+                      _counts(results, runs))
 
 
 def _relabelled(result: BucketResult, label: str) -> BucketResult:
@@ -180,6 +187,22 @@ def _relabelled(result: BucketResult, label: str) -> BucketResult:
     groups = result.groups.assign(run=label)
     per_query = None if result.per_query is None else result.per_query.assign(run=label)
     return replace(result, run_name=label, per_query=per_query, groups=groups)
+
+
+def _counts(results: Sequence[BucketResult], runs: list[str]) -> pd.DataFrame:
+    """trec_eval's per-query counts of every run, gathered from the buckets, in the one-pass
+    order (run as given, then query id sorted as strings, as the tie table sorts them)."""
+    frames = [(r.run_index, r.counts) for r in results if r.counts is not None and len(r.counts)]
+    run = np.concatenate([np.full(len(c), i, dtype=np.int64) for i, c in frames] or
+                         [np.zeros(0, dtype=np.int64)])
+    query = np.concatenate([c.index.to_numpy(dtype=object) for _, c in frames] or
+                           [np.zeros(0, dtype=object)]).astype(str)
+    order = np.lexsort((query, run))
+    columns = {name: np.concatenate([c[name].to_numpy(dtype=np.int64) for _, c in frames] or
+                                    [np.zeros(0, dtype=np.int64)])[order]
+               for name in ("num_ret", "num_rel", "num_rel_ret")}
+    return pd.DataFrame({"run": pd.Categorical.from_codes(run[order], categories=runs),
+                         "query": pd.array(query[order], dtype="str"), **columns})
 
 
 def _categorical(values, categories: list[str]) -> pd.Categorical:

@@ -29,6 +29,7 @@ not yet tie-aware in tiedrank: iprec_at_recall (left out of the evaluation)
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -42,6 +43,7 @@ from .names import trec_eval_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..evaluate import Evaluation
+    from ..ties import TieTable
 
 _DEPTHS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
@@ -113,7 +115,11 @@ MEASURES: tuple[TrecEvalMeasure, ...] = (
 BY_NAME = {m.name: m for m in MEASURES}
 
 _COUNTS = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret")
-_TEXT = ("relstring",)  # per-query text lines, read off the table in the policy's order
+_TEXT = ("relstring",)
+RELSTRING_NEEDS_TABLES = ("relstring lines are read off the tie tables of one pass; the scaled "
+                          "paths (--buckets, --dask, --out) keep none, so they are left out: "
+                          "run without those flags to print them")  # per-query text lines, read off the table in the policy's order
+_COUNT_COLUMNS = _COUNTS[2:]  # per query (runid and num_q are per run)
 GROUPS: dict[str, tuple[str, ...]] = {
     "official": (*_COUNTS, "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall",
                  "P"),
@@ -377,10 +383,12 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
     # trec_eval prints gm_map and gm_bpref only on the all line; counts (num_nonrel_judged_ret)
     # as integers
     as_printed = {m: (int if kind[m] == "sum" else float) for m in order}
+    tallies = _run_counts(evaluation, run)
     table = evaluation.tables.get(run)
-    tallies = _tallies(table) if table is not None else None
-    texts = _relevance_strings(table, chosen) if (
-        per_query and counts is not True and "relstring" in set(counts or ())) else {}
+    wants_text = per_query and counts is not True and "relstring" in set(counts or ())
+    if wants_text and table is None:  # the scaled paths keep no table to read them from
+        warnings.warn(RELSTRING_NEEDS_TABLES, UserWarning, stacklevel=2)
+    texts = _relevance_strings(table, chosen) if wants_text else {}
     at_text = MEASURES.index(BY_NAME["relstring"])
     lines: list[str] = []
     if per_query:
@@ -392,7 +400,7 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
         for query in queries:
             if tallies is not None and query in tallies.index:
                 lines += [_line(c, query, int(tallies.at[query, c]))
-                          for c in ("num_ret", "num_rel", "num_rel_ret") if c in asked]
+                          for c in _COUNT_COLUMNS if c in asked]
             metric_lines = [(trec_eval_position(m)[0], _line(shown[m], query,
                                                               as_printed[m](values[m, query])))
                             for m in order if (m, query) in values and kind[m] != "geometric mean"]
@@ -405,8 +413,7 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
     if tallies is not None:
         if "num_q" in asked:
             lines.append(_line("num_q", "all", len(tallies)))
-        lines += [_line(c, "all", int(tallies[c].sum()))
-                  for c in ("num_ret", "num_rel", "num_rel_ret") if c in asked]
+        lines += [_line(c, "all", int(tallies[c].sum())) for c in _COUNT_COLUMNS if c in asked]
     means = summary.set_index(summary["metric"].astype(str))["value"]
     lines += [_line(shown[m], "all", as_printed[m](means[m])) for m in order
               if not np.isnan(means[m])]
@@ -426,13 +433,59 @@ def _relevance_strings(table, policy) -> dict[str, str]:
     return dict(zip(table.queries[kept].astype(str), strings[kept]))
 
 
-def _tallies(table) -> pd.DataFrame:
-    """Per evaluated query of ``table``: num_ret, num_rel, num_rel_ret (trec_eval's counts:
-    documents retrieved, relevant documents in the qrels, relevant documents retrieved)."""
+def trec_eval_counts(table: "TieTable") -> pd.DataFrame:
+    """trec_eval's count lines of one tie table, per evaluated query.
+
+    For each query ``q`` the table counts (:attr:`~tiedrank.ties.TieTable.evaluated`):
+    ``num_ret`` = documents the run returns for ``q``, ``num_rel`` = documents of the qrels
+    with grade >= ``rel_level`` (retrieved or not), ``num_rel_ret`` = relevant documents
+    retrieved; trec_eval's ``num_q`` is the number of rows and its ``all`` lines are the
+    column sums. One pass reads them from the run's whole table; the scaled paths call this
+    on each bucket's table and gather the rows (:attr:`Evaluation.counts
+    <tiedrank.evaluate.Evaluation>`): queries never span buckets, so the rows are the same.
+
+    Parameters
+    ----------
+    table : TieTable
+
+    Returns
+    -------
+    DataFrame
+        Indexed by query id (str, in the table's order), int64 columns ``num_ret``,
+        ``num_rel``, ``num_rel_ret``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tiedrank import evaluate
+    >>> run = pd.DataFrame({"query": ["q1", "q1", "q2"], "doc": ["a", "b", "c"],
+    ...                     "score": [2.0, 1.0, 1.0]})
+    >>> qrels = pd.DataFrame({"query": ["q1", "q1", "q2"], "doc": ["a", "z", "d"],
+    ...                       "relevance": [1, 1, 0]})
+    >>> trec_eval_counts(evaluate({"r": run}, qrels, ["RR"]).tables["r"])
+        num_ret  num_rel  num_rel_ret
+    q1        2        2            1
+    q2        1        0            0
+    """
     kept = table.evaluated
-    return pd.DataFrame({"num_ret": table.n_retrieved[kept], "num_rel": table.n_relevant[kept],
-                         "num_rel_ret": table.relevant_retrieved[kept]},
+    return pd.DataFrame({"num_ret": table.n_retrieved[kept].astype(np.int64),
+                         "num_rel": table.n_relevant[kept].astype(np.int64),
+                         "num_rel_ret": table.relevant_retrieved[kept].astype(np.int64)},
                         index=pd.Index(table.queries[kept].astype(str)))
+
+
+def _run_counts(evaluation: "Evaluation", run: str) -> pd.DataFrame | None:
+    """:func:`trec_eval_counts` of ``run``: from its tie table (one pass) or from the rows
+    the scaled paths gathered from every bucket's table; None when neither is there."""
+    table = evaluation.tables.get(run)
+    if table is not None:
+        return trec_eval_counts(table)
+    counts = evaluation.counts
+    if counts is None:
+        return None
+    rows = counts[counts["run"] == run]
+    return pd.DataFrame({c: rows[c].to_numpy() for c in _COUNT_COLUMNS},
+                        index=pd.Index(rows["query"].to_numpy(dtype=object).astype(str)))
 
 
 def _line(name: str, query: str, value: "int | float") -> str:
@@ -441,4 +494,5 @@ def _line(name: str, query: str, value: "int | float") -> str:
 
 
 __all__ = ["BY_NAME", "DEFAULT_GROUP", "GROUPS", "MEASURES", "MetricRequest", "TrecEvalMeasure",
-           "expand_metrics", "format_trec_eval", "supported", "trec_eval_position"]
+           "expand_metrics", "format_trec_eval", "supported", "trec_eval_counts",
+           "trec_eval_position"]
