@@ -29,6 +29,7 @@ from ..policies import POLICY_WRAPPERS, WRAPPER_ALIASES
 from ..summation import SUMMARIES, Summary
 from ..ties import TieTable
 from ..validation import Interval, InvalidParameterError, Options, check
+from . import inferred as INF
 from . import kernels as K
 from . import trec_gains as TG
 
@@ -356,6 +357,23 @@ for _entry in (
     MetricFamily("Rndcg", lambda t, m, g: TG.r_level_ndcg(t), cutoff="none",
                  description="trec_eval's Rndcg: nDCG (gain = grade) averaged at the R levels, "
                              "where the ideal gain changes, and at num_ret"),
+):
+    register(_entry)
+del _entry
+
+# ---- trec_eval's infAP and G: counts above a document, lattice programmes (metrics/inferred.py)
+for _entry in (
+    MetricFamily("infAP", lambda t, m, g: INF.inferred_ap(t), cutoff="none", view="whole",
+                 extremes=lambda t, m, best: INF.inferred_ap_extreme(t, best),
+                 description="trec_eval's inferred AP (Yilmaz & Aslam): per relevant document "
+                             "retrieved, precision above it estimated from the judged and pooled "
+                             "documents there, over R. Needs the whole table; its best and worst "
+                             "are computed, not the grade orders"),
+    MetricFamily("G", lambda t, m, g: INF.normalized_gain(t), cutoff="none",
+                 extremes=lambda t, m, best: INF.normalized_gain_extreme(t, best),
+                 description="trec_eval's normalized gain G: per document, gain / log2(2 + ideal "
+                             "cost - gains so far), over the ideal total (gain = grade); its best "
+                             "and worst are computed, not the grade orders"),
 ):
     register(_entry)
 del _entry
