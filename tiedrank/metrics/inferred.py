@@ -395,8 +395,8 @@ def _check_lattice(table: TieTable, groups: np.ndarray, size: np.ndarray) -> Non
             f"{table.group_above[g] + table.group_size[g]} of query "
             f"{table.queries[table.group_query[g]]!r} has {int(size.max()):,} count vectors of "
             f"its grades (each grade level's count, multiplied), past tiedrank's limit of "
-            f"{LATTICE_LIMIT:,}; score G for one ordering of it (the trec_eval, input or random "
-            "tie policy), or merge grade levels in the qrels")
+            f"{LATTICE_LIMIT:,}; pass ties='trec_eval' to score G on one ordering (trec_eval's), "
+            "or merge grade levels in the qrels")
 
 
 def normalized_gain(table: TieTable) -> np.ndarray:
