@@ -371,3 +371,5 @@ def test_names():
     assert parse_metric("infap").name == "infAP" and parse_metric("g").name == "G"
     with pytest.raises(ValueError, match="takes no cutoff"):
         parse_metric("infAP@10")
+    with pytest.raises(ValueError, match="G uses trec_eval's gains, gain = grade .map the grades"):
+        parse_metric("G(gain=exp)")  # not "a binary metric": rel= does not make G binary

@@ -41,6 +41,9 @@ SETTINGS = ("rel", "judged_only", "gain")
 ``RR(rel=2)``, ``P(judged_only=True)@10``, ``nDCG(gain=exp)@10`` (``dcg='exp-log2'``, as
 ir_measures spells it, is read too)."""
 """Whether a family takes ``@k``: never, optionally, or always."""
+TREC_GAIN_FAMILIES = ("RBP_graded", "ndcg_rel", "Rndcg", "G")
+"""Families graded by trec_eval's default gains (gain = grade, whatever ``rel=`` says): they
+take no ``gain=``, and ``rel=`` does not turn them binary."""
 
 Kernel = Callable[[TieTable, "Metric", str], np.ndarray]
 """``kernel(table, metric, gain) -> one float per query of the table``."""
@@ -585,6 +588,10 @@ def _setting(subject: str, entry: MetricFamily, key: str, raw: str) -> tuple[str
         raise InvalidParameterError("rel", raw, f"left out: {entry.name} uses the grades "
                                     f"themselves (write {entry.name}, and evaluate(..., "
                                     "rel_level=) to choose which queries count)", subject=subject)
+    if name == "gain" and entry.name in TREC_GAIN_FAMILIES:
+        raise InvalidParameterError(key, raw, f"left out: {entry.name} uses trec_eval's gains, "
+                                    "gain = grade (map the grades in the qrels for other "
+                                    "gains)", subject=subject)
     if name == "gain" and not entry.graded:
         raise InvalidParameterError(key, raw, f"left out: {entry.name} is a binary metric "
                                     f"(write {entry.name}(rel=2) to count grade >= 2 as "
