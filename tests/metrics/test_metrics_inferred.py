@@ -105,7 +105,9 @@ def trec_eval_g(ranked: list, judged: list[int]) -> float:
 
 
 def loop(name: str, ranked: list, judged: list[int], rel_level: int) -> float:
-    return trec_eval_infap(ranked, judged, rel_level) if name == "infAP" else trec_eval_g(ranked, judged)
+    if name == "infAP":
+        return trec_eval_infap(ranked, judged, rel_level)
+    return trec_eval_g(ranked, judged)
 
 
 def orderings(name, scores, grades, extra, rel_level, judged_only=False) -> np.ndarray:
@@ -302,6 +304,26 @@ def _g_by_others(above, group, judged) -> float:
             p = ways / (n * math.comb(n - 1, t))
             total += gains.count(v) * p * v / math.log2(2 + costs[t] - so_far - sigma - v)
     return total / sum(g for g in judged if g > 0)
+
+
+def test_chunks_and_batches_do_not_change_the_values(monkeypatch):
+    """Every sum streams its terms in chunks of BATCH_ELEMENTS and batches groups by size:
+    with 5 elements a chunk (blocks split across chunks, one group per batch) the values
+    are the same as in one piece."""
+    rng = np.random.default_rng(3)
+    spec = {f"q{i}": ([float(s) for s in rng.integers(0, 3, size=12)],
+                      [None if g == -2 else int(g) for g in rng.integers(-2, 4, size=12)], [2, 0])
+            for i in range(4)}
+    table = build_tie_table(*make_inputs(spec))
+    kernels = [inferred.inferred_ap, inferred.normalized_gain] + [
+        lambda t, f=f, best=best: f(t, best)
+        for f in (inferred.inferred_ap_extreme, inferred.normalized_gain_extreme)
+        for best in (True, False)]
+    whole = [kernel(table) for kernel in kernels]
+    monkeypatch.setattr(inferred, "BATCH_ELEMENTS", 5)
+    for kernel, value in zip(kernels, whole):
+        np.testing.assert_allclose(kernel(table), value, rtol=1e-13, atol=0)
+    assert (table.group_size > 5).any() and all(np.any(v > 0) for v in whole)
 
 
 def test_a_lattice_past_the_limit_is_refused_with_a_message(monkeypatch):

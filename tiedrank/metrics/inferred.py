@@ -19,8 +19,11 @@ as a sum of per-document terms that depend on the counts above the document only
   earlier one is its totals, the same in every order.
 
 On a resolved table (one document per group) both give the value of that single ordering,
-the convention of :mod:`tiedrank.metrics.kernels`. The sums are vectorised over the groups
-in batches of at most :data:`BATCH_ELEMENTS` elements (memory stays bounded).
+the convention of :mod:`tiedrank.metrics.kernels`. Everything is vectorised over the groups:
+sums stream their terms in chunks of at most :data:`BATCH_ELEMENTS`, programmes run on
+batches of groups of about that many states, so memory is bounded by what one group needs
+at most: G's lattice (at most :data:`LATTICE_LIMIT` states) and, for a tie group past rank
+50,000 only, infAP's (k_n + 1)(m + 1) grid.
 
 Examples
 --------
@@ -30,7 +33,7 @@ Examples
 >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abcd"), "score": 1.0}))
 >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": ["a", "b"], "relevance": [-1, 1]}))
 >>> table = build_tie_table(run, qrels)  # b relevant, a pooled but unjudged, c and d not pooled
->>> inferred_ap(table), inferred_ap_extreme(table, best=True), inferred_ap_extreme(table, best=False)
+>>> inferred_ap(table), inferred_ap_extreme(table, True), inferred_ap_extreme(table, False)
 (array([0.60069444]), array([1.]), array([0.33333333]))
 >>> inferred_ap(table.resolve("pessimistic"))  # a, c, d, b: a pooled document above b lifts it
 array([0.375])
@@ -52,10 +55,12 @@ judged above a relevant document."""
 BATCH_ELEMENTS = 1 << 20
 """Elements (terms of a sum, states of a programme) computed at once: the memory bound."""
 
-LATTICE_LIMIT = 1 << 27
-"""Largest count lattice of one tie group for ``G`` (elements of its expectation, states
-of its best/worst programme): about 10 s of computation. A group past it is refused with
-a message, never approximated."""
+LATTICE_LIMIT = 1 << 21
+"""Largest lattice of one tie group's positive grade counts for ``G`` (count vectors of
+its expectation, states of its best/worst programme): about 2 million, a second and half a
+gigabyte (the largest of the LLMJudge runs, ~300 documents tied, is 154,512; three grade
+levels of 128 documents each in one group reach it). A group past it is refused with a
+message, never approximated."""
 
 
 # ---- building blocks -------------------------------------------------------------------------
@@ -87,10 +92,39 @@ def _batches(dims: np.ndarray, cost=None) -> list[np.ndarray]:
     cost = cost or (lambda top: np.prod(top, axis=1))
     out, start, n = [], 0, len(dims)
     while start < n:
-        padded = cost(np.maximum.accumulate(dims[start:], axis=0)) * np.arange(1, n - start + 1)
+        # k items cost at least k times the first one's: look no further than that (the
+        # items come sorted by cost, so the scan stays linear overall)
+        reach = min(n, start + BATCH_ELEMENTS // max(1, int(cost(dims[start:start + 1])[0])) + 1)
+        top = np.maximum.accumulate(dims[start:reach], axis=0)
+        padded = cost(top) * np.arange(1, reach - start + 1)
         end = start + max(1, int(np.searchsorted(padded, BATCH_ELEMENTS, side="right")))
         out.append(np.arange(start, end))
         start = end
+    return out
+
+
+def _flat_chunks(lengths: np.ndarray):
+    """The elements of blocks of these lengths laid end to end, at most
+    :data:`BATCH_ELEMENTS` at a time (a block may span chunks): each element's block and its
+    offset inside it."""
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    total = int(ends[-1]) if len(ends) else 0
+    for low in range(0, total, BATCH_ELEMENTS):
+        flat = np.arange(low, min(total, low + BATCH_ELEMENTS))
+        block = np.searchsorted(ends, flat, side="right")
+        yield block, flat - starts[block]
+
+
+def _whole_chunks(lengths: np.ndarray) -> list[tuple[int, int]]:
+    """Ranges of consecutive blocks holding at most :data:`BATCH_ELEMENTS` elements (one
+    block at least): for sums that need a whole block at once."""
+    ends = np.cumsum(lengths)
+    out, low, base = [], 0, 0
+    while low < len(lengths):
+        high = max(low + 1, int(np.searchsorted(ends, base + BATCH_ELEMENTS, side="right")))
+        out.append((low, high))
+        base, low = int(ends[high - 1]), high
     return out
 
 
@@ -157,7 +191,7 @@ def inferred_ap(table: TieTable) -> np.ndarray:
     (its place is uniform, and the set above it a uniform subset of that size). t is linear
     in u, and given c the pooled-unjudged among them are E = c k_u / m on average, so
 
-        E = (1/R) sum_g k_g sum_{A,B} C(k_r-1, A) C(k_n, B) [alpha S0(A+B) + beta S1(A+B)]
+        E = (1/R) sum_g k_r sum_{A,B} C(k_r-1, A) C(k_n, B) [alpha S0(A+B) + beta S1(A+B)]
 
     with alpha = 1 + (R_0+A + N_0+B + U_0) f, beta = f k_u / m, f = (R_0+A+eps) /
     (R_0+A + N_0+B + 2 eps), and S0(q), S1(q) the sums over c of C(m, c) (q+c)!
@@ -186,52 +220,52 @@ def inferred_ap(table: TieTable) -> np.ndarray:
 
     tied = np.flatnonzero((size > 1) & (relevant > 0))
     if len(tied):
-        log_fact = _log_factorials(int(size[tied].max()))
-        others = nonpool[tied] + pooled[tied]
-        cost = (relevant[tied] + nonrel[tied]) * (others + 1) + relevant[tied] * (nonrel[tied] + 1)
-        tied = tied[np.argsort(cost, kind="stable")]
-        for batch in _batches(np.sort(cost)):
-            g = tied[batch]
-            values = _infap_expected_groups(
-                log_fact, relevant[g], nonrel[g], pooled[g], nonpool[g], size[g], above[g],
-                rel_above[g], nonrel_above[g], pooled_above[g])
-            total += np.bincount(table.group_query[g], weights=values, minlength=table.n_queries)
+        g = tied
+        values = _infap_expected_groups(
+            _log_factorials(int(size[g].max())), relevant[g], nonrel[g], pooled[g], nonpool[g],
+            size[g], above[g], rel_above[g], nonrel_above[g], pooled_above[g])
+        total += np.bincount(table.group_query[g], weights=values, minlength=table.n_queries)
     return _divide(total, table.n_relevant.astype(np.float64))
 
 
 def _infap_expected_groups(log_fact, k_r, k_n, k_u, k_x, size, above, r0, n0, u0) -> np.ndarray:
     """Per group: the expected sum of its relevant documents' infAP terms (see
-    :func:`inferred_ap`)."""
+    :func:`inferred_ap`), in chunks of at most :data:`BATCH_ELEMENTS` terms."""
     def log_choose(n, k):
         return log_fact[n] - log_fact[k] - log_fact[n - k]
 
     m = k_u + k_x
-    rows, cols = k_r + k_n, m + 1  # q = A + B in 0..k_r-1+k_n, c in 0..m
-    # the (group, q) segments of length m + 1, laid out q-major inside each group
+    # S0(q), S1(q) of every (group, q = A + B), q in 0..k_r-1+k_n: sums over c in 0..m
+    rows = k_r + k_n
     row_group, q_of_row = _ragged(rows)
-    row_start = (np.cumsum(rows * cols) - rows * cols)[row_group] + q_of_row * cols[row_group]
-    cell_row, c = _ragged(cols[row_group])
-    cell_group = row_group[cell_row]
-    t = q_of_row[cell_row] + c  # documents of the group above: A + B + c
-    log_w = (log_choose(m[cell_group], c) + log_fact[t]
-             + log_fact[size[cell_group] - 1 - t] - log_fact[size[cell_group]]
-             - np.log(above[cell_group] + t + 1.0))
-    top = np.maximum.reduceat(log_w, row_start)  # scaled by the largest term: no underflow
-    scaled = np.exp(log_w - top[cell_row])
-    s0 = np.add.reduceat(scaled, row_start)
-    s1 = np.add.reduceat(scaled * c, row_start)
+    top, s0, s1 = (np.zeros(len(row_group)) for _ in range(3))
+    for low, high in _whole_chunks(m[row_group] + 1):
+        group, q = row_group[low:high], q_of_row[low:high]
+        cell_row, c = _ragged(m[group] + 1)
+        cell_group = group[cell_row]
+        t = q[cell_row] + c  # documents of the group above the relevant one: A + B + c
+        log_w = (log_choose(m[cell_group], c) + log_fact[t]
+                 + log_fact[size[cell_group] - 1 - t] - log_fact[size[cell_group]]
+                 - np.log(above[cell_group] + t + 1.0))
+        first = np.cumsum(m[group] + 1) - (m[group] + 1)
+        top[low:high] = np.maximum.reduceat(log_w, first)  # scale by the largest: no underflow
+        scaled = np.exp(log_w - top[low:high][cell_row])
+        s0[low:high] = np.add.reduceat(scaled, first)
+        s1[low:high] = np.add.reduceat(scaled * c, first)
 
-    pair_group, local = _ragged(k_r * (k_n + 1))
-    a, b = np.divmod(local, (k_n + 1)[pair_group])
-    row = (np.cumsum(rows) - rows)[pair_group] + a + b
-    r, n = r0[pair_group] + a, n0[pair_group] + b
-    ratio = (r + INFAP_EPSILON) / (r + n + 2 * INFAP_EPSILON)
-    alpha = 1.0 + (r + n + u0[pair_group]) * ratio
-    mg = m[pair_group]
-    beta = ratio * _divide(k_u[pair_group].astype(np.float64), mg.astype(np.float64))
-    weight = np.exp(log_choose(k_r[pair_group] - 1, a) + log_choose(k_n[pair_group], b) + top[row])
-    values = k_r[pair_group] * weight * (alpha * s0[row] + beta * s1[row])
-    return np.bincount(pair_group, weights=values, minlength=len(k_r))
+    first_row = np.cumsum(rows) - rows
+    out = np.zeros(len(k_r))
+    for group, local in _flat_chunks(k_r * (k_n + 1)):  # the pairs (A, B)
+        a, b = np.divmod(local, k_n[group] + 1)
+        row = first_row[group] + a + b
+        r, n = r0[group] + a, n0[group] + b
+        ratio = (r + INFAP_EPSILON) / (r + n + 2 * INFAP_EPSILON)
+        alpha = 1.0 + (r + n + u0[group]) * ratio
+        beta = ratio * _divide(k_u[group].astype(np.float64), m[group].astype(np.float64))
+        weight = np.exp(log_choose(k_r[group] - 1, a) + log_choose(k_n[group], b) + top[row])
+        values = k_r[group] * weight * (alpha * s0[row] + beta * s1[row])
+        out += np.bincount(group, weights=values, minlength=len(k_r))
+    return out
 
 
 def inferred_ap_extreme(table: TieTable, best: bool) -> np.ndarray:
@@ -269,7 +303,8 @@ def inferred_ap_extreme(table: TieTable, best: bool) -> np.ndarray:
     total += np.bincount(table.group_query[single], weights=term, minlength=table.n_queries)
 
     tied = np.flatnonzero((size > 1) & (relevant > 0))
-    decided = 2 * INFAP_EPSILON * (above[tied] + size[tied]) <= rel_above[tied] + nonrel_above[tied] + 1
+    judged_above = rel_above[tied] + nonrel_above[tied]
+    decided = 2 * INFAP_EPSILON * (above[tied] + size[tied]) <= judged_above + 1
     rows = np.where(decided, 1, nonrel[tied] + 1)  # values of B the programme tries
     cols = nonpool[tied] + pooled[tied] + 1        # values of c
     first_b = np.where(decided & (not best), nonrel[tied], 0)
@@ -417,11 +452,17 @@ def normalized_gain(table: TieTable) -> np.ndarray:
 
         E[group's share] = sum_{t=1}^{n_g} E[ (T_t / t) / log2(2 + cost(a_g + t) - S_0 - T_t) ],
 
-    S_0 the gains above the group, and the law of T_t comes from the count vector
-    (c_0, c_1, ..., c_L) of the subset over the group's grade levels (c_0 of gain 0):
-    multivariate hypergeometric, prod_l C(k_l, c_l) / C(n_g, t). Cost per tied group with a
-    positive grade: the lattice, prod_{l=0..L} (k_l + 1) terms (a few grade levels in
-    practice; a group past :data:`LATTICE_LIMIT` is refused with a message).
+    S_0 the gains above the group. The subset's count vector over the group's grade levels
+    is multivariate hypergeometric, prod_l C(k_l, c_l) / C(n_g, t), so with q = c_1 + ... +
+    c_L its documents of positive gain (P in the group, n_g - P of gain 0)
+
+        P(T_t = s) = sum_q [C(P, q) C(n_g - P, t - q) / C(n_g, t)] P(s | q),
+        P(s | q) = sum over (c_1..c_L) with sum q and gains s of prod_l C(k_l, c_l) / C(P, q).
+
+    Cost per tied group with a positive grade: the lattice of its positive levels,
+    prod_{l=1..L} (k_l + 1) (a few grade levels in practice; a group past
+    :data:`LATTICE_LIMIT` is refused with a message), plus n_g - P + 1 terms per distinct
+    pair (q, s), streamed in chunks.
 
     Examples
     --------
@@ -445,25 +486,14 @@ def normalized_gain(table: TieTable) -> np.ndarray:
         count, value = _gain_levels(table, scale, tied)
         lattice = np.prod(count + 1, axis=1)
         _check_lattice(table, tied, lattice)
-        # dimensions: lattice, t = 0..n_g, q = 0..P_g positive documents among them, and the
-        # distinct gain sums (at most the lattice, at most the group's gains + 1: integers)
-        dims = np.column_stack([lattice, table.group_size[tied] + 1, count.sum(axis=1) + 1,
-                                np.minimum(lattice, scale.group_gain[tied].astype(np.int64) + 1)])
-        order = np.argsort(_prefix_law_cost(dims), kind="stable")
         log_fact = _log_factorials(int(table.group_size[tied].max()))
-        for batch in _batches(dims[order], _prefix_law_cost):
+        order = np.argsort(lattice, kind="stable")
+        for batch in _batches(lattice[order] * (count.shape[1] + 8)):  # a lattice's arrays
             pick = order[batch]
             g = tied[pick]
             values = _expected_gain_groups(table, scale, log_fact, g, count[pick], value[pick])
             total += np.bincount(table.group_query[g], weights=values, minlength=table.n_queries)
     return _divide(total, scale.ideal_total)
-
-
-def _prefix_law_cost(dims: np.ndarray) -> np.ndarray:
-    """Elements :func:`_expected_gain_groups` holds for a group of these dimensions (lattice,
-    t, q, sums): the lattice's digits and terms, and the (t, q), (q, sum), (t, sum) arrays."""
-    lattice, t, q, sums = dims.T
-    return 8 * lattice + t * q + q * sums + 4 * t * sums
 
 
 def _singletons_gain(table: TieTable, scale: _GainScale) -> np.ndarray:
@@ -477,44 +507,41 @@ def _singletons_gain(table: TieTable, scale: _GainScale) -> np.ndarray:
 
 
 def _expected_gain_groups(table, scale, log_fact, groups, count, value) -> np.ndarray:
-    """Per group: E[its documents' G terms] = sum over t and sigma of P(T_t = sigma) (sigma /
-    t) / log2(2 + cost(a_g + t) - S_0 - sigma) (see :func:`normalized_gain`), the law of T_t
-    as a product: P(T_t = sigma) = sum_q P(q positive among the first t) P(sigma | q), the
-    first hypergeometric, the second from the lattice of the positive levels' counts. Arrays
-    padded to the batch's largest group (padded entries have probability 0)."""
+    """Per group: E[its documents' G terms] = sum over t and s of P(T_t = s) (s / t) /
+    log2(2 + cost(a_g + t) - S_0 - s) (see :func:`normalized_gain`): the lattice of the
+    positive levels' counts collapsed to P(s | q) on the distinct pairs (q, s), then each
+    pair expanded over the gain-0 documents among the first t (t = q + 0..n_g - P), in
+    chunks of at most :data:`BATCH_ELEMENTS` terms."""
     def log_choose(n, k):
-        k = np.clip(k, 0, n)
         return log_fact[n] - log_fact[k] - log_fact[n - k]
 
-    n_groups = len(groups)
     size = table.group_size[groups]
     positive = count.sum(axis=1)
+    zero = size - positive
     row, digits, _ = _lattice(count + 1)
     q = digits.sum(axis=1)
+    keep = q > 0  # nothing gained yet: no term
+    row, digits, q = row[keep], digits[keep], q[keep]
     sigma = (digits * value[row]).sum(axis=1)
     share = np.exp(log_choose(count[row], digits).sum(axis=1) - log_choose(positive[row], q))
-    # each group's distinct sums, numbered 0.. inside it
-    owner, distinct, slot, _, pair = _distinct_per_owner(row, sigma)
-    n_sums, n_q, n_t = int(slot.max()) + 1, int(positive.max()) + 1, int(size.max()) + 1
-    sums = np.zeros((n_groups, n_sums))
-    sums[owner, slot] = distinct
-    given_q = np.bincount((row * n_q + q) * n_sums + slot[pair], weights=share,
-                          minlength=n_groups * n_q * n_sums).reshape(n_groups, n_q, n_sums)
-    t = np.arange(n_t)[None, :, None]
-    qs = np.arange(n_q)[None, None, :]
-    zero = (size - positive)[:, None, None]
-    possible = (qs <= positive[:, None, None]) & (t - qs >= 0) & (t - qs <= zero) \
-        & (t <= size[:, None, None])
-    n_of = np.broadcast_to(size[:, None, None], possible.shape)
-    log_h = (log_choose(np.broadcast_to(positive[:, None, None], possible.shape), qs)
-             + log_choose(np.broadcast_to(zero, possible.shape), t - qs)
-             - log_choose(n_of, np.broadcast_to(t, possible.shape)))
-    law = np.matmul(np.where(possible, np.exp(np.where(possible, log_h, 0.0)), 0.0), given_q)
-    g, at, k = np.nonzero(law * (sums[:, None, :] > 0))  # t >= 1 follows from a positive sum
-    gained = sums[g, k]
-    weight = scale.inverse_log(table.group_query[groups][g], table.group_above[groups][g] + at,
-                               scale.gain_above[groups][g] + gained)
-    return np.bincount(g, weights=law[g, at, k] * gained / at * weight, minlength=n_groups)
+    span = int(positive.max()) + 1
+    owner, gained, _, _, pair = _distinct_per_owner(row * span + q, sigma)
+    group, placed = np.divmod(owner, span)
+    # per pair (q, s): log of P(s | q) C(P, q) s, and what the weight reads
+    pair_log = (np.log(np.bincount(pair, weights=share)) + log_choose(positive[group], placed)
+                + np.log(gained))
+    pair_query, pair_rank = table.group_query[groups][group], table.group_above[groups][group]
+    pair_gain = scale.gain_above[groups][group] + gained
+
+    out = np.zeros(len(groups))
+    for low, high in _whole_chunks(zero[group] + 1):
+        local, c0 = _ragged(zero[group[low:high]] + 1)  # c0 gain-0 documents among the first t
+        at = low + local
+        g, t = group[at], placed[at] + c0
+        log_term = pair_log[at] + log_choose(zero[g], c0) - log_choose(size[g], t)
+        weight = scale.inverse_log(pair_query[at], pair_rank[at] + t, pair_gain[at])
+        out += np.bincount(g, weights=np.exp(log_term) / t * weight, minlength=len(groups))
+    return out
 
 
 def normalized_gain_extreme(table: TieTable, best: bool) -> np.ndarray:
@@ -525,10 +552,11 @@ def normalized_gain_extreme(table: TieTable, best: bool) -> np.ndarray:
     cost(i + 1)), and no other term changes, so the best order puts a group's gain-0
     documents after its positive ones and the worst before them. Among the positive ones the
     grade order is not always extreme (grades 1, 2, 3 tied alone: 1, 3, 2 is the worst, below
-    1, 2, 3), so the rest is a path through the lattice of count vectors (c_1..c_L) of the levels placed so far: placing one more of
-    gain v_l at count vector c (q = |c| documents, gains summed sigma) adds
-    v_l / log2(2 + cost(a_g + o + q) - S_0 - sigma) (o = 0 for the best, the group's gain-0
-    documents for the worst), and V(c) = max_l V(c - e_l) + that term (min for the worst).
+    1, 2, 3), so the rest is a path through the lattice of count vectors (c_1..c_L) of the
+    levels placed so far: placing one more of gain v_l at count vector c (q = |c| documents,
+    gains summed sigma) adds v_l / log2(2 + cost(a_g + o + q) - S_0 - sigma) (o = 0 for the
+    best, the group's gain-0 documents for the worst), and V(c) = max_l V(c - e_l) + that
+    term (min for the worst).
     O(L prod_{l=1..L} (k_l + 1)) time and memory per group, the lattice of its positive
     grades (refused past :data:`LATTICE_LIMIT`, with a message).
     """
