@@ -235,12 +235,12 @@ def test_infap_group_past_rank_50000():
 
 
 def test_large_groups_match_an_independent_sum():
-    """A 90-document group (grades 0..3, pooled and unpooled documents) below seven untied
+    """A 75-document group (grades 0..3, pooled and unpooled documents) below seven untied
     ones: the kernels' expectations against the sums over what lies above one document (its
     place uniform, the others above it a uniform subset: exact integer binomials)."""
     rng = np.random.default_rng(7)
     above = [1, None, 0, -1, 2, None, 1]
-    group = list(rng.choice(np.array([None, -1, 0, 0, 1, 2, 3], dtype=object), size=90))
+    group = list(rng.choice(np.array([None, -1, 0, 0, 1, 2, 3], dtype=object), size=75))
     grades = above + group
     docs = [f"d{i:03d}" for i in range(len(grades))]
     scores = [10.0 - i for i in range(len(above))] + [1.0] * len(group)
