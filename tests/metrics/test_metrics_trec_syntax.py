@@ -147,9 +147,10 @@ def test_refused_forms_say_what_to_write(text, words):
 
 
 @pytest.mark.parametrize("items, words", [
-    ("infAP", "not yet tie-aware in tiedrank"), ("P.5,5", "repeated"), ("P.x", "integers"),
+    ("yaap", "not yet tie-aware in tiedrank"), ("P.5,5", "repeated"), ("P.x", "integers"),
     ("Rprec_mult.x", "numbers separated by commas"), ("set_F.0.5,1", "one number"),
-    ("ndcg.1=4", "gain pairs"), ("runid.2", "takes no parameters"),
+    ("ndcg.1=4", "gain pairs"), ("G.1=3.5,2=9", "gain pairs such as G.1=4.0"),
+    ("runid.2", "takes no parameters"),
 ])
 def test_trec_eval_refusals(items, words):
     with pytest.raises(ValueError, match=words):

@@ -95,6 +95,7 @@ def _columns_remedy(match: re.Match) -> str:
 _PYTHON_REMEDIES = {
     re.compile(re.escape("pass duplicates='max'")): "add --duplicates max",
     re.compile(re.escape("pass timeout=SECONDS")): "add --dask-timeout SECONDS",
+    re.compile(re.escape("pass ties='trec_eval'")): "add --ties trec_eval",
     re.compile(r"pass columns=\{([^}]*)\} to (read_run|read_qrels)"): _columns_remedy,
 }
 """Remedies the library words as Python arguments (:mod:`tiedrank.io`), as the CLI user

@@ -62,7 +62,8 @@ TREC_EVAL_NAMES = {"RR": "recip_rank", "P": "P", "R": "recall", "AP": "map", "nD
                        "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "set_P",
                        "set_recall", "set_relative_P", "set_map", "bpref", "gm_map",
                        "gm_bpref", "unj", "binG", "ndcg_rel", "Rndcg")},
-                   "RBP_graded": "rbp", "rbp_resid": "rbp_resid", "utility": "utility"}
+                   "RBP_graded": "rbp", "rbp_resid": "rbp_resid", "utility": "utility",
+                   "infAP": "infAP", "G": "G"}
 """trec_eval's measure name of each metric family it computes (cutoffs are added by
 :func:`trec_eval_name`)."""
 RANX_NAMES = {"RR": "mrr", "P": "precision", "R": "recall", "AP": "map", "nDCG": "ndcg",

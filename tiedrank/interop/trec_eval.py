@@ -83,14 +83,14 @@ MEASURES: tuple[TrecEvalMeasure, ...] = (
     TrecEvalMeasure("P", "P", _DEPTHS),
     TrecEvalMeasure("relstring", count=True),
     TrecEvalMeasure("recall", "R", _DEPTHS),
-    TrecEvalMeasure("infAP"),
+    TrecEvalMeasure("infAP", "infAP"),
     TrecEvalMeasure("gm_bpref", "gm_bpref"),
     TrecEvalMeasure("Rprec_mult", "Rprec_mult", values=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6,
                                                         1.8, 2.0)),
     TrecEvalMeasure("utility", "utility", coefficients=4),
     TrecEvalMeasure("11pt_avg"),
     TrecEvalMeasure("binG", "binG"),
-    TrecEvalMeasure("G"),
+    TrecEvalMeasure("G", "G"),
     TrecEvalMeasure("dcg"),
     TrecEvalMeasure("ideal_dcg"),
     TrecEvalMeasure("ndcg", "nDCG"),
@@ -179,7 +179,7 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
     Raises
     ------
     ValueError
-        For a measure named on its own that tiedrank does not compute yet (``infAP``),
+        For a measure named on its own that tiedrank does not compute yet (``yaap``),
         parameters trec_eval's measure does not take here (``map.5``), bad or repeated
         cutoffs (``P.0``, ``P.5,5``), and every error of :func:`parse_metric`.
 
@@ -295,9 +295,9 @@ def _cutoffs(text: str, measure: TrecEvalMeasure, params: str) -> tuple[int, ...
     subject = f"trec_eval measure {text!r}"
     if not measure.cutoffs:
         raise ValueError(f"{subject}: tiedrank's {measure.name} takes no parameters; write "
-                         f"{measure.name}" + (" (trec_eval's gain pairs such as ndcg.1=4.0 "
-                                              "are not read: map the grades in the qrels)"
-                                              if measure.name == "ndcg" else ""))
+                         f"{measure.name}" + (f" (trec_eval's gain pairs such as {measure.name}"
+                                              ".1=4.0 are not read: map the grades in the qrels)"
+                                              if measure.name in ("ndcg", "G") else ""))
     parts = [p.strip() for p in params.split(",")]
     if not all(re.fullmatch(r"\d+", p) and 1 <= int(p) <= MAX_CUTOFF for p in parts):
         raise ValueError(f"{subject}: cutoffs must be integers >= 1 separated by commas, e.g. "

@@ -29,6 +29,7 @@ from ..policies import POLICY_WRAPPERS, WRAPPER_ALIASES
 from ..summation import SUMMARIES, Summary
 from ..ties import TieTable
 from ..validation import Interval, InvalidParameterError, Options, check
+from . import inferred as INF
 from . import kernels as K
 from . import trec_gains as TG
 
@@ -40,6 +41,9 @@ SETTINGS = ("rel", "judged_only", "gain")
 ``RR(rel=2)``, ``P(judged_only=True)@10``, ``nDCG(gain=exp)@10`` (``dcg='exp-log2'``, as
 ir_measures spells it, is read too)."""
 """Whether a family takes ``@k``: never, optionally, or always."""
+TREC_GAIN_FAMILIES = ("RBP_graded", "ndcg_rel", "Rndcg", "G")
+"""Families graded by trec_eval's default gains (gain = grade, whatever ``rel=`` says): they
+take no ``gain=``, and ``rel=`` does not turn them binary."""
 
 Kernel = Callable[[TieTable, "Metric", str], np.ndarray]
 """``kernel(table, metric, gain) -> one float per query of the table``."""
@@ -360,6 +364,23 @@ for _entry in (
     register(_entry)
 del _entry
 
+# ---- trec_eval's infAP and G: counts above a document, lattice programmes (metrics/inferred.py)
+for _entry in (
+    MetricFamily("infAP", lambda t, m, g: INF.inferred_ap(t), cutoff="none", view="whole",
+                 extremes=lambda t, m, best: INF.inferred_ap_extreme(t, best),
+                 description="trec_eval's inferred AP (Yilmaz & Aslam): per relevant document "
+                             "retrieved, precision above it estimated from the judged and pooled "
+                             "documents there, over R. Needs the whole table; its best and worst "
+                             "are computed, not the grade orders"),
+    MetricFamily("G", lambda t, m, g: INF.normalized_gain(t), cutoff="none",
+                 extremes=lambda t, m, best: INF.normalized_gain_extreme(t, best),
+                 description="trec_eval's normalized gain G: per document, gain / log2(2 + ideal "
+                             "cost - gains so far), over the ideal total (gain = grade); its best "
+                             "and worst are computed, not the grade orders"),
+):
+    register(_entry)
+del _entry
+
 METRIC_NAMES = tuple(form for entry in REGISTRY.values() for form in entry.forms)
 """Every way to write a metric, for messages and help: ``RR``, ``RR@k``, ``Success@k``, ..."""
 
@@ -567,6 +588,10 @@ def _setting(subject: str, entry: MetricFamily, key: str, raw: str) -> tuple[str
         raise InvalidParameterError("rel", raw, f"left out: {entry.name} uses the grades "
                                     f"themselves (write {entry.name}, and evaluate(..., "
                                     "rel_level=) to choose which queries count)", subject=subject)
+    if name == "gain" and entry.name in TREC_GAIN_FAMILIES:
+        raise InvalidParameterError(key, raw, f"left out: {entry.name} uses trec_eval's gains, "
+                                    "gain = grade (map the grades in the qrels for other "
+                                    "gains)", subject=subject)
     if name == "gain" and not entry.graded:
         raise InvalidParameterError(key, raw, f"left out: {entry.name} is a binary metric "
                                     f"(write {entry.name}(rel=2) to count grade >= 2 as "
