@@ -144,7 +144,7 @@ def unjudged_at(table: TieTable, k: int) -> np.ndarray:
     k is the denominator even when fewer than k documents are retrieved (trec_eval fills the
     list with judged ones). Tie-aware: E[#unjudged in the top k] = sum_g u_g s_g / n_g, with
     u_g the unjudged documents of group g and s_g = clip(k - a_g, 0, n_g) of its positions
-    in the top k. Needs the whole table (``needs_judged``): the groups holding no relevant
+    in the top k. Needs the whole table (registry ``view="whole"``): the groups holding no relevant
     document count too.
     """
     unjudged = segment_sum(unjudged_docs(table).astype(np.float64), table.group_start)
@@ -236,7 +236,7 @@ def rbp_residual(table: TieTable, p: float = 0.9) -> np.ndarray:
 
     Tie-aware: linear in the unjudged indicator, so group g (a_g above, n_g tied, u_g
     unjudged) adds (u_g / n_g)(p^a_g - p^(a_g + n_g)). Needs the whole table
-    (``needs_judged``); its extremes are :func:`rbp_residual_extreme`.
+    (registry ``view="whole"``); its extremes are :func:`rbp_residual_extreme`.
 
     Examples
     --------
