@@ -61,7 +61,7 @@ TREC_EVAL_NAMES = {"RR": "recip_rank", "P": "P", "R": "recall", "AP": "map", "nD
                    **{name: name for name in (
                        "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "set_P",
                        "set_recall", "set_relative_P", "set_map", "bpref", "gm_map",
-                       "gm_bpref")}}
+                       "gm_bpref", "11pt_avg")}}
 """trec_eval's measure name of each metric family it computes (cutoffs are added by
 :func:`trec_eval_name`)."""
 RANX_NAMES = {"RR": "mrr", "P": "precision", "R": "recall", "AP": "map", "nDCG": "ndcg",
@@ -76,10 +76,14 @@ def trec_eval_name(metric: str) -> str:
     ['ndcg_cut_10', 'map', 'map_cut_5', 'P_10', 'recip_rank', 'TsRR2']
     >>> [trec_eval_name(m) for m in ("bpref", "set_F", "Rprec_mult(0.2)", "relative_P@5")]
     ['bpref', 'set_F', 'Rprec_mult_0.20', 'relative_P_5']
+    >>> [trec_eval_name(m) for m in ("iprec_at_recall(0.1)", "11pt_avg")]
+    ['iprec_at_recall_0.10', '11pt_avg']
     """
     m = parse_metric(metric)
     if m.policy is not None:  # Expected(nDCG@10) -> Expected(ndcg_cut_10)
         return m.name.replace(unwrapped(m).name, trec_eval_name(unwrapped(m)), 1)
+    if m.family == "iprec_at_recall" and not m.settings:  # "%3.2f", as trec_eval appends it
+        return f"iprec_at_recall_{m.recall:3.2f}"
     if m.family in ("set_F", "Rprec_mult") and not m.settings:
         # trec_eval appends a parameter it was given: Rprec_mult_0.20 ("%3.2f"); set_F
         # with its default beta prints as set_F

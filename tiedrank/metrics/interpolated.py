@@ -62,7 +62,7 @@ Examples
 --------
 Four documents tied at the top, two of them relevant (R = 2). Over the 6 orderings the
 relevant pair sits at ranks (1,2) (1,3) (1,4) (2,3) (2,4) (3,4), so iprec at recall 0
-(c = 0: the largest j / rank_j) is 1, 1, 1, 2/3, 1/2, 2/3: its mean is 29/36.
+(c = 0: the largest j / rank_j) is 1, 1, 1, 2/3, 1/2, 1/2: its mean is 7/9.
 
 >>> import pandas as pd
 >>> from tiedrank.data import Qrels, Run
@@ -70,7 +70,7 @@ relevant pair sits at ranks (1,2) (1,3) (1,4) (2,3) (2,4) (3,4), so iprec at rec
 >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abcd"), "score": 1.0}))
 >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": list("bd"), "relevance": 1}))
 >>> table = build_tie_table(run, qrels)
->>> round(float(interpolated_precision(table, 0.0)[0]), 12) == round(29 / 36, 12)
+>>> round(float(interpolated_precision(table, 0.0)[0]), 12) == round(7 / 9, 12)
 True
 >>> interpolated_precision(table.resolve("optimistic"), 0.0), interpolated_precision(
 ...     table.resolve("pessimistic"), 0.0)
@@ -177,8 +177,9 @@ def eleven_point_average(table: TieTable) -> np.ndarray:
 
     Examples
     --------
-    The ranking of :func:`interpolated_precision`'s example: levels 0.0-0.1 and 0.2-0.3
-    (c = 0 or 1) give 1, 0.4-0.6 (c = 2) give 2/3, 0.7-0.8 (c = 3) give 3/5, 0.9-1.0 give 0.
+    The ranking of :func:`interpolated_precision`'s example (R = 4): levels 0.0 to 0.3
+    (c = 0 or 1) give 1, 0.4 to 0.6 (c = 2) give 2/3, 0.7 and 0.8 (c = 3) give 3/5, 0.9 and
+    1.0 (c = 4) give 0: (4 + 3 * 2/3 + 2 * 3/5) / 11 = 7.2 / 11.
 
     >>> import pandas as pd
     >>> from tiedrank.data import Qrels, Run
@@ -187,7 +188,7 @@ def eleven_point_average(table: TieTable) -> np.ndarray:
     ...                              "score": [5.0, 4.0, 3.0, 2.0, 1.0]}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": list("acex"), "relevance": 1}))
     >>> round(float(eleven_point_average(build_tie_table(run, qrels))[0]), 4)
-    0.6606
+    0.6545
     """
     levels = _levels(table, RECALL_LEVELS)
     total = np.zeros(table.n_queries)
@@ -197,20 +198,26 @@ def eleven_point_average(table: TieTable) -> np.ndarray:
 
 
 def _levels(table: TieTable, recalls: tuple[float, ...]) -> np.ndarray:
-    """iprec at each of ``recalls`` (queries x levels), cached on the table by level.
+    """iprec at each of ``recalls`` (queries x levels), kept on the table level by level.
 
     A level of :data:`RECALL_LEVELS` brings all eleven: one pass serves them together for
     about the price of the first (level 0 sees every group), and ``-m official`` asks for
-    them one by one."""
-    cache = table.__dict__.setdefault("_interpolated_precision", {})
-    missing = [r for r in recalls if r not in cache]
+    them one by one. One attribute a level, never a dict, as :meth:`TieTable.view` keeps
+    its views (the dashboard's read-only wrapper then keeps the cached table as it is)."""
+    def slot(recall: float) -> str:
+        return f"_interpolated_precision_{recall!r}"
+
+    missing = [r for r in recalls if slot(r) not in table.__dict__]
     if missing:
         if any(r in RECALL_LEVELS for r in missing):
-            missing = list(dict.fromkeys([*missing, *RECALL_LEVELS]))
+            missing = [r for r in dict.fromkeys([*missing, *RECALL_LEVELS])
+                       if slot(r) not in table.__dict__]
         values = _expected_levels(table, np.array(missing, dtype=np.float64))
-        cache.update({r: values[:, i] for i, r in enumerate(missing)})
-    return np.stack([cache[r] for r in recalls], axis=1) if recalls else \
-        np.zeros((table.n_queries, 0))
+        for column, recall in enumerate(missing):  # derived data: cached on the frozen table
+            table.__dict__[slot(recall)] = values[:, column].copy()
+    if not recalls:
+        return np.zeros((table.n_queries, 0))
+    return np.stack([table.__dict__[slot(r)] for r in recalls], axis=1)
 
 
 # ---- the computation -------------------------------------------------------------------------
