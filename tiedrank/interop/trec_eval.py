@@ -156,8 +156,8 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
         ``map``, ``ndcg``, ``recip_rank``, ``Rprec``, ``bpref``, ``gm_map``, ``set_P``, ...,
         a real parameter list (``Rprec_mult.0.2,1`` = multiples of R,
         ``iprec_at_recall.0.1,0.5`` = recall levels, ``set_F.0.5`` = beta; alone, trec_eval's
-        defaults: ``iprec_at_recall`` = 0.0, 0.1, ..., 1.0), a count line named on its own (``num_ret``: also a
-        summed metric), or a group (``official``, ``all_trec``, ``set``). trec_eval's names are case-sensitive, as in trec_eval. Anything else is
+        defaults: ``iprec_at_recall`` = 0.0, 0.1, ..., 1.0), a count line named on its own
+        (``num_ret``: also a summed metric), or a group (``official``, ``all_trec``, ``set``). trec_eval's names are case-sensitive, as in trec_eval. Anything else is
         read by :func:`~tiedrank.metrics.parse_metric` (``nDCG@10``, ``ndcg_cut_10``,
         ``map-l2``, ``Expected(nDCG@10)``, ir_measures objects).
 

@@ -112,7 +112,8 @@ def recall_cutoffs(n_relevant: np.ndarray, recall: "float | np.ndarray") -> np.n
 
     Examples
     --------
-    >>> recall_cutoffs(np.array([3, 5]), 0.1).tolist(), recall_cutoffs(np.array([3, 5]), 0.5).tolist()
+    >>> R = np.array([3, 5])
+    >>> recall_cutoffs(R, 0.1).tolist(), recall_cutoffs(R, 0.5).tolist()
     ([0, 1], [2, 3])
     """
     levels = np.asarray(recall, dtype=np.float64)
