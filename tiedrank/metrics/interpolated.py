@@ -51,12 +51,15 @@ of j (the set j >= c does not depend on the order); relevant documents last make
 P_i = n - m + i, the largest, and every ratio the smallest.
 
 Cost. A tie-free query (or a resolved table) is one masked segment maximum: O(documents).
-A tie group with m relevant among n documents has up to m (n - m + 1) values, and each costs
-a pass of O(m (n - m + 1)): O(m^2 (n - m + 1)^2) per group in all, vectorised over the
-values in memory-bounded chunks (``_CHUNK_CELLS`` numbers a chunk) and only for the values
-above L (smaller ones cannot be the maximum). Counts are float64 up to C(n, m) ~ 1e300 and
-the 80-bit long double beyond (n >= ~1030 with m ~ n / 2). benchmarks/RESULTS.md has the
-timings of one 1,000-document group with 100 relevant and of the LLMJudge sample.
+A tie group with m relevant among n documents has up to m (n - m + 1) values t, those above
+L only (smaller ones cannot be the maximum). At t the pass counts only r < l_m(t): from
+l_m on no bound binds and the counts are binomials (see :func:`_count_chunk`), so a value
+costs sum_i (l_m(t) - l_i(t)) <= m (n - m + 1) numbers, few for the large t, whose bounds
+are low: O(m^2 (n - m + 1)^2) per group at worst. The values are vectorised in chunks of
+at most ``_CHUNK_CELLS`` numbers (memory bounded), with one numpy call per row of a step.
+Counts are float64 up to C(n, m) ~ 1e300 and the 80-bit long double beyond (n >= ~1030
+with m ~ n / 2). benchmarks/RESULTS.md has the timings of one group of 1,000 documents
+with 100 relevant (27,000 values) and of the LLMJudge sample.
 
 Examples
 --------
@@ -358,9 +361,10 @@ class _Lanes:
 
     A group's values (c0 + i) / (s + i + r), i >= its smallest i0, r in 0..n - m, at or above
     ``floor`` (the smallest L of its levels: below it F is 0 whatever this group does), plus
-    its largest value under ``floor`` (so a step of this group below L is still known) and
-    t = 1, where every ordering counts: its count is C(n, m), by the same arithmetic.
-    Sorted by (group, value), without repeats."""
+    its largest value under ``floor`` (so a step of this group below L is still known; none
+    under its own worst case, which no ordering reaches) and t = 1, where every ordering
+    counts: its count is C(n, m), by the same arithmetic. Sorted by (group, value), without
+    repeats."""
 
     def __init__(self, groups: _Groups, rows: np.ndarray, i0_min: np.ndarray, floor: np.ndarray):
         m, n = groups.m[rows], groups.n[rows]
@@ -372,10 +376,12 @@ class _Lanes:
         numerator = c0[owner] + i
         denominator = s[owner] + i + offset % width[owner]
         value = numerator / denominator
-        under = value < floor[owner]
+        # below the worst case (c0 + m) / (s + n) a value is never the maximum: not a step
+        possible = value >= groups.last_value[rows][owner]
+        under = possible & (value < floor[owner])
         best_under = np.full(len(rows), -1.0)
         np.maximum.at(best_under, owner[under], value[under])
-        keep = ~under | (value == best_under[owner])
+        keep = possible & (~under | (value == best_under[owner]))
         group = np.concatenate([owner[keep], np.arange(len(rows))])
         numerator = np.concatenate([numerator[keep], np.ones(len(rows), dtype=np.int64)])
         denominator = np.concatenate([denominator[keep], np.ones(len(rows), dtype=np.int64)])
@@ -402,8 +408,6 @@ def _path_counts(lanes: _Lanes, request_group: np.ndarray,
     lane_rank = np.arange(len(lanes.group)) - group_first[lanes.group]
     requests_of = np.bincount(request_group, minlength=len(lanes.count))
     first_request = np.cumsum(requests_of) - requests_of
-    m = lanes.m[lanes.group]
-    width = (lanes.n - lanes.m)[lanes.group] + 1
     smaller = np.minimum(lanes.m, lanes.n - lanes.m)
     wide = (smaller * (1.0 + np.log(lanes.n / smaller)))[lanes.group] > _FLOAT64_LOG_COUNT
     if wide.any() and np.finfo(np.longdouble).maxexp <= 1024:
@@ -411,14 +415,21 @@ def _path_counts(lanes: _Lanes, request_group: np.ndarray,
                          "on this platform (C(n, m) past float64 and no 80-bit long "
                          "double); evaluate with round= fewer decimals, or cut the run "
                          "with depth=")
-    counts = np.zeros(int(per_request.sum()), dtype=np.longdouble if wide.any() else np.float64)
-    # a chunk: lanes of one m and of widths within a factor 2 (little padding), by
-    # threshold, so that their bounds, hence the columns each step must mask, are close
-    order = np.lexsort((lanes.value, width, m, wide))
+    dtype = np.longdouble if wide.any() else np.float64
+    top = _bound(lanes, np.arange(len(lanes.group)), lanes.m[lanes.group])  # l_m of each lane
+    # each count starts as its orderings with r_{i0} >= l_m, where no bound binds; the pass
+    # adds those with r_{i0} < l_m
+    owner, offset = _segments(per_request)
+    counts = _free_ways(lanes, request_group, request_i0, dtype)[
+        owner, top[group_first[request_group][owner] + offset]]
+    # a chunk: lanes whose last bound l_m is close (the rows a step sums run up to the
+    # largest), by threshold inside (close bounds at every step)
+    order = np.lexsort((lanes.value, top, wide))
     start = 0
     while start < len(order):
-        stop = _chunk_end(m[order], width[order], wide[order], start)
+        stop = _chunk_end(top[order], wide[order], start)
         chunk = order[start:stop]
+        chunk = chunk[np.argsort(-lanes.m[lanes.group[chunk]], kind="stable")]
         _count_chunk(lanes, chunk, requests_of, first_request, request_i0, request_offset,
                      lane_rank, counts, np.longdouble if wide[chunk[0]] else np.float64)
         start = stop
@@ -427,77 +438,110 @@ def _path_counts(lanes: _Lanes, request_group: np.ndarray,
     return (counts / np.repeat(normaliser, per_request)).astype(np.float64), request_offset
 
 
-def _chunk_end(m: np.ndarray, width: np.ndarray, wide: np.ndarray, start: int) -> int:
-    """End of the chunk that begins at ``start`` (lanes sorted by dtype, m, then width):
-    one m and one dtype, no lane wider than twice the first, at most ``_CHUNK_CELLS``
-    numbers."""
-    other = np.flatnonzero((m[start:] != m[start]) | (wide[start:] != wide[start]))
-    limit = start + (int(other[0]) if len(other) else len(m) - start)
-    limit = start + int(np.searchsorted(width[start:limit], 2 * width[start], side="right"))
-    return min(limit, start + max(1, _CHUNK_CELLS // int(width[limit - 1])))
+def _bound(lanes: _Lanes, lane: np.ndarray, i: np.ndarray) -> np.ndarray:
+    """l_i(t) = max(0, ceil(b (c0 + i) / a) - s - i) of each lane (t = a / b), in integers:
+    the least r_i = P_i - i whose ratio (c0 + i) / (s + i + r_i) is at most t."""
+    group = lanes.group[lane]
+    a, b = lanes.numerator[lane], lanes.denominator[lane]
+    return np.maximum(-((-b * (lanes.c0[group] + i)) // a) - lanes.s[group] - i, 0)
+
+
+def _chunk_end(top: np.ndarray, wide: np.ndarray, start: int) -> int:
+    """End of the chunk that begins at ``start`` (lanes sorted by dtype, then l_m): one
+    dtype, no l_m above twice the first (plus 64: small ones share), at most
+    ``_CHUNK_CELLS`` numbers."""
+    other = np.flatnonzero(wide[start:] != wide[start])
+    limit = start + (int(other[0]) if len(other) else len(top) - start)
+    limit = start + int(np.searchsorted(top[start:limit], 2 * top[start] + 64, side="right"))
+    return min(limit, start + max(1, _CHUNK_CELLS // (int(top[limit - 1]) + 1)))
 
 
 def _count_chunk(lanes: _Lanes, lane: np.ndarray, requests_of: np.ndarray,
                  first_request: np.ndarray, request_i0: np.ndarray, request_offset: np.ndarray,
                  lane_rank: np.ndarray, counts: np.ndarray, dtype) -> None:
-    """The backward pass over i for ``lane`` (one m), written into ``counts``.
+    """The backward pass over i for ``lane`` (sorted by m descending), into ``counts``.
 
-    Column q of the lanes' array holds U_i(r) at q = K - r (K = n - m, one lane a column of
-    contiguous rows), so the sum over r' >= r is a running sum down the rows; rows past a
-    lane's bound are kept 0. The bound only grows as i falls, so the rows to mask at a step
-    are those between the smallest and the largest bound of the chunk."""
+    Step k is row i = m - k of every lane (the lanes with m > k, a prefix, still run).
+    Row r of the lanes' array holds U_i(r) (a lane a column), so the sum over r' >= r is a
+    running sum up the rows, one vector add a row. Only r < l_m is counted there: from
+    r >= l_m on no bound binds (l_i <= l_m for every i), so U_i(r) = C(K - r + m - i, m - i)
+    and their sum is B_i = C(K - l_m + m - i, m - i) (hockey stick), written at row l_m
+    before each running sum. A lane's pass is sum_i (l_m - l_i) numbers, not m (K + 1):
+    small for the large thresholds, whose bounds are low."""
     group = lanes.group[lane]
-    m = int(lanes.m[group[0]])
+    m = lanes.m[group]
     K = (lanes.n - lanes.m)[group]
-    s, c0 = lanes.s[group], lanes.c0[group]
-    a, b = lanes.numerator[lane], lanes.denominator[lane]
-    columns = int(K.max()) + 1
-    rows = np.arange(columns)
+    top = _bound(lanes, lane, m)  # l_m (<= K: t is at least the group's worst case)
+    height = int(top.max())
     # every (lane, i0) to read, by the step k = m - i0 at which row i0 is reached
     owner, offset = _segments(requests_of[group])
     request = first_request[group][owner] + offset
-    step = m - request_i0[request]
+    step = m[owner] - request_i0[request]
     by_step = np.argsort(step, kind="stable")
     owner, request, step = owner[by_step], request[by_step], step[by_step]
-    step_start = np.searchsorted(step, np.arange(m + 1))
-    table = np.zeros((columns, len(lane)), dtype=dtype)
-    for k in range(m):
-        i = m - k
-        bound = np.maximum(-((-b * (c0 + i)) // a) - s - i, 0)
-        limit = K - bound  # the last row a lane may hold (< 0: nothing)
-        if k == 0:
-            table[:] = rows[:, None] <= limit[None, :]
-        else:
-            low, high = max(int(limit.min()), 0), int(limit.max())
-            if limit.min() < 0:
-                table[0] *= limit >= 0
-            for q in range(1, low + 1):
-                np.add(table[q - 1], table[q], out=table[q])
-            for q in range(low + 1, high + 1):
-                np.add(table[q - 1], table[q], out=table[q])
-                table[q] *= limit >= q
+    step_start = np.searchsorted(step, np.arange(int(m.max()) + 1))
+    table = np.zeros((height + 1, len(lane)), dtype=dtype)
+    above = np.ones(len(lane), dtype=dtype)  # B_i; B_m = 1 (nothing after row m)
+    for k in range(int(m.max())):
+        running = int(np.searchsorted(-m, -k, side="left"))  # the lanes with m > k
+        rows, column = table[:, :running], np.arange(running)
+        bound = _bound(lanes, lane[:running], m[:running] - k)
+        if k > 0:  # row m holds nothing below l_m
+            above[:running] *= (K[:running] - top[:running] + k) / k
+            rows[top[:running], column] = above[:running]
+            low = int(bound.min())
+            for r in range(height - 1, low - 1, -1):
+                np.add(rows[r + 1], rows[r], out=rows[r])
+            rows[top[:running], column] = 0.0  # B_i was a sum, not a row of U_i
+            masked = min(int(bound.max()), height)  # below a lane's bound: 0
+            rows[low:masked] *= np.arange(low, masked)[:, None] >= bound
         here = slice(step_start[k], step_start[k + 1])
         vacuous = not bound.any()  # this row and all below it: no bound left
         if vacuous:  # every i0 still to read has the count of this row (rows below are free)
             here = slice(step_start[k], len(step))
         if here.start < here.stop:
             who, what = owner[here], request[here]
-            distinct, which = np.unique(K[who], return_inverse=True)
-            # one product per lane and distinct K (a few), never a copy of the table
-            sums = _prefix_ways(i, distinct, columns, dtype).T @ table
-            counts[request_offset[what] + lane_rank[lane[who]]] = sums[which, who]
+            i = m[who] - k
+            total = np.empty(len(who), dtype=dtype)
+            for row in np.unique(i):  # a chunk holds a few m
+                chosen = i == row
+                total[chosen] = _prefix_ways(int(row), height, dtype) @ rows[:height, who[chosen]]
+            where = request_offset[what] + lane_rank[lane[who]]
+            if vacuous:  # a request of an i0 below this row: this row's orderings, not its own
+                early = request_i0[what] != i
+                counts[where[early]] = _free_ways(lanes, lanes.group[lane[who[early]]],
+                                                  i[early], dtype)[
+                    np.arange(int(early.sum())), top[who[early]]]
+            counts[where] += total
         if vacuous:
             break
 
 
-def _prefix_ways(i0: int, K: np.ndarray, columns: int, dtype) -> np.ndarray:
-    """C(i0 - 1 + r, i0 - 1) at row K - r (0 past K), one column per K: the ways to place
-    the relevant documents before the i0-th when r_{i0} = r. Running products of
-    (i0 - 1 + r) / r, so a number carries a few roundings and never a factorial."""
-    r = np.arange(columns)[:, None]
-    ratio = np.ones((columns, len(K)), dtype=dtype)
-    grow = (r >= 1) & (r <= K[None, :])  # past K the product stops (those rows are 0)
-    ratio[grow] = np.broadcast_to((i0 - 1 + r) / np.maximum(r, 1), ratio.shape)[grow]
-    ways = np.cumprod(ratio, axis=0)  # by r
-    at = K[None, :] - r  # row q holds r = K - q
-    return np.where(at >= 0, np.take_along_axis(ways, np.maximum(at, 0), axis=0), 0.0)
+def _prefix_ways(i0: int, rows: int, dtype) -> np.ndarray:
+    """C(i0 - 1 + r, i0 - 1) for r = 0..rows - 1: the ways to place the relevant documents
+    before the i0-th when r_{i0} = r. Running products of (i0 - 1 + r) / r, so a number
+    carries a few roundings and never a factorial."""
+    r = np.arange(1, rows, dtype=dtype)
+    return np.concatenate([np.ones(min(rows, 1), dtype=dtype), np.cumprod((i0 - 1 + r) / r)])
+
+
+def _free_ways(lanes: _Lanes, group: np.ndarray, i0: np.ndarray, dtype) -> np.ndarray:
+    """T[j, top] = sum_{r = top}^{K} C(i0 - 1 + r, i0 - 1) C(K - r + m - i0, m - i0) for each
+    (group, i0) j: the orderings with r_{i0} >= top, where no bound binds (0 past K).
+
+    Running products along r (one row a request, so each row's numbers are its own), then a
+    suffix sum."""
+    m, K = lanes.m[group], (lanes.n - lanes.m)[group]
+    columns = int(K.max()) + 1 if len(K) else 1
+    r = np.arange(columns)[None, :]
+    inside = r <= K[:, None]
+    step = np.ones((len(group), columns), dtype=dtype)
+    grow = inside & (r >= 1)
+    step[grow] = ((i0[:, None] - 1 + r) / np.maximum(r, 1))[grow]
+    before = np.cumprod(step, axis=1)  # C(i0 - 1 + r, i0 - 1)
+    step[:] = 1.0
+    step[grow] = (((m - i0)[:, None] + r) / np.maximum(r, 1))[grow]
+    after = np.cumprod(step, axis=1)  # C(q + m - i0, m - i0) at q = r
+    flip = np.take_along_axis(after, np.maximum(K[:, None] - r, 0), axis=1)  # at q = K - r
+    terms = np.where(inside, before * flip, 0.0)
+    return np.cumsum(terms[:, ::-1], axis=1)[:, ::-1]
