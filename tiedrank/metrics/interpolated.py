@@ -312,7 +312,7 @@ def _expectation(groups: _Groups, random: np.ndarray, need: np.ndarray,
     request_group, request_i0 = request_key // width, request_key % width
     cdf, request_offset = _path_counts(lanes, request_group, request_i0)
 
-    # each (query, level) pair: the values of its groups above L, and L itself
+    # each (query, level) pair: F(t) = prod_g P(G_g <= t) from t = L up
     pair_key = query[entry_row] * need.shape[1] + entry_level
     pair_keys, entry_pair = np.unique(pair_key, return_inverse=True)
     pairs = np.stack([pair_keys // need.shape[1], pair_keys % need.shape[1]], axis=1)
@@ -322,38 +322,81 @@ def _expectation(groups: _Groups, random: np.ndarray, need: np.ndarray,
     lane_key = lanes.group * n_ranks + np.searchsorted(ranks, lanes.value)
     lower_rank = np.searchsorted(ranks, pair_lower)
     group_end = np.searchsorted(lanes.group, np.arange(len(rows)), side="right")
-    first_lane = np.searchsorted(lane_key, entry_row * n_ranks + lower_rank[entry_pair])
-    count = group_end[entry_row] - first_lane
-    owner, offset = _segments(count)
-    point_pair = np.concatenate([entry_pair[owner], np.arange(len(pairs))])
-    point_rank = np.concatenate([np.searchsorted(ranks, lanes.value[first_lane[owner] + offset]),
-                                 lower_rank])
-    points = _distinct(point_pair * n_ranks + point_rank)
-    point_pair, point_rank = points // n_ranks, points % n_ranks
-    point_value = ranks[point_rank]
+    group_first = group_end - lanes.count
+    # the first lane above L of each entry's group; P(G <= t) of entry e's group and i0 at
+    # lane l is cdf[base[e] + l]
+    above = np.searchsorted(lane_key, entry_row * n_ranks + lower_rank[entry_pair], side="right")
+    base = request_offset[entry_request] - group_first[entry_row]
+    # pairs in blocks of at most _CHUNK_CELLS // 8 steps (the steps hold several arrays)
+    by_pair = np.argsort(entry_pair, kind="stable")
+    steps_of_pair = np.bincount(entry_pair, weights=group_end[entry_row] - above + 1,
+                                minlength=len(pairs))
+    expectation = np.empty(len(pairs))
+    held = np.cumsum(steps_of_pair)
+    start = 0
+    while start < len(pairs):
+        stop = max(start + 1, int(np.searchsorted(held, (held[start - 1] if start else 0)
+                                                   + _CHUNK_CELLS // 8, side="right")))
+        first, last = np.searchsorted(entry_pair[by_pair], [start, stop])
+        entries = by_pair[first:last]
+        expectation[start:stop] = _expected_maximum(
+            entry_pair[entries] - start, above[entries], group_end[entry_row[entries]],
+            base[entries], lower_rank[start:stop], cdf, lanes.value, ranks)
+        start = stop
+    return pairs, expectation
 
-    # F at each point: the product over the pair's groups of P(G_g <= t)
-    order = np.argsort(entry_pair, kind="stable")
-    entries_of_pair = np.bincount(entry_pair, minlength=len(pairs))
-    pair_first_entry = np.cumsum(entries_of_pair) - entries_of_pair
-    per_point = entries_of_pair[point_pair]
-    owner, offset = _segments(per_point)
-    entry = order[pair_first_entry[point_pair[owner]] + offset]
-    row = entry_row[entry]
-    at = np.searchsorted(lane_key, row * n_ranks + point_rank[owner], side="right") - 1
-    group_first = group_end[row] - lanes.count[row]
-    factor = cdf[request_offset[entry_request[entry]] + at - group_first]
-    point_start = np.cumsum(per_point) - per_point
-    cdf_at = np.multiply.reduceat(factor, point_start)
 
-    # E = t_K - sum_{k<K} F(t_k) (t_{k+1} - t_k), per pair
-    pair_start = np.searchsorted(point_pair, np.arange(len(pairs)))
-    step = np.zeros(len(points))
+def _expected_maximum(entry_pair: np.ndarray, above: np.ndarray, end: np.ndarray,
+                      base: np.ndarray, lower_rank: np.ndarray, cdf: np.ndarray,
+                      lane_value: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """E[max] of each pair from its groups' P(G_g <= t) (entries sorted by pair).
+
+    F(t) = prod_g P(G_g <= t) from t = L up: at L each group reads its largest lane <= L
+    (the lane before ``above``); then every lane above L of one of the pair's groups is a
+    step that multiplies F by that group's P at the lane over its P at the lane before.
+    E = t_K - sum_{k<K} F(t_k) (t_{k+1} - t_k) over the pair's distinct values."""
+    n_pairs = len(lower_rank)
+    entries_of_pair = np.bincount(entry_pair, minlength=n_pairs)
+    at_lower = np.multiply.reduceat(cdf[base + above - 1],
+                                    np.cumsum(entries_of_pair) - entries_of_pair)
+    owner, offset = _segments(end - above)
+    lane = above[owner] + offset
+    step_factor = cdf[base[owner] + lane] / cdf[base[owner] + lane - 1]
+    event_pair = np.concatenate([np.arange(n_pairs), entry_pair[owner]])
+    event_rank = np.concatenate([lower_rank, np.searchsorted(ranks, lane_value[lane])])
+    order = np.lexsort((event_rank, event_pair))  # L first: its rank is the pair's least
+    event_pair, event_rank = event_pair[order], event_rank[order]
+    cdf_after = _segment_products(np.concatenate([at_lower, step_factor])[order], event_pair)
+    # the distinct values of each pair: the last step at each value holds F there
+    last_at = np.ones(len(order), dtype=bool)
+    last_at[:-1] = (event_pair[1:] != event_pair[:-1]) | (event_rank[1:] != event_rank[:-1])
+    point_pair, point_value = event_pair[last_at], ranks[event_rank[last_at]]
+    pair_start = np.searchsorted(point_pair, np.arange(n_pairs))
+    step = np.zeros(len(point_pair))
     step[:-1] = np.diff(point_value)
-    last = np.append(pair_start[1:] - 1, len(points) - 1)
+    last = np.append(pair_start[1:] - 1, len(point_pair) - 1)
     step[last] = 0.0
-    below = np.add.reduceat(cdf_at * step, pair_start)
-    return pairs, point_value[last] - below
+    below = np.add.reduceat(cdf_after[last_at] * step, pair_start)
+    return point_value[last] - below
+
+
+def _segment_products(values: np.ndarray, segment: np.ndarray) -> np.ndarray:
+    """Running products restarted at every segment (``segment`` sorted), by a doubling
+    scan: pass d multiplies in the partial product d places back when it lies in the same
+    segment. Each segment's numbers depend on its own values alone, never on the segments
+    before it (a running product over the whole array would): per-query results stay the
+    same whatever else is evaluated with them."""
+    out = values.copy()
+    fresh = np.ones(len(segment), dtype=bool)
+    fresh[1:] = segment[1:] != segment[:-1]
+    offset = np.arange(len(segment)) - np.maximum.accumulate(
+        np.where(fresh, np.arange(len(segment)), 0))
+    later, distance = np.flatnonzero(offset >= 1), 1
+    while len(later):
+        out[later] = out[later] * out[later - distance]
+        distance *= 2
+        later = later[offset[later] >= distance]
+    return out
 
 
 class _Lanes:
@@ -417,11 +460,22 @@ def _path_counts(lanes: _Lanes, request_group: np.ndarray,
                          "with depth=")
     dtype = np.longdouble if wide.any() else np.float64
     top = _bound(lanes, np.arange(len(lanes.group)), lanes.m[lanes.group])  # l_m of each lane
-    # each count starts as its orderings with r_{i0} >= l_m, where no bound binds; the pass
-    # adds those with r_{i0} < l_m
-    owner, offset = _segments(per_request)
-    counts = _free_ways(lanes, request_group, request_i0, dtype)[
-        owner, top[group_first[request_group][owner] + offset]]
+    # each count starts as its orderings with r_{i0} >= l_m, where no bound binds (the pass
+    # adds those with r_{i0} < l_m): requests in blocks of at most an eighth of
+    # _CHUNK_CELLS numbers (the sums hold several arrays of that size at once)
+    counts = np.empty(int(per_request.sum()), dtype=dtype)
+    by_width = np.argsort((lanes.n - lanes.m)[request_group], kind="stable")
+    widths = (lanes.n - lanes.m)[request_group][by_width] + 1
+    start = 0
+    while start < len(by_width):  # widths ascending: a block's widest is its last
+        held = np.arange(1, len(widths) - start + 1) * widths[start:]
+        stop = start + max(1, int(np.searchsorted(held, _CHUNK_CELLS // 8, side="right")))
+        block = by_width[start:stop]
+        owner, offset = _segments(per_request[block])
+        tails = _free_ways(lanes, request_group[block], request_i0[block], dtype)
+        counts[request_offset[block][owner] + offset] = tails[
+            owner, top[group_first[request_group[block]][owner] + offset]]
+        start = stop
     # a chunk: lanes whose last bound l_m is close (the rows a step sums run up to the
     # largest), by threshold inside (close bounds at every step)
     order = np.lexsort((lanes.value, top, wide))
@@ -435,7 +489,11 @@ def _path_counts(lanes: _Lanes, request_group: np.ndarray,
         start = stop
     # divide by each request's count at t = 1 (C(n, m)), the last lane of its group
     normaliser = counts[request_offset + per_request - 1]
-    return (counts / np.repeat(normaliser, per_request)).astype(np.float64), request_offset
+    probability = (counts / np.repeat(normaliser, per_request)).astype(np.float64)
+    # a lane is at least the group's worst case, so its probability is positive; one under
+    # float64's range (a long double count) stays the smallest float64, never 0, so the
+    # steps of F divide by it (the error is below 1e-307)
+    return np.maximum(probability, np.finfo(np.float64).tiny), request_offset
 
 
 def _bound(lanes: _Lanes, lane: np.ndarray, i: np.ndarray) -> np.ndarray:
