@@ -201,6 +201,25 @@ def test_chunks_and_long_double_give_the_same_numbers(monkeypatch):
         np.testing.assert_allclose(levels(), default, rtol=0, atol=1e-15)
 
 
+def test_a_querys_bits_do_not_depend_on_the_other_queries():
+    """Lanes of different queries share chunks (and chunk heights); a query's values must
+    still be the same bits alone as with 24 others (buckets and Dask rely on it)."""
+    rng = np.random.default_rng(11)
+    spec = {}
+    for q in range(25):
+        n = int(rng.integers(5, 60))
+        spec[f"q{q:02d}"] = (list(rng.integers(0, 4, size=n) / 2.0),
+                             [int(g) for g in rng.integers(0, 3, size=n)],
+                             [1] * int(rng.integers(0, 3)))
+    together = build_tie_table(*make_inputs(spec))
+    names = [f"iprec_at_recall({v})" for v in LEVELS] + ["11pt_avg"]
+    every = np.stack([metric_values(together, name) for name in names], axis=1)
+    for q in list(spec)[8:]:
+        alone = build_tie_table(*make_inputs({q: spec[q]}))
+        mine = np.stack([metric_values(alone, name) for name in names], axis=1)[0]
+        assert mine.tobytes() == every[list(together.queries).index(q)].tobytes(), q
+
+
 def test_levels_alone_equal_levels_together():
     """A level asked alone (a non-default one is computed on its own) equals its value
     computed with all eleven; the cache keeps each level's values."""

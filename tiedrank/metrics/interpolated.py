@@ -563,7 +563,11 @@ def _count_chunk(lanes: _Lanes, lane: np.ndarray, requests_of: np.ndarray,
             total = np.empty(len(who), dtype=dtype)
             for row in np.unique(i):  # a chunk holds a few m
                 chosen = i == row
-                total[chosen] = _prefix_ways(int(row), height, dtype) @ rows[:height, who[chosen]]
+                # summed down the rows one row at a time (numpy adds along the slow axis
+                # in order), not by BLAS, whose blocking may follow the array's shape: a
+                # lane's bits then never depend on the lanes it shares a chunk with
+                ways = _prefix_ways(int(row), height, dtype)[:, None]
+                total[chosen] = (ways * rows[:height, who[chosen]]).sum(axis=0)
             where = request_offset[what] + lane_rank[lane[who]]
             if vacuous:  # a request of an i0 below this row: this row's orderings, not its own
                 early = request_i0[what] != i
