@@ -57,8 +57,8 @@ l_m on no bound binds and the counts are binomials (see :func:`_count_chunk`), s
 costs sum_i (l_m(t) - l_i(t)) <= m (n - m + 1) numbers, few for the large t, whose bounds
 are low: O(m^2 (n - m + 1)^2) per group at worst. The values are vectorised in chunks of
 at most ``_CHUNK_CELLS`` numbers (memory bounded), with one numpy call per row of a step.
-Counts are float64 up to C(n, m) ~ 1e300 and the 80-bit long double beyond (n >= ~1030
-with m ~ n / 2). benchmarks/RESULTS.md has the timings of one group of 1,000 documents
+Counts are float64 up to C(n, m) = e^700 (1e304) and the 80-bit long double beyond (with
+m ~ n / 2, past about 1,015 documents; several times slower). benchmarks/RESULTS.md has the timings of one group of 1,000 documents
 with 100 relevant (27,000 values) and of the LLMJudge sample.
 
 Examples
@@ -91,8 +91,9 @@ RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 _CHUNK_CELLS = 1 << 22
 """Numbers held by one chunk of the lattice-path pass (32 MB in float64): larger chunks
 mean fewer numpy calls per number, which is what the pass spends its time on."""
-_FLOAT64_LOG_COUNT = 690.0
-"""Largest log C(n, m) counted in float64 (e^709 is float64's largest number)."""
+_FLOAT64_LOG_COUNT = 700.0
+"""Largest log C(n, m) counted in float64 (e^709.78 is float64's largest number; every
+count of a group is at most C(n, m))."""
 
 
 def recall_cutoffs(n_relevant: np.ndarray, recall: "float | np.ndarray") -> np.ndarray:
@@ -451,8 +452,10 @@ def _path_counts(lanes: _Lanes, request_group: np.ndarray,
     lane_rank = np.arange(len(lanes.group)) - group_first[lanes.group]
     requests_of = np.bincount(request_group, minlength=len(lanes.count))
     first_request = np.cumsum(requests_of) - requests_of
-    smaller = np.minimum(lanes.m, lanes.n - lanes.m)
-    wide = (smaller * (1.0 + np.log(lanes.n / smaller)))[lanes.group] > _FLOAT64_LOG_COUNT
+    from scipy.special import gammaln  # here, not at import: the CLI starts without scipy
+
+    log_count = gammaln(lanes.n + 1.0) - gammaln(lanes.m + 1.0) - gammaln(lanes.n - lanes.m + 1.0)
+    wide = log_count[lanes.group] > _FLOAT64_LOG_COUNT
     if wide.any() and np.finfo(np.longdouble).maxexp <= 1024:
         raise ValueError("iprec_at_recall: a tie group is too large to count its orderings "
                          "on this platform (C(n, m) past float64 and no 80-bit long "
