@@ -61,7 +61,7 @@ TREC_EVAL_NAMES = {"RR": "recip_rank", "P": "P", "R": "recall", "AP": "map", "nD
                    **{name: name for name in (
                        "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "set_P",
                        "set_recall", "set_relative_P", "set_map", "bpref", "gm_map",
-                       "gm_bpref", "unj", "binG", "ndcg_rel", "Rndcg")},
+                       "gm_bpref", "unj", "binG", "ndcg_rel", "Rndcg", "11pt_avg")},
                    "RBP_graded": "rbp", "rbp_resid": "rbp_resid", "utility": "utility",
                    "infAP": "infAP", "G": "G"}
 """trec_eval's measure name of each metric family it computes (cutoffs are added by
@@ -80,10 +80,14 @@ def trec_eval_name(metric: str) -> str:
     ['bpref', 'set_F', 'Rprec_mult_0.20', 'relative_P_5']
     >>> [trec_eval_name(m) for m in ("unj@5", "RBP_graded(p=0.8)", "utility(2, -1, 0, 0)")]
     ['unj_5', 'rbp_p=0.8', 'utility_2,-1,0,0']
+    >>> [trec_eval_name(m) for m in ("iprec_at_recall(0.1)", "11pt_avg")]
+    ['iprec_at_recall_0.10', '11pt_avg']
     """
     m = parse_metric(metric)
     if m.policy is not None:  # Expected(nDCG@10) -> Expected(ndcg_cut_10)
         return m.name.replace(unwrapped(m).name, trec_eval_name(unwrapped(m)), 1)
+    if m.family == "iprec_at_recall" and not m.settings:  # "%3.2f", as trec_eval appends it
+        return f"iprec_at_recall_{m.recall:3.2f}"
     if m.family in ("set_F", "Rprec_mult") and not m.settings:
         # trec_eval appends a parameter it was given: Rprec_mult_0.20 ("%3.2f"); set_F
         # with its default beta prints as set_F

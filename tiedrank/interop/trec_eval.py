@@ -21,10 +21,8 @@ Examples
 >>> [m.name for m in request.metrics], request.counts, request.not_yet
 (['P@5', 'P@10', 'RR'], (), ())
 >>> request = expand_metrics("official")
->>> request.counts[:3], request.not_yet
-(('runid', 'num_q', 'num_ret'), ('iprec_at_recall',))
->>> print(request.note)
-not yet tie-aware in tiedrank: iprec_at_recall (left out of the evaluation)
+>>> request.counts[:3], request.not_yet, [m.name for m in request.metrics][5:7]
+(('runid', 'num_q', 'num_ret'), (), ['iprec_at_recall(recall=0)', 'iprec_at_recall(recall=0.1)'])
 """
 from __future__ import annotations
 
@@ -38,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import Metric, parse_metric
+from ..metrics.interpolated import RECALL_LEVELS
 from ..metrics.registry import MAX_CUTOFF
 from .names import trec_eval_name
 
@@ -61,7 +60,8 @@ class TrecEvalMeasure:
     count: bool = False
     values: tuple[float, ...] = ()
     """trec_eval's default values of a real parameter (Rprec_mult's multiples of R,
-    set_F's beta): ``Rprec_mult.0.2,1`` gives one tiedrank metric per value."""
+    iprec_at_recall's recall levels, set_F's beta): ``Rprec_mult.0.2,1`` gives one tiedrank
+    metric per value."""
     pairs: tuple[str, ...] = ()
     """Names of the ``name=value`` parameters trec_eval reads (rbp's ``rbp.p=0.8``)."""
     coefficients: int = 0
@@ -79,7 +79,7 @@ MEASURES: tuple[TrecEvalMeasure, ...] = (
     TrecEvalMeasure("Rprec", "Rprec"),
     TrecEvalMeasure("bpref", "bpref"),
     TrecEvalMeasure("recip_rank", "RR"),
-    TrecEvalMeasure("iprec_at_recall"),
+    TrecEvalMeasure("iprec_at_recall", "iprec_at_recall", values=RECALL_LEVELS),
     TrecEvalMeasure("P", "P", _DEPTHS),
     TrecEvalMeasure("relstring", count=True),
     TrecEvalMeasure("recall", "R", _DEPTHS),
@@ -88,7 +88,7 @@ MEASURES: tuple[TrecEvalMeasure, ...] = (
     TrecEvalMeasure("Rprec_mult", "Rprec_mult", values=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6,
                                                         1.8, 2.0)),
     TrecEvalMeasure("utility", "utility", coefficients=4),
-    TrecEvalMeasure("11pt_avg"),
+    TrecEvalMeasure("11pt_avg", "11pt_avg"),
     TrecEvalMeasure("binG", "binG"),
     TrecEvalMeasure("G", "G"),
     TrecEvalMeasure("dcg"),
@@ -165,9 +165,10 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
         ``success.1,5``, ``recall.5``), a cutoff measure alone with trec_eval's default
         cutoffs (``P`` = P@5, 10, 15, 20, 30, 100, 200, 500, 1000; ``success`` = 1, 5, 10),
         ``map``, ``ndcg``, ``recip_rank``, ``Rprec``, ``bpref``, ``gm_map``, ``set_P``, ...,
-        a real parameter list (``Rprec_mult.0.2,1`` = multiples of R, ``set_F.0.5`` = beta;
-        alone, trec_eval's defaults), a count line named on its own (``num_ret``: also a
-        summed metric), or a group (``official``, ``all_trec``, ``set``). trec_eval's names are case-sensitive, as in trec_eval. Anything else is
+        a real parameter list (``Rprec_mult.0.2,1`` = multiples of R,
+        ``iprec_at_recall.0.1,0.5`` = recall levels, ``set_F.0.5`` = beta; alone, trec_eval's
+        defaults: ``iprec_at_recall`` = 0.0, 0.1, ..., 1.0), a count line named on its own
+        (``num_ret``: also a summed metric), or a group (``official``, ``all_trec``, ``set``). trec_eval's names are case-sensitive, as in trec_eval. Anything else is
         read by :func:`~tiedrank.metrics.parse_metric` (``nDCG@10``, ``ndcg_cut_10``,
         ``map-l2``, ``Expected(nDCG@10)``, ir_measures objects).
 

@@ -12,6 +12,8 @@ from .kernels import (GAINS, FirstRelevantPmf, average_precision, bpref, dcg, di
                       precision, r_precision, r_precision_mult, rbp, recall, reciprocal_rank,
                       relative_precision, relevant_in_top, set_f, set_map, set_precision,
                       set_recall, set_relative_precision, success, tmhits_grag, tsrr, tsrr2)
+from .interpolated import (RECALL_LEVELS, eleven_point_average, interpolated_precision,
+                           recall_cutoffs)
 from .registry import (CUTOFF_RULES, METRIC_NAMES, REGISTRY, Metric, MetricFamily, Parameter, family,
                        metric_values, parse_metric, register)
 
@@ -24,3 +26,4 @@ __all__ = [
     "relative_precision", "relevant_in_top", "set_f", "set_map", "set_precision", "set_recall",
     "set_relative_precision", "success", "tmhits_grag", "tsrr", "tsrr2",
 ]
+__all__ += ["RECALL_LEVELS", "eleven_point_average", "interpolated_precision", "recall_cutoffs"]

@@ -30,6 +30,7 @@ from ..summation import SUMMARIES, Summary
 from ..ties import TieTable
 from ..validation import Interval, InvalidParameterError, Options, check
 from . import inferred as INF
+from . import interpolated
 from . import kernels as K
 from . import trec_gains as TG
 
@@ -162,6 +163,7 @@ class Metric:
     nonrel_ret: float | None = None
     rel_missed: float | None = None
     nonrel_missed: float | None = None
+    recall: float | None = None
     rel: int | None = None
     judged_only: bool | None = None
     gain: str | None = None
@@ -380,11 +382,29 @@ for _entry in (
 ):
     register(_entry)
 del _entry
+# ---- trec_eval's interpolated precision (tiedrank/metrics/interpolated.py) -------------------
+_RECALL = Parameter("recall", 0.0, lambda r: math.isfinite(r) and 0 <= r <= 1, "in [0, 1]",
+                    "number in [0, 1]", "recall=r")
+for _entry in (
+    MetricFamily("iprec_at_recall", lambda t, m, g: interpolated.interpolated_precision(
+                     t, m.recall), cutoff="none", parameters=(_RECALL,),
+                 description="interpolated precision at a recall level: max of j/rank_j over "
+                             "the j-th relevant documents, j >= lround(recall * R) (trec_eval's "
+                             "iprec_at_recall_<recall>; -m iprec_at_recall: the 11 levels)"),
+    MetricFamily("11pt_avg", lambda t, m, g: interpolated.eleven_point_average(t),
+                 cutoff="none",
+                 description="mean of iprec_at_recall at the recall levels 0.0, 0.1, ..., 1.0 "
+                             "(trec_eval's 11pt_avg)"),
+):
+    register(_entry)
+del _entry
+# ---- end of trec_eval's interpolated precision -------------------------------------------------
 
 METRIC_NAMES = tuple(form for entry in REGISTRY.values() for form in entry.forms)
 """Every way to write a metric, for messages and help: ``RR``, ``RR@k``, ``Success@k``, ..."""
 
-_PATTERN = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*?)\s*(?:\(\s*([^)]*)\))?\s*(?:@\s*(\d+))?\s*$")
+# a family name may begin with a digit: trec_eval's 11pt_avg
+_PATTERN = re.compile(r"^\s*([A-Za-z0-9_][A-Za-z0-9_]*?)\s*(?:\(\s*([^)]*)\))?\s*(?:@\s*(\d+))?\s*$")
 _NUMBER = r"[-+0-9.eE]+"
 
 
