@@ -73,6 +73,7 @@ from tiedrank.dashboard.session_uploads import (  # noqa: F401 - the sidebar's u
     gone_message,
     keep_uploads,
     restore_linked_uploads,
+    restore_session_uploads,
     upload_hash,
     upload_ident,
 )
