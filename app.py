@@ -31,6 +31,7 @@ from tiedrank.dashboard.settings import (
     round_setting,
     settings_from_params,
 )
+from tiedrank.dashboard.warmup import warm_up
 from tiedrank.errors import InputError
 
 st.set_page_config(layout="wide", page_title="tiedrank: evaluating rankers with tied scores",
@@ -60,6 +61,7 @@ def _menu() -> None:
             st.page_link(page)
 
 
+warm_up()  # the first run of the server process: scipy.stats for Compare, in the background
 common.count_run()  # numbers the runs: kept page widgets re-assert after a gap (ui.persist)
 _menu()
 _return_to = st.session_state.pop(common.RETURN_KEY, None)

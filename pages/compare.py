@@ -422,11 +422,26 @@ show_findings(list(ctx.findings) + list(evaluation.findings) + list(comparison.f
 
 # ---- verdict-flip matrix ------------------------------------------------------------------------
 from tiedrank.dashboard.figures.flips import flip_heatmap
-from tiedrank.dashboard.flips import flip_matrix
+from tiedrank.dashboard.flips import flip_matrix, flip_matrix_offer
 
 st.header("Verdict-flip matrix: every pair of runs", divider="gray")
+FLIPS_KEY = "compare_flips_asked"  # once asked, the matrix follows the page's choices
+
+
+def _ask_for_flips() -> None:
+    st.session_state[FLIPS_KEY] = True
+
+
 if len(ctx.runs) < 2:
     empty_state("Add a second run to see which pairs flip.")
+elif not (st.session_state.get(FLIPS_KEY) or ctx.memo_ready("flip_matrix", tuple(metrics))):
+    # computed on demand (every pair on every metric: the page's largest job), at once when
+    # any session has computed it for this data and these settings
+    st.caption("Which pairs of runs swap places under another tie-break? "
+               + flip_matrix_offer(len(ctx.runs), metrics))
+    st.button("Compute the verdict-flip matrix", key="compare_flips_compute",
+              icon=":material/grid_on:", on_click=_ask_for_flips,
+              help="Every pair of runs on every chosen metric; shown from then on in this session.")
 else:
     _flips = ctx.memo("flip_matrix", lambda m: flip_matrix(ctx.evaluation(m, ("all",)), list(m),
                                                            gain=ctx.settings.gain),

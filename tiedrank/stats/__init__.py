@@ -15,7 +15,7 @@ module does one job:
                            (:data:`REL_TOL`, :func:`outcome`)
 :mod:`.comparison`         :func:`compare_pair`; :func:`compare_runs` against a baseline or
                            all pairs, corrected, with ranx-style markers (:func:`run_keys`)
-:mod:`.stability`          :func:`win_probability` under random tie-breaking,
+:mod:`.stability`          :func:`win_probability` (:func:`win_probabilities` for many pairs) under random tie-breaking,
                            :func:`policy_verdicts`, :func:`pair_stability`,
                            :func:`verdict_stability`
 :mod:`.fragile`            :func:`fragile_queries`: the queries where the tie-break alone
@@ -122,6 +122,7 @@ from .stability import (
                            pair_stability,
                            policy_verdicts,
                            verdict_stability,
+                           win_probabilities,
                            win_probability,
 )
 
@@ -137,7 +138,7 @@ __all__ = [  # noqa: RUF022 (grouped by module, as the table above)
     "PAIRINGS", "Comparison", "PairComparison", "compare_pair", "compare_runs", "run_keys",
     # verdict stability and exact laws
     "PairStability", "WinProbability", "pair_stability", "policy_verdicts",
-    "verdict_stability", "win_probability",
+    "verdict_stability", "win_probabilities", "win_probability",
     "exact_win_probability", "query_value_distribution", "run_mean_distribution",
     # queries whose winner the tie-break alone decides
     "FRAGILE_COLUMNS", "fragile_queries",

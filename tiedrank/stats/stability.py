@@ -21,8 +21,9 @@ these estimates, are in :mod:`tiedrank.stats.exact`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 import pandas as pd
@@ -48,7 +49,7 @@ from .pairing import (
 )
 
 __all__ = ["METHODS", "PairStability", "WinProbability", "pair_stability", "policy_verdicts",
-           "verdict_stability", "win_probability"]
+           "verdict_stability", "win_probabilities", "win_probability"]
 
 METHODS = ("auto", "exact", "sampled")
 """How P(A beats B) is computed: ``auto`` (exact where the metric lives on a small lattice,
@@ -204,6 +205,81 @@ def win_probability(table_a: TieTable, table_b: TieTable, metric: str | Metric, 
                                    _draw_means(table_b, m, 1, **draws))
     return WinProbability(table_a.run_name, table_b.run_name, m.name, p, se, equal,
                           int(n_draws), int(seed))
+
+
+@validate_params({"n_draws": [DRAWS], "gain": [Options(*GAINS)], "method": [Options(*METHODS)]})
+def win_probabilities(tables: Mapping[str, TieTable], metrics: Iterable[str | Metric], *,
+                      pairs: Iterable[tuple[str, str]] | None = None, n_draws: int = 1000,
+                      seed: int = 0, gain: str = "linear",
+                      method: str = "auto") -> list[WinProbability]:
+    """:func:`win_probability` of many pairs of runs, each run's draws made once.
+
+    P(A beats B) depends on A's means under ``n_draws`` random tie-breaks (stream 0) and
+    B's (stream 1), over the queries both runs evaluate. A run that is A of several pairs
+    (or B of several) with the same queries is drawn once and its means reused, so k runs
+    cost at most 2k sets of draws per metric instead of k(k - 1); every number is the one
+    :func:`win_probability` gives for that pair, bit for bit.
+
+    Parameters
+    ----------
+    tables : mapping of str to TieTable
+        Each run's expected table (``evaluate(...).tables``), all against the same qrels.
+    metrics : iterable of str or Metric
+    pairs : iterable of (run_a, run_b), optional
+        Default: every two runs, in the order of ``tables`` (A before B).
+    n_draws, seed, gain, method
+        As :func:`win_probability`.
+
+    Returns
+    -------
+    list of WinProbability
+        One per (pair, metric), pairs outer, metrics inner.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tiedrank import Run, Qrels, build_tie_table
+    >>> qrels = Qrels(pd.DataFrame({"query": ["q"], "doc": ["b"], "relevance": [1]}))
+    >>> runs = {"A": [1.0, 1.0], "B": [1.0, 0.5], "C": [0.5, 1.0]}
+    >>> tables = {name: build_tie_table(Run(name, pd.DataFrame({"query": "q", "doc": ["a", "b"],
+    ...                                                          "score": s})), qrels)
+    ...           for name, s in runs.items()}
+    >>> found = win_probabilities(tables, ["RR"], n_draws=500, seed=1)
+    >>> [(w.run_a, w.run_b) for w in found]
+    [('A', 'B'), ('A', 'C'), ('B', 'C')]
+    >>> found[1] == win_probability(tables["A"], tables["C"], "RR", n_draws=500, seed=1)
+    True
+    """
+    names = list(tables)
+    pair_list = list(combinations(names, 2) if pairs is None else pairs)
+    metric_list = [parse_metric(m) for m in metrics]
+    for run_a, run_b in pair_list:
+        check_same_queries(tables[run_a], tables[run_b])
+    drawn: dict[tuple, np.ndarray] = {}
+
+    def means(run: str, metric: Metric, stream: int, included: np.ndarray) -> np.ndarray:
+        key = (run, metric.name, stream, included.tobytes())
+        if key not in drawn:
+            drawn[key] = _draw_means(tables[run], metric, stream, n_draws=n_draws, seed=seed,
+                                     gain=gain, included=included)
+        return drawn[key]
+
+    out = []
+    for run_a, run_b in pair_list:
+        table_a, table_b = tables[run_a], tables[run_b]
+        included = table_a.evaluated & table_b.evaluated
+        for m in metric_list:
+            exact = _exact_outcome(table_a, table_b, m, included, method)
+            if exact is not None:
+                out.append(WinProbability(table_a.run_name, table_b.run_name, m.name,
+                                          exact.win_probability, 0.0, exact.tie, int(n_draws),
+                                          int(seed), "exact"))
+                continue
+            p, se, equal = _win_from_means(means(run_a, m, 0, included),
+                                           means(run_b, m, 1, included))
+            out.append(WinProbability(table_a.run_name, table_b.run_name, m.name, p, se, equal,
+                                      int(n_draws), int(seed)))
+    return out
 
 
 # ---- the verdict under each fixed tie policy ------------------------------------------------
