@@ -13,6 +13,7 @@ import streamlit as st
 from tiedrank.dashboard import compare as view
 from tiedrank.dashboard.drilldown import DRILL_PAIR_KEY, clicked_query, selected_row_value
 from tiedrank.dashboard.figures import compare as figures
+from tiedrank.dashboard.settings import metric_options
 from tiedrank.dashboard.side_by_side import drill_choices, url_from_choices
 from tiedrank.dashboard.ui import (
     drill_down,
@@ -32,6 +33,7 @@ from tiedrank.evaluate import ALL_POLICIES
 from tiedrank.io import read_groups
 from tiedrank.policies import POLICY_LABELS
 from tiedrank.report import render
+from tiedrank.sampling import samplable
 from tiedrank.stats import CORRECTIONS, TESTS, group_breakdown
 
 
@@ -297,47 +299,54 @@ else:
 
 # ---- 3. verdict stability ---------------------------------------------------------------------
 st.header("Would the verdict survive another tie order?", divider="gray")
-n_draws = int(st.columns([1, 3])[0].number_input(
-    "Random tie-breaks", min_value=100, max_value=view.MAX_DRAWS, step=100, **persist("compare_draws", 1000),
-    help="How many independent random tie-breaks of both runs to draw (at most "
-         f"{view.MAX_DRAWS:,} here; the CLI takes any number). P(run beats baseline) is "
-         "estimated from them, with a binomial standard error sqrt(p(1 − p)/N), except on "
-         "Success@k, P@k, R@k and Rprec, where it is exact and the draws only show the spread."))
-stability = _with_progress("compare_stability", "Sampling random tie-breaks…", _stability, run,
-                           baseline, chart_metric, test, alpha, n_draws, seed)
-headline = view.stability_headline(stability)
-if stability.same_verdict:
-    st.success(headline, icon=":material/check_circle:")
+if not samplable(chart_metric):
+    empty_state(f"{chart_metric} has no random tie-break sampler yet, so the chance that another "
+                "tie order reverses the verdict cannot be drawn; the report above and the best and "
+                "worst cases (Overview, Spread) are exact. For this section choose as **Metric of the "
+                "charts below** one of " + ", ".join(metric_options(k, moving=True, sampled=True)) + ".")
 else:
-    st.warning(headline, icon=":material/swap_vert:")
-st.markdown(view.stability_sentence(stability, bold=True))
-st.caption(view.trec_eval_position_sentence(view.trec_eval_position(evaluation, stability),
-                                            run, baseline))
-cards = number_cards()
-cards.metric("P(run beats baseline)", f"{stability.p_win:.1%}" + (
-                    " (exact)" if stability.method == "exact" else f" ± {stability.se:.1%}"),
-                help="Share of random tie-breaks (both runs shuffled independently) in which the "
-                     "run's mean is higher; equal means count half. ± one standard error; exact "
-                     "(every tie order) on Success@k, P@k, R@k and Rprec. Normal approximation "
-                     f"from the exact moments: {stability.p_normal:.1%}.", width="content")
-cards.metric("Exact expectation", stability.verdict("expected") or "–",
-                help="The run's verdict on the exact expected values (every tie order equally likely).",
-             width="content")
-cards.metric("trec_eval order", stability.verdict("trec_eval") or "–",
-                help="The run's verdict when both runs' ties are broken as trec_eval does "
-                     "(docno descending): the number most papers report.", width="content")
-cards.metric("Significance survives", "yes" if stability.significance_survives else "no",
-                help=f"Yes when the {view.TEST_LABELS[test]} is significant (p ≤ {alpha:g}, "
-                     "uncorrected) under the exact expectation and, with the same winner, under "
-                     "every other fixed policy.", width="content")
-verdicts = view.verdict_table(stability)
-st.dataframe(verdicts, hide_index=True, key="compare_verdict_table", column_config={
-    **{c: st.column_config.NumberColumn(c, format="%.4f") for c in verdicts.columns[1:4]},
-    "p": st.column_config.NumberColumn("p", format="%.4f", help="Uncorrected p of the test under this policy.")})
-download_row(verdicts, f"tiedrank-compare-verdicts-{run}-{chart_metric}", key="compare_verdict_download")
-fig = figures.stability_figure(stability.draws, stability.verdicts, run, baseline, chart_metric)
-show_figure(fig, key="compare_stability_chart")
-figure_download(fig, f"tiedrank-compare-stability-{run}-{chart_metric}", key="compare_stability_fig")
+    n_draws = int(st.columns([1, 3])[0].number_input(
+        "Random tie-breaks", min_value=100, max_value=view.MAX_DRAWS, step=100, **persist("compare_draws", 1000),
+        help="How many independent random tie-breaks of both runs to draw (at most "
+             f"{view.MAX_DRAWS:,} here; the CLI takes any number). P(run beats baseline) is "
+             "estimated from them, with a binomial standard error sqrt(p(1 − p)/N), except on "
+             "Success@k, P@k, R@k and Rprec, where it is exact and the draws only show the spread."))
+    stability = _with_progress("compare_stability", "Sampling random tie-breaks…", _stability, run,
+                               baseline, chart_metric, test, alpha, n_draws, seed)
+    headline = view.stability_headline(stability)
+    if stability.same_verdict:
+        st.success(headline, icon=":material/check_circle:")
+    else:
+        st.warning(headline, icon=":material/swap_vert:")
+    st.markdown(view.stability_sentence(stability, bold=True))
+    st.caption(view.trec_eval_position_sentence(view.trec_eval_position(evaluation, stability),
+                                                run, baseline))
+    cards = number_cards()
+    cards.metric("P(run beats baseline)", f"{stability.p_win:.1%}" + (
+                        " (exact)" if stability.method == "exact" else f" ± {stability.se:.1%}"),
+                    help="Share of random tie-breaks (both runs shuffled independently) in which the "
+                         "run's mean is higher; equal means count half. ± one standard error; exact "
+                         "(every tie order) on Success@k, P@k, R@k and Rprec. Normal approximation "
+                         f"from the exact moments: {stability.p_normal:.1%}.", width="content")
+    cards.metric("Exact expectation", stability.verdict("expected") or "–",
+                    help="The run's verdict on the exact expected values (every tie order equally likely).",
+                 width="content")
+    cards.metric("trec_eval order", stability.verdict("trec_eval") or "–",
+                    help="The run's verdict when both runs' ties are broken as trec_eval does "
+                         "(docno descending): the number most papers report.", width="content")
+    cards.metric("Significance survives", "yes" if stability.significance_survives else "no",
+                    help=f"Yes when the {view.TEST_LABELS[test]} is significant (p ≤ {alpha:g}, "
+                         "uncorrected) under the exact expectation and, with the same winner, under "
+                         "every other fixed policy.", width="content")
+    verdicts = view.verdict_table(stability)
+    st.dataframe(verdicts, hide_index=True, key="compare_verdict_table", column_config={
+        **{c: st.column_config.NumberColumn(c, format="%.4f") for c in verdicts.columns[1:4]},
+        "p": st.column_config.NumberColumn("p", format="%.4f", help="Uncorrected p of the test under this policy.")})
+    download_row(verdicts, f"tiedrank-compare-verdicts-{run}-{chart_metric}", key="compare_verdict_download")
+    fig = figures.stability_figure(stability.draws, stability.verdicts, run, baseline, chart_metric)
+    show_figure(fig, key="compare_stability_chart")
+    figure_download(fig, f"tiedrank-compare-stability-{run}-{chart_metric}", key="compare_stability_fig")
+
 
 # ---- 4. system rankings per policy -------------------------------------------------------------
 st.header("System ranking under each tie policy", divider="gray")
@@ -426,6 +435,7 @@ from tiedrank.dashboard.flips import flip_matrix, flip_matrix_offer
 
 st.header("Verdict-flip matrix: every pair of runs", divider="gray")
 FLIPS_KEY = "compare_flips_asked"  # once asked, the matrix follows the page's choices
+flip_metrics = [m for m in metrics if samplable(m)]  # P(win) needs random tie-breaks
 
 
 def _ask_for_flips() -> None:
@@ -434,22 +444,28 @@ def _ask_for_flips() -> None:
 
 if len(ctx.runs) < 2:
     empty_state("Add a second run to see which pairs flip.")
-elif not (st.session_state.get(FLIPS_KEY) or ctx.memo_ready("flip_matrix", tuple(metrics))):
+elif not flip_metrics:
+    empty_state("None of the chosen metrics has a random tie-break sampler yet: add one of "
+                + ", ".join(metric_options(k, moving=True, sampled=True))
+                + " to the **Metrics** above to see which pairs flip.")
+elif not (st.session_state.get(FLIPS_KEY) or ctx.memo_ready("flip_matrix", tuple(flip_metrics))):
     # computed on demand (every pair on every metric: the page's largest job), at once when
     # any session has computed it for this data and these settings
     st.caption("Which pairs of runs swap places under another tie-break? "
-               + flip_matrix_offer(len(ctx.runs), metrics))
+               + flip_matrix_offer(len(ctx.runs), flip_metrics))
     st.button("Compute the verdict-flip matrix", key="compare_flips_compute",
               icon=":material/grid_on:", on_click=_ask_for_flips,
               help="Every pair of runs on every chosen metric; shown from then on in this session.")
 else:
     _flips = ctx.memo("flip_matrix", lambda m: flip_matrix(ctx.evaluation(m, ("all",)), list(m),
                                                            gain=ctx.settings.gain),
-                      tuple(metrics))
+                      tuple(flip_metrics))
     show_figure(flip_heatmap(_flips), key="compare_flip_chart")
     st.caption("Colour: probability that breaking ties at random reverses the order the "
                "expectation gives the two runs (0.5 = a coin toss). ✕: trec_eval's order and the "
                "expectation disagree on which run is ahead. P(win) is exact on lattice metrics "
-               "(P@k, R@k, Success@k, Rprec), else from 200 draws.")
+               "(P@k, R@k, Success@k, Rprec), else from 200 draws."
+               + (f" Left out (no random tie-break sampler yet): {', '.join(left_out)}."
+                  if (left_out := [m for m in metrics if m not in flip_metrics]) else ""))
     with st.expander("The matrix as a table", icon=":material/table_rows:"):
         st.dataframe(_flips, hide_index=True, key="compare_flip_table")
