@@ -239,8 +239,8 @@ else:
     cards.metric("Equal", counts["tie"], help="Queries where both values are equal (within 1e-12).", width="content")
     cards.metric(f"{baseline} better", counts["loss"], help="Queries where the baseline's value is higher.",
                  width="content")
-    cards.metric("Mean difference", f"{view.mean_difference(differences):+.4f}", width="content",
-                 help=f"Mean of run − baseline over the {len(differences)} paired queries.")
+    cards.metric("Mean difference", f"{view.mean_difference(differences, chart_metric):+.4f}",
+                 width="content", help=view.mean_difference_help(chart_metric, len(differences)))
     st.markdown(view.difference_sentence(differences, run, baseline, chart_metric, policy_name))
     fig = figures.difference_figure(differences, run, baseline, chart_metric, policy_name)
     picked = clicked_query(show_figure(fig, key="compare_difference_chart",

@@ -395,3 +395,27 @@ def test_trec_eval_position_exact_matches_the_draws():
         assert abs(sampled[key] - position[key]) <= 4 * max(np.sqrt(position[key] * (1 - position[key]) / 20_000), 1e-3)
     assert "trec_eval's difference" in view.trec_eval_position_sentence(position, run, base)
     assert view.trec_eval_position_sentence(None, run, base) == ""
+
+
+def test_gm_map_is_compared_by_its_geometric_mean_on_the_page(at):
+    """The report shows gm_map's geometric means (the Overview's numbers) and says that the
+    tests, d and the differences are on the floored logs; the card's mean difference is
+    log(GM run / GM baseline) from the per-query values (scipy's geometric means)."""
+    from scipy import stats
+
+    at.multiselect(key="compare_metrics").set_value(["gm_map"]).run()
+    assert_no_trouble(at)
+    report = _table(at, "report").set_index("run")
+    summary = at.session_state["tiedrank_context"].evaluation(("gm_map",), ("all",)).summary
+    expected = summary[summary["policy"] == "expected"].set_index("run")["value"]
+    for run, shown in report["gm_map"].items():
+        assert shown.rstrip("ᵃᵇᶜᵈᵉᶠᵍʰ˒") == f"{expected[run]:.4f}"
+    assert "gm_map: mean = the geometric mean" in _text(at)
+    run, base = at.selectbox(key="compare_run").value, at.selectbox(key="compare_baseline").value
+    per_query = at.session_state["tiedrank_context"].evaluation(("gm_map",), ("all",)).per_query
+    values = per_query[per_query["policy"] == "expected"].pivot(index="query", columns="run",
+                                                                 values="value")
+    ratio = np.log(stats.gmean(np.maximum(values[run], 1e-5))
+                   / stats.gmean(np.maximum(values[base], 1e-5)))
+    card = next(m for m in at.metric if m.label == "Mean difference")
+    assert card.value == f"{ratio:+.4f}"

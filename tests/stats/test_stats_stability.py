@@ -202,3 +202,18 @@ def test_win_probabilities_draw_each_run_once_with_the_numbers_of_each_pair(tiny
         assert w == single
         exact = S.exact_win_probability(tables[w.run_a], tables[w.run_b], w.metric)
         assert abs(w.probability - exact) <= 4 * max(w.standard_error, 1 / 3000)
+
+
+def test_a_metric_without_sampler_keeps_its_verdicts_and_says_none(flip_case):
+    """gm_map has no random tie-break sampler: no made-up P(win) (NaN, method "none"), the
+    verdicts under the fixed policies still computed, on the geometric means."""
+    run_a, run_b, qrels = flip_case
+    ev = evaluate({"A": run_a, "B": run_b}, qrels, ["gm_map", "RR"], ties="all")
+    result = S.pair_stability(ev, "A", "B", "gm_map", n_draws=50)
+    assert result.method == "none" and math.isnan(result.p_win) and result.draws.empty
+    summary = ev.summary.set_index(["run", "metric", "policy"])["value"]
+    for row in result.verdicts.itertuples(index=False):
+        assert row.run == summary[("A", "gm_map", row.policy)]
+        assert row.baseline == summary[("B", "gm_map", row.policy)]
+    table = S.verdict_stability(ev, "B", n_draws=50).set_index("metric")
+    assert table.loc["gm_map", "method"] == "none" and table.loc["RR", "method"] == "sampled"

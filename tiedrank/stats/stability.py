@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..evaluate import ALL_POLICIES, Evaluation
 from ..metrics import GAINS, Metric, parse_metric
-from ..sampling import lattice_win_probability, run_moments, sample_run_means
+from ..sampling import lattice_win_probability, run_moments, samplable, sample_run_means
 from ..sampling.laws import LAW_FAMILIES
 from ..ties import TieTable
 from ..validation import Interval, Options, validate_params
@@ -331,13 +331,17 @@ class PairStability:
 
     ``p_win`` / ``se`` / ``p_equal``: P(run beats baseline) under independent random
     tie-breaking, its binomial standard error and the share of draws with equal means
-    (``method == "exact"``: the exact lattice numbers, se 0); ``p_normal``: the same
+    (``method == "exact"``: the exact lattice numbers, se 0; ``method == "none"``: NaN, for
+    a metric with neither an exact law nor a sampler, e.g. bpref, gm_map); ``p_normal``: the same
     probability by the normal approximation with the exact moments (a cross-check);
     ``sd_run`` / ``sd_baseline``: the exact standard deviation of each run's mean;
     ``draws``: one row per draw (draw, run, baseline, diff: the two runs' means under that
     random tie-break and their difference); ``verdicts``: one row per fixed policy
-    (policy, run, baseline: the means, diff, verdict: win/loss/tie from the run's side,
-    p_value, significant: uncorrected, agrees: same verdict as under the first policy).
+    (policy, run, baseline: the runs' summaries, diff, verdict: win/loss/tie from the
+    run's side, p_value, significant: uncorrected, agrees: same verdict as under the first
+    policy). The verdicts and tests are those of :func:`~tiedrank.stats.compare_pair`: for a
+    geometric summary (gm_map, gm_bpref) the tests of the floored logs, diff = log of the
+    ratio of the geometric means.
     """
 
     run: str
@@ -400,7 +404,7 @@ def pair_stability(evaluation: Evaluation, run: str, baseline: str, metric: str 
     metric_name = resolve_metric(frame, metric)
     report = progress or (lambda share, step: None)
     report(0.0, f"Drawing {n_draws:,} random tie-breaks of {baseline} on {metric_name}")
-    base_means = _baseline_draws(evaluation, baseline, metric_name, n_draws, seed, gain)
+    base_means = lambda: _baseline_draws(evaluation, baseline, metric_name, n_draws, seed, gain)
     return _pair_stability(frame, evaluation, run, baseline, metric_name, base_means,
                            policies=policies, test=test, alpha=alpha, seed=seed,
                            gain=gain, n_resamples=n_resamples, method=method,
@@ -429,6 +433,10 @@ def _pair_stability(frame: pd.DataFrame, evaluation: Evaluation, run: str, basel
     report = progress or (lambda share, step: None)
     report(0.3, f"Computing the exact law of {metric} where it has one")
     exact = _exact_outcome(table, base_table, m, included, method)
+    if exact is None and not samplable(m):  # no law, no sampler (bpref, gm_map, ...): say so
+        report(0.85, f"Testing {run} against {baseline} under each fixed tie policy")
+        return _fixed_policies_only(frame, run, baseline, metric, policies=policies, test=test,
+                                    alpha=alpha, seed=seed, n_resamples=n_resamples)
     if exact is None or with_draws:
         base_means = base_means() if callable(base_means) else base_means
         n_draws = len(base_means)
@@ -445,18 +453,37 @@ def _pair_stability(frame: pd.DataFrame, evaluation: Evaluation, run: str, basel
     report(0.85, f"Testing {run} against {baseline} under each fixed tie policy")
     raw = policy_verdicts(frame, run, baseline, metric, policies=policies, test=test,
                           alpha=alpha, seed=seed, n_resamples=n_resamples)
-    scale = np.maximum(raw["mean_a"].abs(), raw["mean_b"].abs())
-    verdicts = pd.DataFrame({
-        "policy": raw["policy"], "run": raw["mean_a"], "baseline": raw["mean_b"],
-        "diff": raw["diff"], "verdict": outcome_word(raw["diff"], scale),
-        "p_value": raw["p_value"], "significant": raw["significant"].astype(bool),
-        "agrees": raw["agrees"].astype(bool)})
+    verdicts = _verdict_frame(raw)
     draws = pd.DataFrame({"draw": np.arange(n_draws), "run": run_means, "baseline": base_means,
                           "diff": run_means - base_means})
     report(1.0, "Done")
     return PairStability(run, baseline, metric, test, float(alpha), int(n_draws), int(seed),
                          p, se, equal, draws, verdicts, "sampled" if exact is None else "exact",
                          p_normal, sd_run, sd_base)
+
+
+def _verdict_frame(raw: pd.DataFrame) -> pd.DataFrame:
+    """:func:`policy_verdicts`' rows as :class:`PairStability` shows them (from the run's side)."""
+    scale = np.maximum(raw["mean_a"].abs(), raw["mean_b"].abs())
+    return pd.DataFrame({
+        "policy": raw["policy"], "run": raw["mean_a"], "baseline": raw["mean_b"],
+        "diff": raw["diff"], "verdict": outcome_word(raw["diff"], scale),
+        "p_value": raw["p_value"], "significant": raw["significant"].astype(bool),
+        "agrees": raw["agrees"].astype(bool)})
+
+
+def _fixed_policies_only(frame: pd.DataFrame, run: str, baseline: str, metric: str, *,
+                         policies: Sequence[str], test: str, alpha: float, seed: int,
+                         n_resamples: int) -> PairStability:
+    """A metric random tie-breaks cannot be drawn for (no exact law, no sampler): the
+    verdicts under the fixed policies, and NaN (``method="none"``) for P(run beats baseline),
+    its normal approximation and the standard deviations, never a made-up number."""
+    raw = policy_verdicts(frame, run, baseline, metric, policies=policies, test=test,
+                          alpha=alpha, seed=seed, n_resamples=n_resamples)
+    draws = pd.DataFrame({"draw": np.arange(0), "run": np.empty(0), "baseline": np.empty(0),
+                          "diff": np.empty(0)})
+    return PairStability(run, baseline, metric, test, float(alpha), 0, int(seed), math.nan,
+                         math.nan, math.nan, draws, _verdict_frame(raw), "none")
 
 
 @validate_params(_STABILITY_OPTIONS)
