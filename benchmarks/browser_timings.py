@@ -117,9 +117,8 @@ def _session(browser, url: str, upload: tuple[Path, list[Path]] | None,
     if upload:
         _upload(page, *upload)
     times: dict[str, tuple] = {}
-    for title in _page_titles(page):
-        if only and title not in only:
-            continue
+    for title in only or _page_titles(page):
+        page.locator(MENU).get_by_text(title, exact=True).wait_for(state="visible")
         started = time.perf_counter()
         page.locator(MENU).get_by_text(title, exact=True).click()
         first = _until_idle(page, started, f'h1:has-text("{title}")')
