@@ -174,10 +174,18 @@ def _with_progress(name: str, first_step: str, fn, *args):
     return ctx.memo(name, compute, *args)
 
 
+def _shared(name: str, build, *choices):
+    """``build()`` once per (data, settings, name, choices) in the shared cache, for every
+    session: the figures and tables below cost more to build than to look up on each rerun.
+    ``choices`` must hold every choice ``build`` reads (the comparison's are COMPARISON)."""
+    return ctx.memo(name, lambda *_: build(), *choices)
+
+
+COMPARISON = (tuple(metrics), ties, baseline, tuple(compared), policy, test, correction, alpha,
+              all_pairs, seed, n_resamples)  # every choice the comparison depends on
 try:
     comparison = _with_progress("compare_runs", "Testing the runs against the baseline…",
-                                _comparison, tuple(metrics), ties, baseline, tuple(compared),
-                                policy, test, correction, alpha, all_pairs, seed, n_resamples)
+                                _comparison, *COMPARISON)
 except ValueError as err:
     st.error(f"The comparison failed: {err}", icon=":material/error:")
     st.stop()
@@ -214,11 +222,13 @@ chart_metric = st.columns([1, 2])[0].selectbox(
     **persist_choice("compare_chart_metric", metrics),
     help="The one metric drawn below: differences with their bootstrap intervals, the per-query "
          "differences, the verdict under each tie-break, the system rankings and the group heatmap.")
-intervals = view.baseline_intervals(comparison, chart_metric)
-default_run = view.fragile_run(evaluation, baseline, compared, chart_metric)
+default_run = _shared("compare_default_run", lambda: view.fragile_run(
+    evaluation, baseline, compared, chart_metric), *COMPARISON, chart_metric)
 run = st.session_state.get("compare_run")
 highlight = run if run in compared else default_run
-fig = figures.interval_figure(intervals, chart_metric, baseline, highlight=highlight)
+fig = _shared("compare_interval_figure", lambda: figures.interval_figure(
+    view.baseline_intervals(comparison, chart_metric), chart_metric, baseline, highlight=highlight),
+    *COMPARISON, chart_metric, highlight)
 show_figure(fig, key="compare_interval_chart")
 figure_download(fig, f"tiedrank-compare-intervals-{chart_metric}", key="compare_interval_fig")
 
@@ -228,8 +238,9 @@ run = st.columns([1, 2])[0].selectbox(
     "Run", compared, **persist_choice("compare_run", compared, default_run),
     help="The run examined in this section and the next. The first choice is a run whose "
          "verdict against the baseline changes with the tie-break, when there is one.")
-differences = view.query_differences(evaluation, run, baseline, chart_metric, policy_name,
-                                     query_text=ctx.query_text)
+PAIR = (tuple(metrics), ties, policy_name, run, baseline, chart_metric)  # what the next sections read
+differences = _shared("compare_differences", lambda: view.query_differences(
+    evaluation, run, baseline, chart_metric, policy_name, query_text=ctx.query_text), *PAIR)
 if differences.empty:
     empty_state(f"{run} and {baseline} have no evaluated query in common for {chart_metric}.")
 else:
@@ -242,7 +253,8 @@ else:
     cards.metric("Mean difference", f"{view.mean_difference(differences, chart_metric):+.4f}",
                  width="content", help=view.mean_difference_help(chart_metric, len(differences)))
     st.markdown(view.difference_sentence(differences, run, baseline, chart_metric, policy_name))
-    fig = figures.difference_figure(differences, run, baseline, chart_metric, policy_name)
+    fig = _shared("compare_difference_figure", lambda: figures.difference_figure(
+        differences, run, baseline, chart_metric, policy_name), *PAIR)
     picked = clicked_query(show_figure(fig, key="compare_difference_chart",
                                            on_select="rerun", selection_mode="points"), axis="x")
     if picked in set(differences["query"]):  # drill-down: both runs on that query, side by side
@@ -258,7 +270,8 @@ else:
                      key="compare_difference_download")
 
 # ---- fragile queries ----------------------------------------------------------------------------
-fragile, n_paired = view.fragile_table(evaluation, run, baseline, chart_metric, ctx.query_text)
+fragile, n_paired = _shared("compare_fragile", lambda: view.fragile_table(
+    evaluation, run, baseline, chart_metric, ctx.query_text), *PAIR)
 st.header(f"Fragile queries: {view.fragile_heading(len(fragile), n_paired)}", divider="gray")
 st.markdown(
     f"A query is fragile when some tie-break makes **{run}** win it and another makes "
@@ -343,7 +356,9 @@ else:
         **{c: st.column_config.NumberColumn(c, format="%.4f") for c in verdicts.columns[1:4]},
         "p": st.column_config.NumberColumn("p", format="%.4f", help="Uncorrected p of the test under this policy.")})
     download_row(verdicts, f"tiedrank-compare-verdicts-{run}-{chart_metric}", key="compare_verdict_download")
-    fig = figures.stability_figure(stability.draws, stability.verdicts, run, baseline, chart_metric)
+    fig = _shared("compare_stability_figure", lambda: figures.stability_figure(
+        stability.draws, stability.verdicts, run, baseline, chart_metric),
+        run, baseline, chart_metric, test, alpha, n_draws, seed)
     show_figure(fig, key="compare_stability_chart")
     figure_download(fig, f"tiedrank-compare-stability-{run}-{chart_metric}", key="compare_stability_fig")
 
@@ -351,8 +366,11 @@ else:
 # ---- 4. system rankings per policy -------------------------------------------------------------
 st.header("System ranking under each tie policy", divider="gray")
 ranked_runs = [baseline, *compared]
-ranking = view.ranking_table(evaluation, chart_metric, ranked_runs)
-agreement = view.agreement_table(evaluation, chart_metric, ranked_runs)
+RANKED = (tuple(metrics), ties, chart_metric, tuple(ranked_runs))
+ranking = _shared("compare_ranking", lambda: view.ranking_table(evaluation, chart_metric, ranked_runs),
+                  *RANKED)
+agreement = _shared("compare_agreement", lambda: view.agreement_table(
+    evaluation, chart_metric, ranked_runs), *RANKED)
 st.markdown(view.agreement_sentence(agreement))
 st.caption(f"Rank of each run on {chart_metric} under each tie policy (1 = best; equal means share "
            "the average rank). The means are in the Overview page.")
@@ -379,7 +397,8 @@ with left:
                                                  help="p of H0: the two rankings are unrelated.")})
     download_row(agreement, f"tiedrank-compare-kendall-{chart_metric}", key="compare_agreement_download")
 with right:
-    fig = figures.ranking_figure(ranking, ALL_POLICIES, chart_metric, baseline=baseline, highlight=run)
+    fig = _shared("compare_ranking_figure", lambda: figures.ranking_figure(
+        ranking, ALL_POLICIES, chart_metric, baseline=baseline, highlight=run), *RANKED, baseline, run)
     show_figure(fig, key="compare_ranking_chart")
     figure_download(fig, f"tiedrank-compare-rankings-{chart_metric}", key="compare_ranking_fig")
 
