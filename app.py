@@ -61,7 +61,6 @@ def _menu() -> None:
             st.page_link(page)
 
 
-warm_up()  # the first run of the server process: scipy.stats for Compare, in the background
 common.count_run()  # numbers the runs: kept page widgets re-assert after a gap (ui.persist)
 _menu()
 _return_to = st.session_state.pop(common.RETURN_KEY, None)
@@ -337,4 +336,7 @@ def _run_page() -> None:
 
 data_panel()
 common.back_link(PAGE_FILES[pg.title], pg.title)  # "← Back to …" after a drill-down
-_run_page()
+try:
+    _run_page()
+finally:  # once the first page is drawn, not while: scipy.stats for Compare, in the background
+    warm_up()

@@ -4,7 +4,9 @@ The Compare page's paired tests need ``scipy.stats``, whose import alone takes a
 second (more on a loaded machine: it parses docstrings as it loads). Imported where a
 statistic is computed (so the CLI starts fast), it used to land on the first visit to
 Compare in a fresh server. :func:`warm_up` imports such modules once per process, in a
-daemon thread started by app.py's first run, while the user reads the first page; a page
+daemon thread that app.py starts once its first run has drawn its page (started before,
+the import competed with that page for the interpreter: the first Overview took about a
+second longer), so it runs while the user reads the first page; a page
 that needs a module before the thread is done simply waits for that import to finish
 (Python's import lock), never imports it twice. Streamlit-free.
 
