@@ -130,7 +130,9 @@ class MemoryBoundedCache:
         ``key`` waits and gets that result (even one too large to keep); if that
         computation fails, the waiter computes the value itself. A compute that asks for
         its own key again (in the same thread) computes it directly instead of waiting
-        for itself.
+        for itself. A compute may ask for other keys, always in one order (the dashboard's:
+        a page's memo, then an evaluation, then the tie tables; never back up), so that two
+        computations never wait for each other.
         """
         while True:
             found, value = self._lookup(key)
