@@ -31,6 +31,7 @@ from tiedrank.dashboard.settings import (
     round_setting,
     settings_from_params,
 )
+from tiedrank.dashboard.warmup import warm_up
 from tiedrank.errors import InputError
 
 st.set_page_config(layout="wide", page_title="tiedrank: evaluating rankers with tied scores",
@@ -121,9 +122,13 @@ def _fit_rel_level(context: "common.Context", rel_level: int) -> None:
 
 def _source_changed() -> None:
     """A bundled dataset brings its own relevance level (LLMJudge: 2, trec_eval: 1), and
-    so do the runs made in this session (Simulator page)."""
+    so do the runs made in this session (Simulator page); back on "Upload your own", the
+    files this session uploaded come back from the server's store (the upload widgets
+    forgot them while hidden)."""
     source = st.session_state["data_source"]
-    if source in BUNDLED:
+    if source == UPLOAD:
+        common.restore_session_uploads()
+    elif source in BUNDLED:
         st.session_state["rel_level"] = BUNDLED[source].rel_level
     elif source == SESSION and common.my_runs() is not None:
         st.session_state["rel_level"] = common.my_runs().rel_level
@@ -331,4 +336,7 @@ def _run_page() -> None:
 
 data_panel()
 common.back_link(PAGE_FILES[pg.title], pg.title)  # "← Back to …" after a drill-down
-_run_page()
+try:
+    _run_page()
+finally:  # once the first page is drawn, not while: scipy.stats for Compare, in the background
+    warm_up()

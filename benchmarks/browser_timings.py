@@ -16,10 +16,20 @@ session, as on a server in use). Usage::
 
     python benchmarks/browser_timings.py                 # Markdown table on stdout
     python benchmarks/browser_timings.py --skip-uploads  # LLMJudge only
+    python benchmarks/browser_timings.py --skip-uploads --pages Compare --repeat 3
+
+The column "fresh server" is the first session's first visit: the first time the page is
+computed in this server process (no cache warm, modules such as scipy.stats not yet
+imported), which the median of the warm sessions hides.
+
+``--concurrent N --pages TITLE`` instead opens N sessions on a fresh server (each waits for
+its first page), then clicks TITLE in all of them at once and reports each session's wait
+(LLMJudge only): what N users opening the page together wait for.
 """
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import platform
 import socket
@@ -96,7 +106,8 @@ def _upload(page, qrels: Path, runs: list[Path]) -> None:
     _until_idle(page, time.perf_counter())
 
 
-def _session(browser, url: str, upload: tuple[Path, list[Path]] | None) -> dict[str, tuple]:
+def _session(browser, url: str, upload: tuple[Path, list[Path]] | None,
+             only: tuple[str, ...] = ()) -> dict[str, tuple]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.set_default_timeout(120_000)
@@ -106,7 +117,8 @@ def _session(browser, url: str, upload: tuple[Path, list[Path]] | None) -> dict[
     if upload:
         _upload(page, *upload)
     times: dict[str, tuple] = {}
-    for title in _page_titles(page):
+    for title in only or _page_titles(page):
+        page.locator(MENU).get_by_text(title, exact=True).wait_for(state="visible")
         started = time.perf_counter()
         page.locator(MENU).get_by_text(title, exact=True).click()
         first = _until_idle(page, started, f'h1:has-text("{title}")')
@@ -119,11 +131,68 @@ def _session(browser, url: str, upload: tuple[Path, list[Path]] | None) -> dict[
     return times
 
 
+async def _concurrent_first_visits(url: str, sessions: int, title: str) -> list[float]:
+    """Seconds each of ``sessions`` browser sessions waits for ``title`` when all click it at
+    once (each has opened the app and finished its first page before)."""
+    from playwright.async_api import async_playwright
+
+    async def until_idle(page, started: float) -> float:
+        try:
+            await page.locator(RUNNING).wait_for(state="attached", timeout=1500)
+        except Exception:
+            pass
+        await page.locator(f'h1:has-text("{title}")').first.wait_for(state="visible", timeout=300_000)
+        await page.locator(IDLE).wait_for(state="attached", timeout=300_000)
+        return time.perf_counter() - started
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        pages = []
+        for _ in range(sessions):
+            context = await browser.new_context(viewport={"width": 1280, "height": 900})
+            page = await context.new_page()
+            page.set_default_timeout(300_000)
+            await page.goto(url)
+            await page.locator("h1").first.wait_for(state="visible")
+            await page.locator(IDLE).wait_for(state="attached")
+            pages.append(page)
+
+        async def visit(page) -> float:
+            started = time.perf_counter()
+            await page.locator(MENU).get_by_text(title, exact=True).click()
+            return await until_idle(page, started)
+
+        waits = await asyncio.gather(*(visit(page) for page in pages))
+        await browser.close()
+        return list(waits)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="sessions per dataset (median)")
     parser.add_argument("--skip-uploads", action="store_true")
+    parser.add_argument("--pages", default="",
+                        help="comma-separated page titles to time (default: every page of the menu)")
+    parser.add_argument("--concurrent", type=int, default=0,
+                        help="N sessions click the one page of --pages at once (fresh server)")
     args = parser.parse_args()
+    only = tuple(name.strip() for name in args.pages.split(",") if name.strip())
+    if args.concurrent:
+        if len(only) != 1:
+            raise SystemExit("--concurrent needs one page title in --pages")
+        server, url = _start_server()
+        try:
+            load = os.getloadavg()[0]
+            waits = sorted(asyncio.run(_concurrent_first_visits(url, args.concurrent, only[0])))
+        finally:
+            server.terminate()
+            server.wait(timeout=15)
+        print(f"# {platform.machine()}, Python {platform.python_version()}, load average "
+              f"{load:.2f} at the start, {os.getloadavg()[0]:.2f} at the end; LLMJudge, fresh server\n")
+        print(f"| sessions clicking {only[0]} at once | fastest (s) | median (s) | slowest (s) |\n"
+              f"|---:|---:|---:|---:|\n| {args.concurrent} | {waits[0]:.2f} | "
+              f"{statistics.median(waits):.2f} | {waits[-1]:.2f} |")
+        return
     from playwright.sync_api import sync_playwright
 
     from dashboard_timings import make_upload
@@ -144,13 +213,15 @@ def main() -> None:
             print(f"# {platform.machine()}, Python {platform.python_version()}, "
                   f"load average {os.getloadavg()[0]:.2f} at the start; median of "
                   f"{args.repeat} sessions, 1280 x 900\n")
-            print("| data | page | first visit (s) | rerun (s) |\n|---|---|---:|---:|")
+            print("| data | page | first visit, fresh server (s) | first visit (s) | rerun (s) |\n"
+                  "|---|---|---:|---:|---:|")
             for label, upload in datasets:
-                sessions = [_session(browser, url, upload) for _ in range(args.repeat)]
+                sessions = [_session(browser, url, upload, only) for _ in range(args.repeat)]
                 for title in sessions[0]:
+                    fresh = sessions[0][title][0]
                     first = statistics.median(s[title][0] for s in sessions)
                     rerun = statistics.median(s[title][1] for s in sessions)
-                    print(f"| {label} | {title} | {first:.2f} | {rerun:.2f} |", flush=True)
+                    print(f"| {label} | {title} | {fresh:.2f} | {first:.2f} | {rerun:.2f} |", flush=True)
             browser.close()
             print(f"\nload average {os.getloadavg()[0]:.2f} at the end")
     finally:

@@ -13,6 +13,7 @@ import streamlit as st
 from tiedrank.dashboard import compare as view
 from tiedrank.dashboard.drilldown import DRILL_PAIR_KEY, clicked_query, selected_row_value
 from tiedrank.dashboard.figures import compare as figures
+from tiedrank.dashboard.settings import metric_options
 from tiedrank.dashboard.side_by_side import drill_choices, url_from_choices
 from tiedrank.dashboard.ui import (
     drill_down,
@@ -32,6 +33,7 @@ from tiedrank.evaluate import ALL_POLICIES
 from tiedrank.io import read_groups
 from tiedrank.policies import POLICY_LABELS
 from tiedrank.report import render
+from tiedrank.sampling import samplable
 from tiedrank.stats import CORRECTIONS, TESTS, group_breakdown
 
 
@@ -172,10 +174,18 @@ def _with_progress(name: str, first_step: str, fn, *args):
     return ctx.memo(name, compute, *args)
 
 
+def _shared(name: str, build, *choices):
+    """``build()`` once per (data, settings, name, choices) in the shared cache, for every
+    session: the figures and tables below cost more to build than to look up on each rerun.
+    ``choices`` must hold every choice ``build`` reads (the comparison's are COMPARISON)."""
+    return ctx.memo(name, lambda *_: build(), *choices)
+
+
+COMPARISON = (tuple(metrics), ties, baseline, tuple(compared), policy, test, correction, alpha,
+              all_pairs, seed, n_resamples)  # every choice the comparison depends on
 try:
     comparison = _with_progress("compare_runs", "Testing the runs against the baseline…",
-                                _comparison, tuple(metrics), ties, baseline, tuple(compared),
-                                policy, test, correction, alpha, all_pairs, seed, n_resamples)
+                                _comparison, *COMPARISON)
 except ValueError as err:
     st.error(f"The comparison failed: {err}", icon=":material/error:")
     st.stop()
@@ -212,11 +222,13 @@ chart_metric = st.columns([1, 2])[0].selectbox(
     **persist_choice("compare_chart_metric", metrics),
     help="The one metric drawn below: differences with their bootstrap intervals, the per-query "
          "differences, the verdict under each tie-break, the system rankings and the group heatmap.")
-intervals = view.baseline_intervals(comparison, chart_metric)
-default_run = view.fragile_run(evaluation, baseline, compared, chart_metric)
+default_run = _shared("compare_default_run", lambda: view.fragile_run(
+    evaluation, baseline, compared, chart_metric), *COMPARISON, chart_metric)
 run = st.session_state.get("compare_run")
 highlight = run if run in compared else default_run
-fig = figures.interval_figure(intervals, chart_metric, baseline, highlight=highlight)
+fig = _shared("compare_interval_figure", lambda: figures.interval_figure(
+    view.baseline_intervals(comparison, chart_metric), chart_metric, baseline, highlight=highlight),
+    *COMPARISON, chart_metric, highlight)
 show_figure(fig, key="compare_interval_chart")
 figure_download(fig, f"tiedrank-compare-intervals-{chart_metric}", key="compare_interval_fig")
 
@@ -226,8 +238,9 @@ run = st.columns([1, 2])[0].selectbox(
     "Run", compared, **persist_choice("compare_run", compared, default_run),
     help="The run examined in this section and the next. The first choice is a run whose "
          "verdict against the baseline changes with the tie-break, when there is one.")
-differences = view.query_differences(evaluation, run, baseline, chart_metric, policy_name,
-                                     query_text=ctx.query_text)
+PAIR = (tuple(metrics), ties, policy_name, run, baseline, chart_metric)  # what the next sections read
+differences = _shared("compare_differences", lambda: view.query_differences(
+    evaluation, run, baseline, chart_metric, policy_name, query_text=ctx.query_text), *PAIR)
 if differences.empty:
     empty_state(f"{run} and {baseline} have no evaluated query in common for {chart_metric}.")
 else:
@@ -237,10 +250,11 @@ else:
     cards.metric("Equal", counts["tie"], help="Queries where both values are equal (within 1e-12).", width="content")
     cards.metric(f"{baseline} better", counts["loss"], help="Queries where the baseline's value is higher.",
                  width="content")
-    cards.metric("Mean difference", f"{view.mean_difference(differences):+.4f}", width="content",
-                 help=f"Mean of run − baseline over the {len(differences)} paired queries.")
+    cards.metric("Mean difference", f"{view.mean_difference(differences, chart_metric):+.4f}",
+                 width="content", help=view.mean_difference_help(chart_metric, len(differences)))
     st.markdown(view.difference_sentence(differences, run, baseline, chart_metric, policy_name))
-    fig = figures.difference_figure(differences, run, baseline, chart_metric, policy_name)
+    fig = _shared("compare_difference_figure", lambda: figures.difference_figure(
+        differences, run, baseline, chart_metric, policy_name), *PAIR)
     picked = clicked_query(show_figure(fig, key="compare_difference_chart",
                                            on_select="rerun", selection_mode="points"), axis="x")
     if picked in set(differences["query"]):  # drill-down: both runs on that query, side by side
@@ -256,7 +270,8 @@ else:
                      key="compare_difference_download")
 
 # ---- fragile queries ----------------------------------------------------------------------------
-fragile, n_paired = view.fragile_table(evaluation, run, baseline, chart_metric, ctx.query_text)
+fragile, n_paired = _shared("compare_fragile", lambda: view.fragile_table(
+    evaluation, run, baseline, chart_metric, ctx.query_text), *PAIR)
 st.header(f"Fragile queries: {view.fragile_heading(len(fragile), n_paired)}", divider="gray")
 st.markdown(
     f"A query is fragile when some tie-break makes **{run}** win it and another makes "
@@ -297,53 +312,65 @@ else:
 
 # ---- 3. verdict stability ---------------------------------------------------------------------
 st.header("Would the verdict survive another tie order?", divider="gray")
-n_draws = int(st.columns([1, 3])[0].number_input(
-    "Random tie-breaks", min_value=100, max_value=view.MAX_DRAWS, step=100, **persist("compare_draws", 1000),
-    help="How many independent random tie-breaks of both runs to draw (at most "
-         f"{view.MAX_DRAWS:,} here; the CLI takes any number). P(run beats baseline) is "
-         "estimated from them, with a binomial standard error sqrt(p(1 − p)/N), except on "
-         "Success@k, P@k, R@k and Rprec, where it is exact and the draws only show the spread."))
-stability = _with_progress("compare_stability", "Sampling random tie-breaks…", _stability, run,
-                           baseline, chart_metric, test, alpha, n_draws, seed)
-headline = view.stability_headline(stability)
-if stability.same_verdict:
-    st.success(headline, icon=":material/check_circle:")
+if not samplable(chart_metric):
+    empty_state(f"{chart_metric} has no random tie-break sampler yet, so the chance that another "
+                "tie order reverses the verdict cannot be drawn; the report above and the best and "
+                "worst cases (Overview, Spread) are exact. For this section choose as **Metric of the "
+                "charts below** one of " + ", ".join(metric_options(k, moving=True, sampled=True)) + ".")
 else:
-    st.warning(headline, icon=":material/swap_vert:")
-st.markdown(view.stability_sentence(stability, bold=True))
-st.caption(view.trec_eval_position_sentence(view.trec_eval_position(evaluation, stability),
-                                            run, baseline))
-cards = number_cards()
-cards.metric("P(run beats baseline)", f"{stability.p_win:.1%}" + (
-                    " (exact)" if stability.method == "exact" else f" ± {stability.se:.1%}"),
-                help="Share of random tie-breaks (both runs shuffled independently) in which the "
-                     "run's mean is higher; equal means count half. ± one standard error; exact "
-                     "(every tie order) on Success@k, P@k, R@k and Rprec. Normal approximation "
-                     f"from the exact moments: {stability.p_normal:.1%}.", width="content")
-cards.metric("Exact expectation", stability.verdict("expected") or "–",
-                help="The run's verdict on the exact expected values (every tie order equally likely).",
-             width="content")
-cards.metric("trec_eval order", stability.verdict("trec_eval") or "–",
-                help="The run's verdict when both runs' ties are broken as trec_eval does "
-                     "(docno descending): the number most papers report.", width="content")
-cards.metric("Significance survives", "yes" if stability.significance_survives else "no",
-                help=f"Yes when the {view.TEST_LABELS[test]} is significant (p ≤ {alpha:g}, "
-                     "uncorrected) under the exact expectation and, with the same winner, under "
-                     "every other fixed policy.", width="content")
-verdicts = view.verdict_table(stability)
-st.dataframe(verdicts, hide_index=True, key="compare_verdict_table", column_config={
-    **{c: st.column_config.NumberColumn(c, format="%.4f") for c in verdicts.columns[1:4]},
-    "p": st.column_config.NumberColumn("p", format="%.4f", help="Uncorrected p of the test under this policy.")})
-download_row(verdicts, f"tiedrank-compare-verdicts-{run}-{chart_metric}", key="compare_verdict_download")
-fig = figures.stability_figure(stability.draws, stability.verdicts, run, baseline, chart_metric)
-show_figure(fig, key="compare_stability_chart")
-figure_download(fig, f"tiedrank-compare-stability-{run}-{chart_metric}", key="compare_stability_fig")
+    n_draws = int(st.columns([1, 3])[0].number_input(
+        "Random tie-breaks", min_value=100, max_value=view.MAX_DRAWS, step=100, **persist("compare_draws", 1000),
+        help="How many independent random tie-breaks of both runs to draw (at most "
+             f"{view.MAX_DRAWS:,} here; the CLI takes any number). P(run beats baseline) is "
+             "estimated from them, with a binomial standard error sqrt(p(1 − p)/N), except on "
+             "Success@k, P@k, R@k and Rprec, where it is exact and the draws only show the spread."))
+    stability = _with_progress("compare_stability", "Sampling random tie-breaks…", _stability, run,
+                               baseline, chart_metric, test, alpha, n_draws, seed)
+    headline = view.stability_headline(stability)
+    if stability.same_verdict:
+        st.success(headline, icon=":material/check_circle:")
+    else:
+        st.warning(headline, icon=":material/swap_vert:")
+    st.markdown(view.stability_sentence(stability, bold=True))
+    st.caption(view.trec_eval_position_sentence(view.trec_eval_position(evaluation, stability),
+                                                run, baseline))
+    cards = number_cards()
+    cards.metric("P(run beats baseline)", f"{stability.p_win:.1%}" + (
+                        " (exact)" if stability.method == "exact" else f" ± {stability.se:.1%}"),
+                    help="Share of random tie-breaks (both runs shuffled independently) in which the "
+                         "run's mean is higher; equal means count half. ± one standard error; exact "
+                         "(every tie order) on Success@k, P@k, R@k and Rprec. Normal approximation "
+                         f"from the exact moments: {stability.p_normal:.1%}.", width="content")
+    cards.metric("Exact expectation", stability.verdict("expected") or "–",
+                    help="The run's verdict on the exact expected values (every tie order equally likely).",
+                 width="content")
+    cards.metric("trec_eval order", stability.verdict("trec_eval") or "–",
+                    help="The run's verdict when both runs' ties are broken as trec_eval does "
+                         "(docno descending): the number most papers report.", width="content")
+    cards.metric("Significance survives", "yes" if stability.significance_survives else "no",
+                    help=f"Yes when the {view.TEST_LABELS[test]} is significant (p ≤ {alpha:g}, "
+                         "uncorrected) under the exact expectation and, with the same winner, under "
+                         "every other fixed policy.", width="content")
+    verdicts = view.verdict_table(stability)
+    st.dataframe(verdicts, hide_index=True, key="compare_verdict_table", column_config={
+        **{c: st.column_config.NumberColumn(c, format="%.4f") for c in verdicts.columns[1:4]},
+        "p": st.column_config.NumberColumn("p", format="%.4f", help="Uncorrected p of the test under this policy.")})
+    download_row(verdicts, f"tiedrank-compare-verdicts-{run}-{chart_metric}", key="compare_verdict_download")
+    fig = _shared("compare_stability_figure", lambda: figures.stability_figure(
+        stability.draws, stability.verdicts, run, baseline, chart_metric),
+        run, baseline, chart_metric, test, alpha, n_draws, seed)
+    show_figure(fig, key="compare_stability_chart")
+    figure_download(fig, f"tiedrank-compare-stability-{run}-{chart_metric}", key="compare_stability_fig")
+
 
 # ---- 4. system rankings per policy -------------------------------------------------------------
 st.header("System ranking under each tie policy", divider="gray")
 ranked_runs = [baseline, *compared]
-ranking = view.ranking_table(evaluation, chart_metric, ranked_runs)
-agreement = view.agreement_table(evaluation, chart_metric, ranked_runs)
+RANKED = (tuple(metrics), ties, chart_metric, tuple(ranked_runs))
+ranking = _shared("compare_ranking", lambda: view.ranking_table(evaluation, chart_metric, ranked_runs),
+                  *RANKED)
+agreement = _shared("compare_agreement", lambda: view.agreement_table(
+    evaluation, chart_metric, ranked_runs), *RANKED)
 st.markdown(view.agreement_sentence(agreement))
 st.caption(f"Rank of each run on {chart_metric} under each tie policy (1 = best; equal means share "
            "the average rank). The means are in the Overview page.")
@@ -370,7 +397,8 @@ with left:
                                                  help="p of H0: the two rankings are unrelated.")})
     download_row(agreement, f"tiedrank-compare-kendall-{chart_metric}", key="compare_agreement_download")
 with right:
-    fig = figures.ranking_figure(ranking, ALL_POLICIES, chart_metric, baseline=baseline, highlight=run)
+    fig = _shared("compare_ranking_figure", lambda: figures.ranking_figure(
+        ranking, ALL_POLICIES, chart_metric, baseline=baseline, highlight=run), *RANKED, baseline, run)
     show_figure(fig, key="compare_ranking_chart")
     figure_download(fig, f"tiedrank-compare-rankings-{chart_metric}", key="compare_ranking_fig")
 
@@ -422,19 +450,41 @@ show_findings(list(ctx.findings) + list(evaluation.findings) + list(comparison.f
 
 # ---- verdict-flip matrix ------------------------------------------------------------------------
 from tiedrank.dashboard.figures.flips import flip_heatmap
-from tiedrank.dashboard.flips import flip_matrix
+from tiedrank.dashboard.flips import flip_matrix, flip_matrix_offer
 
 st.header("Verdict-flip matrix: every pair of runs", divider="gray")
+FLIPS_KEY = "compare_flips_asked"  # once asked, the matrix follows the page's choices
+flip_metrics = [m for m in metrics if samplable(m)]  # P(win) needs random tie-breaks
+
+
+def _ask_for_flips() -> None:
+    st.session_state[FLIPS_KEY] = True
+
+
 if len(ctx.runs) < 2:
     empty_state("Add a second run to see which pairs flip.")
+elif not flip_metrics:
+    empty_state("None of the chosen metrics has a random tie-break sampler yet: add one of "
+                + ", ".join(metric_options(k, moving=True, sampled=True))
+                + " to the **Metrics** above to see which pairs flip.")
+elif not (st.session_state.get(FLIPS_KEY) or ctx.memo_ready("flip_matrix", tuple(flip_metrics))):
+    # computed on demand (every pair on every metric: the page's largest job), at once when
+    # any session has computed it for this data and these settings
+    st.caption("Which pairs of runs swap places under another tie-break? "
+               + flip_matrix_offer(len(ctx.runs), flip_metrics))
+    st.button("Compute the verdict-flip matrix", key="compare_flips_compute",
+              icon=":material/grid_on:", on_click=_ask_for_flips,
+              help="Every pair of runs on every chosen metric; shown from then on in this session.")
 else:
     _flips = ctx.memo("flip_matrix", lambda m: flip_matrix(ctx.evaluation(m, ("all",)), list(m),
                                                            gain=ctx.settings.gain),
-                      tuple(metrics))
+                      tuple(flip_metrics))
     show_figure(flip_heatmap(_flips), key="compare_flip_chart")
     st.caption("Colour: probability that breaking ties at random reverses the order the "
                "expectation gives the two runs (0.5 = a coin toss). ✕: trec_eval's order and the "
                "expectation disagree on which run is ahead. P(win) is exact on lattice metrics "
-               "(P@k, R@k, Success@k, Rprec), else from 200 draws.")
+               "(P@k, R@k, Success@k, Rprec), else from 200 draws."
+               + (f" Left out (no random tie-break sampler yet): {', '.join(left_out)}."
+                  if (left_out := [m for m in metrics if m not in flip_metrics]) else ""))
     with st.expander("The matrix as a table", icon=":material/table_rows:"):
         st.dataframe(_flips, hide_index=True, key="compare_flip_table")

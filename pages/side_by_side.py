@@ -44,11 +44,11 @@ in_link = {name: st.query_params[name] for name in view.URL_PARAMS.values() if n
 if in_link == st.session_state.get(URL_WRITTEN):
     in_link = {}  # what this page wrote: the widgets already hold it
 drill = st.session_state.pop(view.DRILL_PAIR_KEY, None) or {}
-metrics = [m for m in metric_options(k) if not parse_metric(m).tie_aware_by_definition]
+metrics = metric_options(k, moving=True)  # every registered family a tie order can move
 # a metric typed on Compare (opened by a click there) or in a link is offered too, if valid
 extra, _ = validate_metrics(m for m in (st.session_state.get("sbs_metric"), in_link.get("metric"),
                                         drill.get("sbs_metric")) if m)
-metrics += [m for m in extra if m not in metrics and not parse_metric(m).tie_aware_by_definition]
+metrics += [m for m in extra if m not in metrics and not parse_metric(m).policy_invariant]
 if in_link:
     st.session_state.update(view.choices_from_url(in_link, runs, queries, metrics))
 if drill:

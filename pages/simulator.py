@@ -21,7 +21,7 @@ from tiedrank.dashboard.overview import (
     overview_long,
     tie_statistics_frame,
 )
-from tiedrank.dashboard.settings import Settings
+from tiedrank.dashboard.settings import Settings, metric_choices
 from tiedrank.dashboard.simulator import (
     PRECISION_CHOICES,
     SWEEP_CHOICES,
@@ -62,7 +62,7 @@ settings = current_settings()
 k = settings.k
 RESULT_KEY = "_simulator_result"
 LEVEL_OPTIONS = ["continuous", *range(2, 21)]
-SWEEP_METRICS = {"RR": "RR", "nDCG@k": f"nDCG@{k}", "P@k": f"P@{k}", "AP": "AP", "R@k": f"R@{k}"}
+SWEEP_METRICS = metric_choices(k, moving=True)  # "nDCG@k" -> "nDCG@10": the choice follows k
 
 
 @shared_cache("Evaluating…")
@@ -286,6 +286,8 @@ parameter = controls[0].segmented_control(
     format_func=SWEEP_SHORT.get, key="sim_sweep_parameter", persist_state=KEEP,
     help="What varies along the x axis, everything else fixed: the number of labels (2-20), "
          "the extra tie probability (0-0.9) or the score precision.")
+if st.session_state.get("sim_sweep_metric", "RR") not in SWEEP_METRICS:
+    st.session_state.pop("sim_sweep_metric", None)  # a kept choice the registry no longer offers
 metric_family = controls[1].selectbox(
     "Metric", list(SWEEP_METRICS), format_func=lambda m: SWEEP_METRICS[m], key="sim_sweep_metric",
     persist_state=KEEP, help=f"The metric drawn (k = {k} from the sidebar).")

@@ -32,9 +32,8 @@ from tiedrank.dashboard.ui import (
     show_figure,
     show_findings,
 )
-from tiedrank.metrics import parse_metric
 from tiedrank.policies import POLICY_LABELS
-from tiedrank.sampling import first_relevant_distribution, rr_variance, sample_run_means
+from tiedrank.sampling import first_relevant_distribution, rr_variance, samplable, sample_run_means
 
 st.title("Permutation spread")
 st.caption("How far a metric moves when the documents a run scores equally are put in another "
@@ -97,10 +96,10 @@ else:
 
 # ---- 2. across queries: the range of every query ----------------------------------------
 st.header("Across queries: the range of each query", divider="gray")
-options = [m for m in metric_options(k) if not parse_metric(m).tie_aware_by_definition]
+options = metric_options(k, moving=True)
 metric = st.selectbox(
     "Metric", options, help="The metric of the range plot and of the histogram below. Metrics "
-    "defined on tie groups (TsRR, MTRR_GRAG, ...) are left out: they do not depend on the order.",
+    "no tie order moves (TsRR, MTRR_GRAG, counts and set measures, ...) are left out.",
     **persist_choice("spread_metric", options))
 metric_eval = ctx.evaluation((metric,), ("all",))
 ranges = query_ranges(metric_eval.per_query, run, metric, query_text=ctx.query_text)
@@ -136,6 +135,11 @@ row = summary[(summary["run"].astype(str) == run) & (summary["metric"].astype(st
 run_marks = {str(p): float(v) for p, v in zip(row["policy"], row["value"])}
 if not run_marks:
     empty_state(f"Run {run} has no evaluated query for {metric}.")
+elif not samplable(metric):
+    empty_state(f"{metric} has no random tie-break sampler yet: its exact expectation, best and "
+                "worst cases are in the ranges above and on the Overview. Random tie-breaks of "
+                "the whole run are drawn for " + ", ".join(metric_options(k, moving=True, sampled=True))
+                + ".")
 else:
     draws = ctx.memo("spread_draws", lambda r, m, n, s: sample_run_means(
         ctx.tables()[r], m, n_draws=n, seed=s, gain=ctx.settings.gain), run, metric, int(n_draws), int(seed))

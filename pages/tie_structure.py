@@ -10,7 +10,7 @@ from tiedrank.dashboard.figures.tie_structure import (
     tie_ratio_scatter,
     top_strip_figure,
 )
-from tiedrank.dashboard.settings import default_metrics
+from tiedrank.dashboard.settings import default_metrics, metric_options
 from tiedrank.dashboard.tie_structure import (
     QUERY_ORDERS,
     group_size_bins,
@@ -28,6 +28,7 @@ from tiedrank.dashboard.ui import (
     figure_download,
     get_context,
     persist,
+    persist_choice,
     show_figure,
 )
 from tiedrank.io import group_documents, load_texts, query_documents
@@ -173,8 +174,8 @@ else:
 # ---- tie ratio vs metric range ---------------------------------------------------------------
 st.header("Tie ratio against metric range, per query", divider="gray")
 cols = st.columns(3)
-metric_options = default_metrics(k)
-metric = cols[0].selectbox("Metric", metric_options, **persist("tie_scatter_metric"),
+scatter_metrics = metric_options(k, moving=True)  # the registry's families a tie order can move
+metric = cols[0].selectbox("Metric", scatter_metrics, **persist_choice("tie_scatter_metric", scatter_metrics),
                            help="The metric whose range (best - worst over tie orderings) is plotted.")
 BASES = {"all retrieved": ("tie_ratio", "tie ratio (share of retrieved documents in tie groups)"),
          f"top {k}": ("tie_ratio_top", f"tie ratio in the top {k} (share of those ranks held by tied documents)"),
@@ -190,13 +191,12 @@ basis = cols[1].segmented_control(
          "documents in the query's biggest group (spreads the points when nearly everything ties).")
 scatter_all = cols[2].toggle("All runs", **persist("tie_scatter_all"),
                              help="One colour per run instead of the selected run only.")
-evaluation = ctx.evaluation(tuple(metric_options), ("all",))
+evaluation = ctx.evaluation((metric,), ("all",))
 names = list(tables) if scatter_all else [run]
 frame = pd.concat([
     ctx.memo("tie_ratio_vs_range",
-             lambda r, m, _evaluated: tie_ratio_vs_range(evaluation, ctx.tables()[r], m, k,
-                                                            ctx.query_text),
-             name, metric, tuple(metric_options)).assign(run=name) for name in names], ignore_index=True)
+             lambda r, m: tie_ratio_vs_range(evaluation, ctx.tables()[r], m, k, ctx.query_text),
+             name, metric).assign(run=name) for name in names], ignore_index=True)
 if frame.empty:
     empty_state("No query has a relevant document at this relevance level, so no metric is defined.")
 else:

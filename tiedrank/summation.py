@@ -180,17 +180,20 @@ def summary_note(metrics: "list[str]") -> str | None:
 SUMMARY_KEYS = ["run", "metric", "policy"]
 
 
-def summarize(per_query: pd.DataFrame) -> pd.DataFrame:
-    """Mean of ``value`` per (run, metric, policy), exact and order-independent.
+def summarize(per_query: pd.DataFrame, keys: list[str] | None = None) -> pd.DataFrame:
+    """Each metric's summary of ``value`` per (run, metric, policy), exact and order-independent.
 
     Returns the summary frame of :class:`tiedrank.evaluate.Evaluation`: run, metric,
-    policy (in order of first appearance), value (correctly rounded mean of the non-NaN
-    values) and n_queries (rows in the group).
+    policy (in order of first appearance), value (the metric's :class:`Summary` of the
+    non-NaN values: the correctly rounded mean, the sum or the geometric mean) and n_queries
+    (rows in the group). ``keys``: other grouping columns (they must include ``metric``),
+    e.g. ``["run", "metric", "policy", "group"]`` for a per-group breakdown.
     """
-    summary, sums = partial_summary(per_query)
+    keys = SUMMARY_KEYS if keys is None else list(keys)
+    summary, sums = partial_summary(per_query, keys)
     kinds = [summary_of(m) for m in summary["metric"].astype(str)]
     summary["value"] = np.array([k.finish(s) for k, s in zip(kinds, sums)], dtype=np.float64)
-    return summary[SUMMARY_KEYS + ["value", "n_queries"]]
+    return summary[keys + ["value", "n_queries"]]
 
 
 def summary_of(metric: str) -> Summary:
@@ -200,11 +203,13 @@ def summary_of(metric: str) -> Summary:
     return parse_metric(metric).summary
 
 
-def partial_summary(per_query: pd.DataFrame) -> tuple[pd.DataFrame, list[ExactSum]]:
+def partial_summary(per_query: pd.DataFrame,
+                    keys: list[str] | None = None) -> tuple[pd.DataFrame, list[ExactSum]]:
     """The groups (run, metric, policy, n_queries) and their exact sums of each metric's
     summands (:class:`Summary`), not yet finished: what a bucket or a Dask worker sends back
-    so that the summaries can be combined exactly."""
-    grouped = per_query.groupby(SUMMARY_KEYS, observed=True, sort=False)
+    so that the summaries can be combined exactly. ``keys``: as :func:`summarize`."""
+    grouped = per_query.groupby(SUMMARY_KEYS if keys is None else list(keys), observed=True,
+                                sort=False)
     codes = grouped.ngroup().to_numpy()
     summary = grouped.size().reset_index(name="n_queries")
     summary["n_queries"] = summary["n_queries"].astype(np.int64)

@@ -147,3 +147,27 @@ def test_cli_compare_on_fifty_thousand_queries_in_2_gib(tmp_path):
     payload = json.loads(done.stdout)
     assert payload["stability"][0]["method"] == "sampled"
     assert len(payload["report"]) == 2
+
+
+def test_cli_compares_gm_map_by_its_geometric_mean(capsys):
+    """The report's gm_map means are evaluate's geometric means, its p-value the t-test on the
+    floored logs; the stability row says no sampler instead of failing."""
+    import numpy as np
+    from scipy import stats
+
+    args = _cli_args("--draws", "50", "--format", "json")
+    args[args.index("RR")], args[args.index("nDCG@10")] = "gm_map", "AP"
+    assert compare_main(args) == 0
+    payload = json.loads(capsys.readouterr().out)
+    report = pd.DataFrame(payload["report"]).set_index(["run", "metric"])
+    from tiedrank.io import read_qrels, read_run
+    runs = [read_run(LLMJUDGE / "runs" / f"{n}.txt") for n in ("Olz-gpt4o", "RMITIR-llama70B")]
+    ev = evaluate(runs, read_qrels(LLMJUDGE / "qrels.test.txt"), ["gm_map"], rel_level=2)
+    summary = ev.summary.set_index(["run", "metric"])["value"]
+    for run in ("Olz-gpt4o", "RMITIR-llama70B"):
+        assert report.loc[(run, "gm_map"), "mean"] == pytest.approx(summary[(run, "gm_map")], rel=1e-12)
+    values = ev.per_query.pivot_table(index="query", columns="run", values="value")
+    logs = np.log(np.maximum(values, 1e-5))
+    reference = stats.ttest_rel(logs["RMITIR-llama70B"], logs["Olz-gpt4o"])
+    assert report.loc[("RMITIR-llama70B", "gm_map"), "p_value"] == pytest.approx(reference.pvalue)
+    assert {r["metric"]: r["method"] for r in payload["stability"]}["gm_map"] == "none"

@@ -38,6 +38,7 @@ TABLES = {  # AppTest does not expose a dataframe's key: find the tables by thei
     "ranking": {"rank expected", "rank trec_eval", "rank spread"},
     "agreement": {"policy_a", "policy_b", "kendall_tau"},
     "groups": {"group", "n_queries", "run"},
+    "flips": {"run_a", "run_b", "p_win", "p_flip"},
 }
 
 
@@ -78,10 +79,42 @@ def test_compare_page_renders_report_and_stability(at):
     assert "random tie-breaks" in text and "P(run beats baseline)" in [m.label for m in at.metric]
     assert "Kendall's tau" in text
     assert len(_table(at, "verdicts")) == 4  # one row per fixed policy
-    assert len(at.get("plotly_chart")) == 5  # intervals, per-query, stability, ranking, flip matrix
+    charts = [c.key for c in at.get("plotly_chart")]
+    assert charts[:4] == ["compare_interval_chart", "compare_difference_chart",
+                          "compare_stability_chart", "compare_ranking_chart"]
+    # the flip matrix: a button, or the chart at once when a session computed it already
+    offered = [b for b in at.button if b.key == "compare_flips_compute"]
+    assert (charts[4:] == ["compare_flip_chart"]) != bool(offered)
     assert "Upload a query → group CSV" in text
     assert all(w.help for w in [*at.selectbox, *at.multiselect, *at.toggle, *at.number_input]
                if w.key and w.key.startswith("compare_"))
+
+
+def test_the_flip_matrix_is_computed_on_demand_then_shared_by_every_session():
+    """The page's largest job (every pair of runs on every metric) waits for its button; once
+    computed it is in the shared cache, so another session sees it at once."""
+    for key in SHARED.keys():  # as on a server where no session has asked for it yet
+        if isinstance(key, tuple) and ("name", "flip_matrix") in key:
+            SHARED.discard(key)
+    first = AppTest.from_file(APP, default_timeout=60)
+    first.run()
+    first.switch_page(PAGE).run()
+    assert_no_trouble(first)
+    assert "compare_flip_chart" not in [c.key for c in first.get("plotly_chart")]
+    assert "28 pairs of runs x 5 metrics" in _text(first)
+    first.button(key="compare_flips_compute").click().run()
+    assert_no_trouble(first)
+    assert [c.key for c in first.get("plotly_chart")][-1] == "compare_flip_chart"
+    shown = _table(first, "flips")
+    assert len(shown) == 28 * 5 and set(shown["method"]) == {"exact", "sampled"}
+    first.run()  # asked once: it stays
+    assert [c.key for c in first.get("plotly_chart")][-1] == "compare_flip_chart"
+
+    other = AppTest.from_file(APP, default_timeout=60)
+    other.run()
+    other.switch_page(PAGE).run()
+    assert not [b for b in other.button if b.key == "compare_flips_compute"]
+    assert _table(other, "flips").equals(shown)
 
 
 def test_change_baseline_run_and_test(at):
@@ -362,3 +395,27 @@ def test_trec_eval_position_exact_matches_the_draws():
         assert abs(sampled[key] - position[key]) <= 4 * max(np.sqrt(position[key] * (1 - position[key]) / 20_000), 1e-3)
     assert "trec_eval's difference" in view.trec_eval_position_sentence(position, run, base)
     assert view.trec_eval_position_sentence(None, run, base) == ""
+
+
+def test_gm_map_is_compared_by_its_geometric_mean_on_the_page(at):
+    """The report shows gm_map's geometric means (the Overview's numbers) and says that the
+    tests, d and the differences are on the floored logs; the card's mean difference is
+    log(GM run / GM baseline) from the per-query values (scipy's geometric means)."""
+    from scipy import stats
+
+    at.multiselect(key="compare_metrics").set_value(["gm_map"]).run()
+    assert_no_trouble(at)
+    report = _table(at, "report").set_index("run")
+    summary = at.session_state["tiedrank_context"].evaluation(("gm_map",), ("all",)).summary
+    expected = summary[summary["policy"] == "expected"].set_index("run")["value"]
+    for run, shown in report["gm_map"].items():
+        assert shown.rstrip("ᵃᵇᶜᵈᵉᶠᵍʰ˒") == f"{expected[run]:.4f}"
+    assert "gm_map: mean = the geometric mean" in _text(at)
+    run, base = at.selectbox(key="compare_run").value, at.selectbox(key="compare_baseline").value
+    per_query = at.session_state["tiedrank_context"].evaluation(("gm_map",), ("all",)).per_query
+    values = per_query[per_query["policy"] == "expected"].pivot(index="query", columns="run",
+                                                                 values="value")
+    ratio = np.log(stats.gmean(np.maximum(values[run], 1e-5))
+                   / stats.gmean(np.maximum(values[base], 1e-5)))
+    card = next(m for m in at.metric if m.label == "Mean difference")
+    assert card.value == f"{ratio:+.4f}"

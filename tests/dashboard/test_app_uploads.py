@@ -107,3 +107,26 @@ def test_forgetting_the_uploads_takes_their_key_out_of_the_link():
     assert not at.exception
     assert "data" not in _link(at)
     assert any("Upload a qrels file" in i.value for i in at.info)
+
+
+def test_a_bundled_dataset_and_back_brings_the_uploads_back():
+    """Issue 20: "Upload your own" after a bundled dataset shows the uploads kept in the
+    server's store (files, column mapping, duplicates choice), not the empty upload form."""
+    at = _uploaded_with_choices()
+    link = _link(at)
+    before = shown_table(at.dataframe[0])
+    at.radio(key="data_source").set_value("llmjudge").run()
+    assert_no_trouble(at)
+    assert "data" not in _link(at)
+    at.radio(key="data_source").set_value("upload").run()
+    assert_no_trouble(at)
+    assert not any("Upload a qrels file" in i.value for i in at.info)
+    assert any("Still using the files uploaded before: qrels.txt, mine.txt, bm25.csv, bm25.csv"
+               in c.value for c in at.sidebar.caption)
+    assert at.radio(key="upload_duplicates").value == "max"
+    assert _colmap(at) == sorted([("query", "qid"), ("doc", "passage"), ("score", "bm25")] * 2)
+    assert shown_table(at.dataframe[0]).equals(before)
+    assert _link(at)["data"] == link["data"]
+    # removing them afterwards still empties the form (the kept files are not forced back)
+    at.button(key="forget_uploads").click().run()
+    assert any("Upload a qrels file" in i.value for i in at.info)

@@ -107,6 +107,67 @@ def test_concurrent_sessions_keep_the_books_straight():
     assert cache.used_bytes == 8_000 * len(cache.keys()) <= 200_000
 
 
+def test_sessions_asking_for_a_key_being_computed_wait_for_that_computation():
+    """Ten sessions opening one page of a fresh server: one computation, one shared result
+    (even a result too large to keep), not ten competing for the cores."""
+    for budget in (1_000_000, 10):  # kept, and too large to keep
+        cache = MemoryBoundedCache(budget_bytes=budget)
+        calls, started, release = [], threading.Event(), threading.Event()
+
+        def compute():
+            calls.append(threading.get_ident())
+            started.set()
+            release.wait(5)
+            return np.arange(100)
+
+        results = []
+        first = threading.Thread(target=lambda: results.append(cache.get_or_compute("page", compute)))
+        first.start()
+        assert started.wait(5)
+        waiters = [threading.Thread(target=lambda: results.append(cache.get_or_compute("page", compute)))
+                   for _ in range(9)]
+        for thread in waiters:
+            thread.start()
+        release.set()
+        for thread in [first, *waiters]:
+            thread.join(10)
+        assert len(calls) == 1 and len(results) == 10
+        assert all(r is results[0] for r in results)
+
+
+def test_a_failed_computation_lets_a_waiting_session_compute_it():
+    cache = MemoryBoundedCache(budget_bytes=1_000_000)
+    started, release, outcome = threading.Event(), threading.Event(), {}
+
+    def failing():
+        started.set()
+        release.wait(5)
+        raise RuntimeError("session stopped")
+
+    def first():
+        try:
+            cache.get_or_compute("k", failing)
+        except RuntimeError as err:
+            outcome["first"] = str(err)
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    assert started.wait(5)
+    waiter = threading.Thread(target=lambda: outcome.setdefault("second", cache.get_or_compute("k", lambda: 42)))
+    waiter.start()
+    release.set()
+    thread.join(10)
+    waiter.join(10)
+    assert outcome == {"first": "session stopped", "second": 42}
+    assert cache.get("k") == 42
+
+
+def test_a_computation_asking_for_its_own_key_does_not_wait_for_itself():
+    cache = MemoryBoundedCache(budget_bytes=1_000_000)
+    inner = lambda: cache.get_or_compute("k", lambda: 1)  # noqa: E731
+    assert cache.get_or_compute("k", lambda: inner() + 1) == 2
+
+
 def test_budget_from_environment(monkeypatch):
     monkeypatch.setenv("TIEDRANK_CACHE_MB", "3")
     assert budget_from_environment() == 3 * 2**20

@@ -106,3 +106,73 @@ def test_outcome_tolerates_only_rounding():
     assert S.outcome_word([1e-9, -1e-9, 0.0]).tolist() == ["win", "loss", "tie"]
     # relative: a gap of 1e-10 between two values near 1e3 is still rounding (tol 1e-9)
     assert S.outcome(1e-10, 1e3) == 0 and S.outcome(1e-8, 1e3) == 1
+
+
+# ---- metrics summarised by a geometric mean (gm_map, gm_bpref) ------------------------------
+def _geometric_case():
+    """Two runs' per-query values with zeros (floored at 1e-5 by trec_eval's geometric mean),
+    under the same values as AP (arithmetic mean) and as gm_map (geometric mean)."""
+    import numpy as np
+    from stats_support import per_query
+
+    rng = np.random.default_rng(11)
+    queries = [f"q{i}" for i in range(40)]
+    a = rng.random(40) ** 2
+    b = np.clip(a * rng.uniform(0.4, 1.6, 40), 0, 1)
+    a[:4], b[3:9] = 0.0, 0.0
+    frames = [per_query({"A": dict(zip(queries, a)), "B": dict(zip(queries, b))}, metric)
+              for metric in ("AP", "gm_map")]
+    return pd.concat(frames, ignore_index=True), a, b
+
+
+def test_a_geometric_summary_is_tested_on_the_floored_logs():
+    """The paired tests of gm_map are scipy's on log(max(x, 1e-5)); its means are scipy's
+    geometric means; the same values as AP are tested as they are."""
+    import numpy as np
+
+    frame, a, b = _geometric_case()
+    la, lb = np.log(np.maximum(a, 1e-5)), np.log(np.maximum(b, 1e-5))
+    references = {"t": stats.ttest_rel(la, lb),
+                  "wilcoxon": stats.wilcoxon(la, lb, zero_method="wilcox")}
+    for test, reference in references.items():
+        result = S.compare_pair(frame, "A", "B", "gm_map", test=test)
+        assert result.p_value == pytest.approx(reference.pvalue, rel=1e-9)
+    result = S.compare_pair(frame, "A", "B", "gm_map")
+    assert result.statistic == pytest.approx(references["t"].statistic, rel=1e-9)
+    assert result.mean_a == pytest.approx(stats.gmean(np.maximum(a, 1e-5)), rel=1e-12)
+    assert result.mean_b == pytest.approx(stats.gmean(np.maximum(b, 1e-5)), rel=1e-12)
+    assert result.mean_diff == pytest.approx(math.log(result.mean_a / result.mean_b), rel=1e-9)
+    assert result.effect_size == pytest.approx((la - lb).mean() / (la - lb).std(ddof=1), rel=1e-9)
+    assert result.ci_low < result.mean_diff < result.ci_high
+    plain = S.compare_pair(frame, "A", "B", "AP")
+    assert plain.p_value == pytest.approx(stats.ttest_rel(a, b).pvalue, rel=1e-9)
+    assert plain.p_value != pytest.approx(result.p_value)
+
+
+def test_every_stats_door_summarises_gm_map_by_its_geometric_mean(flip_case):
+    """compare_runs (the CLI's and the Compare page's report), policy_rankings and
+    group_breakdown: gm_map's numbers are Evaluation.summary's geometric means, bit for bit,
+    and rank the runs by them (here the opposite order of the arithmetic mean)."""
+    import numpy as np
+    from stats_support import per_query
+
+    run_a, run_b, qrels = flip_case
+    ev = evaluate({"A": run_a, "B": run_b}, qrels, ["gm_map", "AP"], ties="all")
+    table = S.compare_runs(ev, baseline="B", metrics=["gm_map", "AP"]).table
+    summary = ev.summary[ev.summary["policy"] == "expected"].set_index(["run", "metric"])["value"]
+    for row in table.itertuples():
+        assert row.mean == summary[(row.run, row.metric)]
+
+    # A: 1 and 0 (arithmetic 0.5, geometric sqrt(1e-5)); B: 0.3 twice
+    values = {"A": {"q1": 1.0, "q2": 0.0}, "B": {"q1": 0.3, "q2": 0.3}}
+    frame = pd.concat([per_query(values, m) for m in ("AP", "gm_map")], ignore_index=True)
+    ap = S.policy_rankings(frame, "AP").set_index("run")
+    gm = S.policy_rankings(frame, "gm_map").set_index("run")
+    assert ap["rank_expected"].to_dict() == {"A": 1.0, "B": 2.0}
+    assert gm["rank_expected"].to_dict() == {"A": 2.0, "B": 1.0}
+    assert gm.loc["A", "expected"] == pytest.approx(stats.gmean([1.0, 1e-5]), rel=1e-12)
+
+    groups = S.group_breakdown(frame, {"q1": "x", "q2": "x"}).table
+    by = groups.set_index(["run", "metric"])["value"]
+    assert by[("A", "gm_map")] == pytest.approx(stats.gmean([1.0, 1e-5]), rel=1e-12)
+    assert by[("A", "AP")] == 0.5 and np.isclose(by[("B", "gm_map")], 0.3)

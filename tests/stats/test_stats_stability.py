@@ -174,3 +174,46 @@ def test_exact_agrees_with_sampler_and_normal_on_a_large_case():
         assert draws.sd_run == pytest.approx(float(draws.draws["run"].std()), rel=0.1)
         assert draws.sd_baseline == pytest.approx(stab.loc[metric, "sd_baseline"])
         assert draws.p_win == pytest.approx(stab.loc[metric, "p_win"]) or metric in ("RR", "AP")
+
+
+def test_win_probabilities_draw_each_run_once_with_the_numbers_of_each_pair(tiny_tables, monkeypatch):
+    """Every pair of three runs, one of which misses a query (so one pair means over fewer
+    queries): the numbers of win_probability pair by pair, bit for bit, from at most two
+    sets of draws per run and mask, and within sampling error of exact enumeration."""
+    from tiedrank.stats import stability
+
+    a, b = tiny_tables
+    qrels = qrels_of([("q1", "a", 2), ("q1", "b", 1), ("q2", "c", 1), ("q2", "x", 1),
+                      ("q3", "e", 3), ("q3", "f", 0)])
+    c = tie_table("C", [("q1", "b", 0.3), ("q1", "a", 0.3), ("q3", "e", 0.1), ("q3", "f", 0.1)], qrels)
+    tables = {"A": a, "B": b, "C": c}
+    metrics = ["RR", "AP", "P@2"]
+    calls = []
+    real = stability._draw_means
+    monkeypatch.setattr(stability, "_draw_means",
+                        lambda table, *args, **kw: calls.append(table.run_name) or real(table, *args, **kw))
+    found = S.win_probabilities(tables, metrics, n_draws=3000, seed=4)
+    assert [(w.run_a, w.run_b, w.metric) for w in found] == [
+        (x, y, m) for x, y in itertools.combinations("ABC", 2) for m in metrics]
+    assert len(calls) < 2 * 3 * 2  # pairwise calls would draw 3 pairs x 2 runs x 2 sampled metrics
+    monkeypatch.setattr(stability, "_draw_means", real)
+    for w in found:
+        single = S.win_probability(tables[w.run_a], tables[w.run_b], w.metric, n_draws=3000, seed=4)
+        assert w == single
+        exact = S.exact_win_probability(tables[w.run_a], tables[w.run_b], w.metric)
+        assert abs(w.probability - exact) <= 4 * max(w.standard_error, 1 / 3000)
+
+
+def test_a_metric_without_sampler_keeps_its_verdicts_and_says_none(flip_case):
+    """gm_map has no random tie-break sampler: no made-up P(win) (NaN, method "none"), the
+    verdicts under the fixed policies still computed, on the geometric means."""
+    run_a, run_b, qrels = flip_case
+    ev = evaluate({"A": run_a, "B": run_b}, qrels, ["gm_map", "RR"], ties="all")
+    result = S.pair_stability(ev, "A", "B", "gm_map", n_draws=50)
+    assert result.method == "none" and math.isnan(result.p_win) and result.draws.empty
+    summary = ev.summary.set_index(["run", "metric", "policy"])["value"]
+    for row in result.verdicts.itertuples(index=False):
+        assert row.run == summary[("A", "gm_map", row.policy)]
+        assert row.baseline == summary[("B", "gm_map", row.policy)]
+    table = S.verdict_stability(ev, "B", n_draws=50).set_index("metric")
+    assert table.loc["gm_map", "method"] == "none" and table.loc["RR", "method"] == "sampled"

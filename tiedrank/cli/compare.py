@@ -32,7 +32,7 @@ from ..evaluate import DEFAULT_METRICS, build_tables, parse_metrics, score_table
 from ..io import read_groups
 from ..policies import ALL_POLICIES, POLICIES, parse_policies
 from ..report import render
-from ..stats import CORRECTIONS, TESTS, compare_runs, group_breakdown, verdict_stability
+from ..stats import CORRECTIONS, TESTS, compare_runs, group_breakdown, scale_note, verdict_stability
 from ..validation import InvalidParameterError, check_arguments
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
                       add_rel_level, evaluation_options, integer_at_least, probability,
@@ -84,12 +84,14 @@ def _compare(args: argparse.Namespace) -> int:
         ("report", report,
          f"{args.test} test on per-query {policy[0].label} values vs baseline {names[0]!r}, "
          f"{args.correction} correction per metric, significant if corrected p <= {args.alpha}; "
-         "marker = keys of the runs a run significantly beats"),
+         "marker = keys of the runs a run significantly beats"
+         + (f"; {note}" if (note := scale_note(report["metric"])) else "")),
         ("stability", stability_table,
          (f"verdict stability vs baseline {names[0]!r}: p_win = P(run beats baseline) under "
          "independent random tie-breaking of both runs (ties count 1/2), method = exact "
-         "(lattice law: Success@k, P@k, R@k, Rprec; se 0) or sampled "
-         f"({args.draws} draws, seed {args.seed}; se = binomial standard error); p_normal = "
+         "(lattice law: Success@k, P@k, R@k, Rprec; se 0), sampled "
+         f"({args.draws} draws, seed {args.seed}; se = binomial standard error) or none (no "
+         "sampler for the metric: p_win NaN, the verdicts still shown); p_normal = "
          "normal approximation from the exact moments; sd_run / sd_baseline = exact SD of "
          "each mean over tie-breaks; per policy the run's verdict, "
          f"* = {args.test} test p <= {args.alpha} (uncorrected)")),

@@ -6,7 +6,10 @@ charges every entry its measured size (numpy buffers, pandas frames with their o
 columns, containers and dataclasses walked) against one byte budget shared by all the
 dashboard's caches, evicts the least recently used entries first, and drops entries
 older than their time to live. An entry larger than the whole budget is computed but
-not kept, so one huge upload cannot push everyone else out for nothing.
+not kept, so one huge upload cannot push everyone else out for nothing. A key is computed
+once at a time: sessions asking for a key that another session is computing wait for its
+result instead of computing it again (ten sessions opening the same page of a fresh server
+cost one computation, not ten competing for two cores).
 
 The module is Streamlit-free (it is tested without a server); ``tiedrank.dashboard.ui``
 wraps its functions with it.
@@ -96,6 +99,7 @@ class MemoryBoundedCache:
         self._clock = clock
         self._entries: OrderedDict[Hashable, tuple[Any, int, float]] = OrderedDict()
         self._lock = threading.RLock()
+        self._flights: dict[Hashable, _Flight] = {}
         self.used_bytes = 0
 
     def keys(self) -> list[Hashable]:
@@ -107,6 +111,12 @@ class MemoryBoundedCache:
             self._entries.clear()
             self.used_bytes = 0
 
+    def discard(self, key: Hashable) -> None:
+        """Forget ``key`` (nothing happens when it is not kept)."""
+        with self._lock:
+            if key in self._entries:
+                self._drop(key)
+
     def get(self, key: Hashable, default: Any = None) -> Any:
         """The cached value of ``key`` (now the most recently used), or ``default`` when it
         was never stored, expired or was evicted."""
@@ -114,15 +124,44 @@ class MemoryBoundedCache:
         return value if found else default
 
     def get_or_compute(self, key: Hashable, compute: Callable[[], Any]) -> Any:
-        """The cached value of ``key``, or ``compute()`` stored under it if it fits."""
-        found, value = self._lookup(key)
-        if found:
+        """The cached value of ``key``, or ``compute()`` stored under it if it fits.
+
+        One computation of a key at a time: a caller that finds another thread computing
+        ``key`` waits and gets that result (even one too large to keep); if that
+        computation fails, the waiter computes the value itself. A compute that asks for
+        its own key again (in the same thread) computes it directly instead of waiting
+        for itself. A compute may ask for other keys, always in one order (the dashboard's:
+        a page's memo, then an evaluation, then the tie tables; never back up), so that two
+        computations never wait for each other.
+        """
+        while True:
+            found, value = self._lookup(key)
+            if found:
+                return value
+            with self._lock:
+                flight = self._flights.get(key)
+                if flight is None:  # nobody computes it: this thread will
+                    flight = self._flights[key] = _Flight(threading.get_ident())
+                    break
+                if flight.thread == threading.get_ident():  # asked again from inside compute()
+                    flight = None
+                    break
+            flight.done.wait()
+            if flight.ok:
+                return flight.value
+            # that computation failed (or its session stopped it): look again, maybe compute
+        try:
+            # computed outside the lock: one slow upload never blocks the other keys
+            value = compute()
+            self._store(key, value, size_of(value))
+            if flight is not None:
+                flight.value, flight.ok = value, True
             return value
-        # Computed outside the lock: two sessions asking for the same new key may both
-        # compute it (same result); one slow upload never blocks every other session.
-        value = compute()
-        self._store(key, value, size_of(value))
-        return value
+        finally:
+            if flight is not None:
+                with self._lock:
+                    del self._flights[key]
+                flight.done.set()
 
     def _lookup(self, key: Hashable) -> tuple[bool, Any]:
         with self._lock:
@@ -156,6 +195,16 @@ class MemoryBoundedCache:
     def _drop(self, key: Hashable) -> None:
         _, size, _ = self._entries.pop(key)
         self.used_bytes -= size
+
+
+@dataclasses.dataclass
+class _Flight:
+    """One computation of a key under way: who computes it, and its result for the waiters."""
+
+    thread: int
+    done: threading.Event = dataclasses.field(default_factory=threading.Event)
+    ok: bool = False
+    value: Any = None
 
 
 def budget_from_environment() -> int:

@@ -35,7 +35,9 @@ import pandas as pd
 
 from .. import stats as cmp
 from ..evaluate import ALL_POLICIES, Evaluation, parse_policies
+from ..metrics import parse_metric
 from ..policies import POLICY_LABELS
+from ..summation import MIN_GEO_MEAN
 
 TEST_LABELS = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
                "randomization": "Fisher randomization test"}
@@ -231,7 +233,8 @@ def report_caption(comparison: cmp.Comparison) -> str:
             f"{CORRECTION_LABELS[comparison.correction]} correction per metric; significant when "
             f"the corrected p ≤ {comparison.alpha:g}. A superscript lists the keys of the runs a run "
             f"significantly beats ({keys}). d = Cohen's d of run − baseline (mean / sd of the "
-            "per-query differences).")
+            "per-query differences)." + (f" {note}." if (note := cmp.scale_note(
+                comparison.table["metric"])) else ""))
 
 
 
@@ -277,9 +280,34 @@ def outcome_counts(differences: pd.DataFrame) -> dict[str, int]:
     return {k: int(counts.get(k, 0)) for k in ("win", "tie", "loss")}
 
 
-def mean_difference(differences: pd.DataFrame) -> float:
-    """Mean of run - baseline over the paired queries (NaN without any)."""
-    return float(differences["diff"].mean()) if len(differences) else math.nan
+def mean_difference(differences: pd.DataFrame, metric: str = "RR") -> float:
+    """Mean of run - baseline over the paired queries on the metric's summary scale
+    (:func:`tiedrank.stats.summands`: for gm_map and gm_bpref the mean difference of the
+    floored logs, log(GM run / GM baseline)), as the report's diff; NaN without any.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"run": [0.5, 0.2], "baseline": [0.25, 0.2], "diff": [0.25, 0.0]})
+    >>> mean_difference(frame, "AP"), round(mean_difference(frame, "gm_map"), 4)  # log(2) / 2
+    (0.125, 0.3466)
+    """
+    if not len(differences):
+        return math.nan
+    return float(np.mean(cmp.summands(differences["run"], metric)
+                         - cmp.summands(differences["baseline"], metric)))
+
+
+def mean_difference_help(metric: str, n_queries: int) -> str:
+    """What the "Mean difference" card shows, in words.
+
+    >>> mean_difference_help("gm_map", 25)
+    'log(GM run / GM baseline): the mean of log(max(run, 1e-05)) − log(max(baseline, 1e-05)) over the 25 paired queries (gm_map is summarised by its geometric mean).'
+    """
+    if parse_metric(metric).entry.summary == "geometric":
+        return (f"log(GM run / GM baseline): the mean of log(max(run, {MIN_GEO_MEAN:g})) − "
+                f"log(max(baseline, {MIN_GEO_MEAN:g})) over the {n_queries} paired queries "
+                f"({metric} is summarised by its geometric mean).")
+    return f"Mean of run − baseline over the {n_queries} paired queries."
 
 
 def difference_sentence(differences: pd.DataFrame, run: str, baseline: str, metric: str,

@@ -12,6 +12,9 @@ them back:
   (:data:`UPLOAD_KEY` in session state, written by app.py) names the set in the store,
   which :func:`restore_linked_uploads` brings back with its column mapping and duplicates
   choice;
+* the user picks another dataset, then "Upload your own" again: the upload widgets were
+  emptied while the sidebar hid them, so :func:`restore_session_uploads` brings the set
+  back from the store by the key this session kept (:data:`UPLOAD_KEY`), as a link does;
 * the key is unknown (expired, evicted, another server): :func:`gone_message` says so and
   the sidebar shows the upload controls.
 """
@@ -91,6 +94,15 @@ def restore_linked_uploads(key: str | None) -> bool:
             st.session_state[column_key(kept, name)] = column
     st.session_state.pop(LINKED_DATA_KEY, None)  # the link is answered
     return True
+
+
+def restore_session_uploads() -> bool:
+    """Back on "Upload your own" after another dataset (the data source's callback): bring
+    back the uploads this session kept in the store (its :data:`UPLOAD_KEY`) with their
+    column mapping and duplicates choice, as :func:`restore_linked_uploads` does for a
+    link; the upload widgets lost their files while the sidebar hid them. ``False`` when
+    the session kept none, or the store no longer has them (the form then asks again)."""
+    return restore_linked_uploads(st.session_state.get(UPLOAD_KEY))
 
 
 def keep_uploads(qrels: UploadedLike | None, runs: Sequence[UploadedLike], queries: UploadedLike | None,

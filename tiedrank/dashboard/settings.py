@@ -5,7 +5,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..metrics import parse_metric
+from ..metrics import REGISTRY, Metric, parse_metric
 from ..options import EvaluationOptions
 from .datasets import UPLOAD
 from .upload_store import KEY_PATTERN
@@ -51,11 +51,60 @@ def default_metrics(k: int) -> list[str]:
     return ["RR", f"nDCG@{k}", f"P@{k}", "AP", f"R@{k}"]
 
 
-def metric_options(k: int) -> list[str]:
-    """Metric names offered by the metric pickers, at cutoff ``k``."""
-    return ["RR", f"RR@{k}", f"Success@{k}", f"P@{k}", f"R@{k}", "AP", f"AP@{k}", "nDCG",
-            f"nDCG@{k}", f"DCG@{k}", "Rprec", "TsRR(alpha=1)", "TsRR2", "MTRR_GRAG",
-            f"TMHits_GRAG@{k}"]
+def metric_choices(k: int, *, moving: bool = False, sampled: bool = False) -> dict[str, str]:
+    """Metrics the pickers offer, derived from the registry (:data:`tiedrank.metrics.REGISTRY`,
+    in its order), so a newly registered family is offered on every page without touching
+    the pages: a key that does not depend on k (``nDCG@k``) -> the canonical name at cutoff
+    ``k`` (``nDCG@10``).
+
+    Each family as its usage lists it (``RR`` and ``RR@k``, ``P@k``, ``Rprec``), with
+    parameters at their defaults (``TsRR(alpha=1)``, ``RBP(p=0.9)``; other values can be
+    typed where the picker accepts new options).
+
+    Parameters
+    ----------
+    k : int
+        The sidebar's cutoff.
+    moving : bool
+        Only metrics a tie-break can move (not policy-invariant: neither tie-aware by
+        definition nor order-independent): the pickers of ranges over tie orderings.
+    sampled : bool
+        Only metrics the random tie-break sampler draws (:func:`tiedrank.sampling.samplable`).
+
+    Examples
+    --------
+    >>> choices = metric_choices(5)
+    >>> choices["nDCG@k"], choices["TsRR(alpha=1)"], choices["RBP(p=0.9)"]
+    ('nDCG@5', 'TsRR(alpha=1)', 'RBP(p=0.9)')
+    >>> "TsRR(alpha=1)" in metric_choices(5, moving=True), "bpref" in metric_choices(5, sampled=True)
+    (False, False)
+    """
+    from ..sampling import samplable
+
+    choices: dict[str, str] = {}
+    for entry in REGISTRY.values():
+        defaults = {p.name: p.default for p in entry.parameters}
+        for form in entry.forms:
+            with_k = form.endswith("@k")
+            metric = Metric(entry.name, k=k if with_k else None, **defaults)
+            if (moving and metric.policy_invariant) or (sampled and not samplable(metric)):
+                continue
+            key = Metric(entry.name, **defaults).name + ("@k" if with_k else "")
+            choices.setdefault(key, metric.name)
+    return choices
+
+
+def metric_options(k: int, *, moving: bool = False, sampled: bool = False) -> list[str]:
+    """The names of :func:`metric_choices` (the same arguments): what the metric pickers offer.
+
+    Examples
+    --------
+    >>> metric_options(5)[:8]
+    ['RR', 'RR@5', 'Success@5', 'Hits@5', 'P@5', 'R@5', 'AP', 'AP@5']
+    >>> {"gm_map", "bpref", "num_ret", "relative_P@5"} <= set(metric_options(5))
+    True
+    """
+    return list(metric_choices(k, moving=moving, sampled=sampled).values())
 
 
 _CUTOFF = re.compile(r"@\d+$")

@@ -17,7 +17,8 @@ Helpers: :func:`empty_state` (explain why there is nothing to show),
 :func:`show_figure` (a plotly figure in the page's light or dark theme),
 :func:`figure_download` (lazy PNG of a plotly figure), :func:`persist` (keep a page
 widget's value when the user visits another page and comes back), :meth:`Context.memo`
-(cache any derived frame or figure per data and settings), :func:`ensure_app_ran` (for a
+(cache any derived frame or figure per data and settings; :meth:`Context.memo_ready` says
+whether it is computed already), :func:`ensure_app_ran` (for a
 page that shows no data and so never calls ``get_context``), :func:`current_context` and
 :func:`current_settings` (for a page that also works without data), :func:`add_to_my_runs`
 (keep runs made in the dashboard as the sidebar's "Simulated in this session" dataset).
@@ -73,6 +74,7 @@ from tiedrank.dashboard.session_uploads import (  # noqa: F401 - the sidebar's u
     gone_message,
     keep_uploads,
     restore_linked_uploads,
+    restore_session_uploads,
     upload_hash,
     upload_ident,
 )
@@ -109,12 +111,15 @@ def shared_cache(spinner: str | None = None) -> Callable[[Callable], Callable]:
     def decorate(fn: Callable) -> Callable:
         signature = inspect.signature(fn)
 
-        @functools.wraps(fn)
-        def cached(*args, **kwargs):
+        def key_of(*args, **kwargs) -> tuple:
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
-            key = (fn.__module__, fn.__qualname__) + tuple(
+            return (fn.__module__, fn.__qualname__) + tuple(
                 (name, value) for name, value in bound.arguments.items() if not name.startswith("_"))
+
+        @functools.wraps(fn)
+        def cached(*args, **kwargs):
+            key = key_of(*args, **kwargs)
 
             def compute():
                 if spinner is None:
@@ -122,8 +127,17 @@ def shared_cache(spinner: str | None = None) -> Callable[[Callable], Callable]:
                 with st.spinner(spinner):
                     return fn(*args, **kwargs)
             return SHARED.get_or_compute(key, compute)
+
+        def is_cached(*args, **kwargs) -> bool:
+            """Whether the result for these arguments is in the shared cache now."""
+            return SHARED.get(key_of(*args, **kwargs), _MISSING) is not _MISSING
+
+        cached.is_cached = is_cached
         return cached
     return decorate
+
+
+_MISSING = object()
 
 
 DUPLICATE_CHOICES = {"error": "error", "max": "keep the highest score"}
@@ -288,6 +302,12 @@ class Context:
         """``fn(*args)`` cached per (data, settings, name, args); args must be small and
         hashable (str, numbers, tuples). The result is read-only (see :func:`read_only`)."""
         return read_only(_memo(self.key, self.settings.key(), name, tuple(args), _fn=fn))
+
+    def memo_ready(self, name: str, *args) -> bool:
+        """Whether :meth:`memo` of ``name`` and ``args`` is in the shared cache now (any
+        session computed it under the current data and settings): a page can show at once
+        what is ready and offer a button for what is not."""
+        return _memo.is_cached(self.key, self.settings.key(), name, tuple(args), _fn=None)
 
     def label(self, query: str, width: int = 70) -> str:
         """``qid — query text`` for selectors (the text cut to ``width`` characters)."""

@@ -1,7 +1,8 @@
 """Random tie-breaking, exactly where possible: samplers, exact moments, lattice laws.
 
 * :mod:`~tiedrank.sampling.sampler` — :func:`sample_run_means`, :func:`iter_query_draws`:
-  seeded draws of every metric from exact per-query structure, in bounded memory.
+  seeded draws of every metric from exact per-query structure, in bounded memory;
+  :func:`samplable` says which metrics they draw.
 * :mod:`~tiedrank.sampling.laws` — exact per-query laws of RR, Success, P, R, Rprec.
 * :mod:`~tiedrank.sampling.groups` — AP and DCG as sums of independent group terms, with
   exact means and variances.
@@ -35,6 +36,7 @@ from .moments import (
 from .sampler import (
            DEFAULT_CHUNK,
            iter_query_draws,
+           samplable,
            sample_query_values,
            sample_run_means,
 )
@@ -44,4 +46,4 @@ __all__ = ["DEFAULT_CHUNK", "GroupSums", "LatticeLaw", "MAX_ORDERINGS", "QueryLa
            "enumerate_orderings", "first_relevant_distribution", "group_sums",
            "iter_query_draws", "lattice_win_probability", "metric_laws",
            "normal_win_probability", "precision_variance", "query_moments", "rr_variance",
-           "run_mean_law", "run_moments", "sample_query_values", "sample_run_means"]
+           "run_mean_law", "run_moments", "samplable", "sample_query_values", "sample_run_means"]

@@ -107,12 +107,26 @@ def _group_plan(sums: GroupSums) -> _Plan:
     return _Plan(constant, slots, buckets, sums=sums)
 
 
+def samplable(metric: str | Metric) -> bool:
+    """Whether :func:`sample_run_means` and :func:`iter_query_draws` can draw ``metric``:
+    a family with an exact per-query law or a group-sum decomposition, or a metric whose
+    value no tie-break moves (tie-aware by definition, counts and set measures).
+
+    Examples
+    --------
+    >>> samplable("AP@10"), samplable("TsRR2"), samplable("num_ret"), samplable("bpref")
+    (True, True, True, False)
+    """
+    m = parse_metric(metric)
+    return m.family in LAW_FAMILIES or m.family in GROUP_FAMILIES or m.policy_invariant
+
+
 def _plan(table: TieTable, metric: Metric, gain: str) -> _Plan:
     if metric.family in LAW_FAMILIES:
         return _law_plan(metric_laws(table, metric))
     if metric.family in GROUP_FAMILIES:
         return _group_plan(group_sums(table, metric, gain))
-    if not metric.policy_invariant:  # a constant would be a silently wrong spread
+    if not samplable(metric):  # a constant would be a silently wrong spread
         sampled = ", ".join(LAW_FAMILIES + GROUP_FAMILIES)
         raise ValueError(f"metric {metric.name!r} has no random tie-break sampler; sample one "
                          f"of {sampled} or a policy-invariant metric, or evaluate "

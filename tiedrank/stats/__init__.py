@@ -12,10 +12,11 @@ module does one job:
                            :func:`correct_pvalues`
 :mod:`.pairing`            per-query values of two runs joined on the query id
                            (:func:`paired_values`); when two values count as equal
-                           (:data:`REL_TOL`, :func:`outcome`)
+                           (:data:`REL_TOL`, :func:`outcome`); the scale a metric's
+                           summary averages (:func:`summands`, :func:`summary_value`)
 :mod:`.comparison`         :func:`compare_pair`; :func:`compare_runs` against a baseline or
                            all pairs, corrected, with ranx-style markers (:func:`run_keys`)
-:mod:`.stability`          :func:`win_probability` under random tie-breaking,
+:mod:`.stability`          :func:`win_probability` (:func:`win_probabilities` for many pairs) under random tie-breaking,
                            :func:`policy_verdicts`, :func:`pair_stability`,
                            :func:`verdict_stability`
 :mod:`.fragile`            :func:`fragile_queries`: the queries where the tie-break alone
@@ -35,7 +36,11 @@ Conventions (all stated where they apply):
 
 * Per-query values come from ``Evaluation.per_query`` (any policy; ``expected`` by
   default) and are paired on query ids (inner join; dropped queries are reported).
-* The difference is always ``A - B`` (``run - baseline``) over the paired queries.
+* The difference is always ``A - B`` (``run - baseline``) over the paired queries, on
+  the scale the metric's summary averages (:func:`summands`: the values, or for the
+  geometric mean of gm_map and gm_bpref ``log(max(x, 1e-5))``, so those tests compare
+  geometric means); a run's own number is its summary (:func:`summary_value`), as in
+  ``Evaluation.summary``. Rankings and group breakdowns use the same summaries.
 * When every paired difference is exactly 0 there is no evidence of a difference: every
   test returns statistic 0 and p = 1, the effect size is 0 and the interval is [0, 0]
   (scipy would return NaN or warn). With fewer than two pairs everything is NaN.
@@ -77,6 +82,7 @@ from .comparison import (
                            compare_pair,
                            compare_runs,
                            run_keys,
+                           scale_note,
 )
 from .corrections import (
                            CORRECTIONS,
@@ -109,6 +115,8 @@ from .pairing import (
                            outcome,
                            outcome_word,
                            paired_values,
+                           summands,
+                           summary_value,
 )
 from .rankings import (
                            RankCorrelation,
@@ -122,6 +130,7 @@ from .stability import (
                            pair_stability,
                            policy_verdicts,
                            verdict_stability,
+                           win_probabilities,
                            win_probability,
 )
 
@@ -133,11 +142,13 @@ __all__ = [  # noqa: RUF022 (grouped by module, as the table above)
     "CORRECTIONS", "benjamini_hochberg", "bonferroni", "correct_pvalues", "holm",
     # pairing and outcomes
     "OUTCOMES", "REL_TOL", "PairedValues", "outcome", "outcome_word", "paired_values",
+    "summands", "summary_value",
     # comparisons
     "PAIRINGS", "Comparison", "PairComparison", "compare_pair", "compare_runs", "run_keys",
+    "scale_note",
     # verdict stability and exact laws
     "PairStability", "WinProbability", "pair_stability", "policy_verdicts",
-    "verdict_stability", "win_probability",
+    "verdict_stability", "win_probabilities", "win_probability",
     "exact_win_probability", "query_value_distribution", "run_mean_distribution",
     # queries whose winner the tie-break alone decides
     "FRAGILE_COLUMNS", "fragile_queries",

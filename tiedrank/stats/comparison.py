@@ -8,7 +8,12 @@
   tests run for it, and ranx-style significance markers: each run has a letter
   (:func:`run_keys`) and a run's marker lists the letters of the runs it significantly beats.
 
-The difference is always ``A - B`` (``run - baseline``) over the paired queries.
+The difference is always ``A - B`` (``run - baseline``) over the paired queries, on the
+scale the metric's summary averages (:func:`~tiedrank.stats.pairing.summands`): the
+values for a mean or a sum; for trec_eval's geometric mean (``gm_map``, ``gm_bpref``) the
+floored logarithms ``log(max(x, 1e-5))``, so the test asks whether the geometric means are
+equal and the mean difference is ``log(GM_A / GM_B)``. A run's own number (``mean``) is
+always its summary, as ``Evaluation.summary`` reports it.
 
 Examples
 --------
@@ -53,10 +58,13 @@ from .pairing import (
     resolve_metric,
     resolve_metrics,
     resolve_policy,
+    summands,
+    summary_value,
     value_matrix,
 )
 
-__all__ = ["PAIRINGS", "Comparison", "PairComparison", "compare_pair", "compare_runs", "run_keys"]
+__all__ = ["PAIRINGS", "Comparison", "PairComparison", "compare_pair", "compare_runs", "run_keys",
+           "scale_note"]
 
 PAIRINGS = ("baseline", "all")
 """Which pairs :func:`compare_runs` tests: each run against the baseline, or every pair."""
@@ -93,14 +101,16 @@ def compare_values(pairs: PairedValues, run_a: str, run_b: str, metric: str, pol
                     test: str, seed: int, n_resamples: int, confidence: float,
                     with_ci: bool = True) -> PairComparison:
     """The paired test (and bootstrap CI unless ``with_ci`` is false) of one pair of runs on
-    their aligned per-query values."""
-    a, b = pairs.a, pairs.b
+    their aligned per-query values, on the metric's summary scale (:func:`summands`; the
+    means are the metric's summaries, :func:`summary_value`)."""
+    a, b = summands(pairs.a, metric), summands(pairs.b, metric)
     statistic, p = paired_test(a, b, test, seed=seed, n_resamples=n_resamples)
     low, high = (bootstrap_ci(a, b, seed=seed, confidence=confidence, n_resamples=n_resamples)
                  if with_ci else (math.nan, math.nan))
-    mean = lambda v: float(np.mean(v)) if len(v) else math.nan
-    return PairComparison(run_a, run_b, metric, policy, test, len(a), mean(a), mean(b),
-                          mean(a - b), statistic, p, low, high, cohens_d(a, b),
+    diff = float(np.mean(a - b)) if len(a) else math.nan
+    return PairComparison(run_a, run_b, metric, policy, test, len(a),
+                          summary_value(pairs.a, metric), summary_value(pairs.b, metric),
+                          diff, statistic, p, low, high, cohens_d(a, b),
                           pairs.only_a, pairs.only_b)
 
 
@@ -113,9 +123,26 @@ def compare_pair(source: Evaluation | pd.DataFrame, run_a: str, run_b: str,
     """Paired comparison of two runs on one metric under one tie policy.
 
     Values are paired on the query id (inner join); queries only one run has are listed in
-    ``only_a`` / ``only_b``. Reports mean(A), mean(B), mean(A - B), the chosen test's
-    statistic and p-value (``test`` in :data:`TESTS`), the seeded bootstrap interval of the
-    mean difference and Cohen's d = mean(d) / sd(d).
+    ``only_a`` / ``only_b``. Reports mean(A), mean(B) (each run's summary of the paired
+    queries: the mean; the sum for ``num_*``; the geometric mean for ``gm_map``,
+    ``gm_bpref``), mean(d), the chosen test's statistic and p-value (``test`` in
+    :data:`TESTS`), the seeded bootstrap interval of mean(d) and Cohen's d = mean(d) / sd(d),
+    where d = s(A) - s(B) per query and s the metric's :func:`summands`: the values, or for
+    a geometric summary ``s(x) = log(max(x, 1e-5))``. So a paired test of gm_map is the
+    paired test on the floored logs of AP: H0 is GM(A) = GM(B), and mean(d) is
+    ``log(GM(A) / GM(B))``, not GM(A) - GM(B).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pq = pd.DataFrame({"run": ["A"] * 3 + ["B"] * 3, "query": ["1", "2", "3"] * 2,
+    ...                    "metric": "gm_map", "policy": "expected",
+    ...                    "value": [0.5, 0.4, 0.0, 0.25, 0.2, 0.1]})
+    >>> r = compare_pair(pq, "A", "B", "gm_map")
+    >>> round(r.mean_a, 6), round(r.mean_b, 6)        # trec_eval's geometric means
+    (0.012599, 0.170998)
+    >>> round(r.mean_diff, 4)                         # log(GM_A / GM_B): B is ahead
+    -2.608
     """
     frame = per_query_frame(source)
     metric_name = resolve_metric(frame, metric)
@@ -124,6 +151,29 @@ def compare_pair(source: Evaluation | pd.DataFrame, run_a: str, run_b: str,
     return compare_values(pairs, run_a, run_b, metric_name, policy_label, test, seed,
                            n_resamples, confidence)
 
+
+
+def scale_note(metrics: Iterable[str | Metric]) -> str | None:
+    """One sentence on the metrics whose comparisons are not on their plain values (a
+    geometric summary), for the captions of the CLI and the dashboard; ``None`` otherwise.
+
+    Examples
+    --------
+    >>> scale_note(["AP", "gm_map"])
+    'gm_map: mean = the geometric mean (each value floored at 1e-05), and the test, the interval, d and diff are on log(max(x, 1e-05)): diff = log(GM run / GM baseline)'
+    >>> scale_note(["AP", "num_ret"]) is None
+    True
+    """
+    from ..metrics import parse_metric
+    from ..summation import MIN_GEO_MEAN
+
+    names = [parse_metric(m).name for m in dict.fromkeys(str(m) for m in metrics)]
+    geometric = [m for m in names if parse_metric(m).entry.summary == "geometric"]
+    if not geometric:
+        return None
+    return (f"{', '.join(geometric)}: mean = the geometric mean (each value floored at "
+            f"{MIN_GEO_MEAN:g}), and the test, the interval, d and diff are on "
+            f"log(max(x, {MIN_GEO_MEAN:g})): diff = log(GM run / GM baseline)")
 
 
 def run_keys(n: int) -> list[str]:
@@ -201,6 +251,12 @@ def compare_runs(source: Evaluation | pd.DataFrame, *, baseline: str | None = No
     test : {"t", "wilcoxon", "randomization"}
     correction : {"holm", "bonferroni", "bh", "none"}
         Applied per metric over the family of tests run for it (NaN p-values left out).
+
+    Each metric is compared on the scale of its summary (:func:`compare_pair`): a run's
+    ``mean`` is its summary (the geometric mean for gm_map and gm_bpref, the sum for the
+    ``num_*`` counts), and for a geometric summary the tests, intervals, effect sizes and
+    ``diff`` are those of the floored logs ``log(max(x, 1e-5))``: ``diff`` is
+    ``log(GM_run / GM_baseline)`` and a significant test says the geometric means differ.
     pairs : {"baseline", "all"}
         Test each run against the baseline only, or every pair of runs (ranx's default).
     alpha : float
@@ -305,7 +361,7 @@ def _table_rows(block: pd.DataFrame, matrix: pd.DataFrame, run_list: list[str],
                                                   effect_size=-row.effect_size)
     joiner = "," if any(len(k) > 1 for k in keys.values()) else ""
     key_order = list(keys.values())
-    means = matrix[run_list].mean()
+    means = {run: summary_value(matrix[run].dropna().to_numpy(), metric) for run in run_list}
     counts = matrix[run_list].notna().sum()
     rows = []
     for run in run_list:

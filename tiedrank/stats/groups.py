@@ -1,4 +1,6 @@
-"""Every evaluated metric's mean per query group (a query -> group file or mapping).
+"""Every evaluated metric's summary per query group (a query -> group file or mapping):
+its mean, or the metric's own summary (the geometric mean of gm_map and gm_bpref, the sum of
+the ``num_*`` counts), exactly as ``Evaluation.summary`` computes it.
 
 The groups are read by :func:`tiedrank.io.read_groups` (always validated: a query in two
 groups must never pass silently); queries on one side only are reported as findings.
@@ -13,6 +15,7 @@ import pandas as pd
 from ..errors import Finding
 from ..evaluate import Evaluation
 from ..io.groups import read_groups
+from ..summation import summarize
 from .pairing import MAX_LISTED, per_query_frame
 
 __all__ = ["GroupBreakdown", "group_breakdown", "read_groups"]
@@ -20,8 +23,8 @@ __all__ = ["GroupBreakdown", "group_breakdown", "read_groups"]
 
 @dataclass(frozen=True, eq=False)
 class GroupBreakdown:
-    """``table``: run, metric, policy, group, value (mean over the group's queries),
-    n_queries. ``findings``: group-file queries that were not evaluated, and evaluated
+    """``table``: run, metric, policy, group, value (the metric's summary over the group's
+    queries: the mean, or the geometric mean, the sum), n_queries. ``findings``: group-file queries that were not evaluated, and evaluated
     queries without a group (both left out of the table)."""
 
     table: pd.DataFrame
@@ -68,8 +71,8 @@ def group_breakdown(source: Evaluation | pd.DataFrame, groups) -> GroupBreakdown
     order["group"] = list(dict.fromkeys(mapping["group"]))
     for column, categories in order.items():  # keep input order, not alphabetical
         joined[column] = pd.Categorical(joined[column], categories=categories)
-    table = (joined.groupby(["run", "metric", "policy", "group"], observed=True, sort=True)["value"]
-             .agg(value="mean", n_queries="size").reset_index())
+    keys = ["run", "metric", "policy", "group"]
+    table = summarize(joined, keys).sort_values(keys, kind="stable").reset_index(drop=True)
     for column in ("run", "metric", "policy", "group"):
         table[column] = table[column].astype(str)
     table["n_queries"] = table["n_queries"].astype(np.int64)

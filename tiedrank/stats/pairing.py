@@ -4,6 +4,12 @@ Per-query values come as ``Evaluation.per_query`` (or that frame): columns run, 
 metric, policy, value. Two runs are paired on the query id (inner join); the queries only
 one run has are reported, never silently averaged in.
 
+A metric's per-query values are compared on the scale its summary averages
+(:func:`summands`, the one place :mod:`tiedrank.stats` reads a metric's summary): the
+values themselves for a mean or a sum, ``log(max(x, 1e-5))`` for trec_eval's geometric
+mean (gm_map, gm_bpref); the runs' own numbers are their summaries
+(:func:`summary_value`, bit for bit ``Evaluation.summary``).
+
 Two values count as equal when they differ by at most ``REL_TOL * max(1, |value|)``, so
 that the same sum added in another order is not called a win (:func:`outcome`); every
 verdict of :mod:`tiedrank.stats` and of the dashboard uses this one rule.
@@ -29,8 +35,10 @@ import pandas as pd
 
 from ..evaluate import Evaluation, parse_policies
 from ..metrics import Metric, parse_metric
+from ..summation import exact_sums
 
-__all__ = ["OUTCOMES", "REL_TOL", "PairedValues", "outcome", "outcome_word", "paired_values"]
+__all__ = ["OUTCOMES", "REL_TOL", "PairedValues", "outcome", "outcome_word", "paired_values",
+           "summands", "summary_value"]
 
 REL_TOL = 1e-12
 """Relative tolerance under which two means or values count as equal."""
@@ -62,6 +70,50 @@ def outcome(diff, scale=0.0) -> np.ndarray:
 def outcome_word(diff, scale=0.0) -> np.ndarray:
     """:func:`outcome` as ``"win"`` / ``"tie"`` / ``"loss"`` (from the side of ``diff``'s first term)."""
     return np.asarray(OUTCOMES)[outcome(diff, scale) + 1]
+
+
+def summands(values, metric: str | Metric) -> np.ndarray:
+    """Per-query values on the scale the metric's summary averages: what the paired tests,
+    the bootstrap intervals and the effect sizes of :mod:`tiedrank.stats` compare.
+
+    ``metric``'s registry entry declares its summary (:data:`tiedrank.summation.SUMMARIES`):
+
+    * ``"mean"`` (nearly every metric) and ``"sum"`` (trec_eval's ``num_*`` counts): the
+      values as they are (a test of the sums is the test of the means: the same pairs);
+    * ``"geometric"`` (``gm_map``, ``gm_bpref``): ``s = log(max(x, 1e-5))``, trec_eval's
+      floored logarithm. The run's value is ``GM = exp(mean(s))``, so a paired test of
+      ``s_A - s_B`` tests ``log GM_A - log GM_B = 0``, i.e. equal geometric means, and its
+      mean difference is ``log(GM_A / GM_B)`` (> 0 when A's geometric mean is higher).
+      A query scoring 0 weighs as ``log(1e-5) = -11.5``: the geometric mean rewards
+      fixing a failed query far more than the arithmetic mean does.
+
+    Examples
+    --------
+    >>> summands([0.5, 0.0], "AP").tolist()
+    [0.5, 0.0]
+    >>> summands([0.5, 0.0], "gm_map").round(4).tolist()
+    [-0.6931, -11.5129]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    return np.asarray(parse_metric(metric).summary.summand(values), dtype=np.float64)
+
+
+def summary_value(values, metric: str | Metric) -> float:
+    """The metric's summary of per-query values (NaN skipped): the mean, the sum (``num_*``)
+    or trec_eval's geometric mean (``gm_map``, ``gm_bpref``), from the exact sum of the
+    :func:`summands`, so the same bits as ``Evaluation.summary`` for the same values.
+
+    Examples
+    --------
+    >>> summary_value([0.5, 0.125], "AP"), summary_value([3.0, 4.0], "num_ret")
+    (0.3125, 7.0)
+    >>> round(summary_value([0.5, 0.125], "gm_map"), 12)   # sqrt(0.5 * 0.125)
+    0.25
+    """
+    summary = parse_metric(metric).summary
+    values = np.asarray(values, dtype=np.float64)
+    total = exact_sums(np.zeros(len(values), dtype=np.int64), summary.summand(values), 1)[0]
+    return float(summary.finish(total))
 
 
 def per_query_frame(source: Evaluation | pd.DataFrame) -> pd.DataFrame:

@@ -20,6 +20,7 @@ from ..data import Run
 from ..evaluate import Evaluation
 from ..metrics import Metric
 from ..ties import TieTable
+from ..summation import summarize
 from .pairing import per_query_frame, resolve_metric, resolve_policy
 
 __all__ = ["RankCorrelation", "policy_rankings", "rank_correlation", "ranking_agreement"]
@@ -32,15 +33,17 @@ def policy_rankings(source: Evaluation | pd.DataFrame, metric: str | Metric, *,
     Returns
     -------
     DataFrame
-        One row per run: run, then for each policy ``<policy>`` (mean) and
-        ``rank_<policy>`` (1 = best; equal means share the average rank).
+        One row per run: run, then for each policy ``<policy>`` (the run's summary of the
+        metric: its mean, or the geometric mean of gm_map and gm_bpref, the sum of the
+        ``num_*`` counts, exactly as ``Evaluation.summary``) and ``rank_<policy>`` (1 =
+        best; equal summaries share the average rank).
     """
     frame = per_query_frame(source)
     metric_name = resolve_metric(frame, metric)
     labels = ([resolve_policy(frame, p) for p in policies] if policies is not None
               else list(dict.fromkeys(frame["policy"])))
     block = frame[frame["metric"] == metric_name]
-    means = block.groupby(["run", "policy"], sort=False)["value"].mean().unstack("policy")
+    means = summarize(block).pivot(index="run", columns="policy", values="value")
     means = means.loc[list(dict.fromkeys(block["run"])), labels]
     out = pd.DataFrame({"run": means.index.astype(str)})
     for label in labels:

@@ -21,15 +21,16 @@ these estimates, are in :mod:`tiedrank.stats.exact`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 import pandas as pd
 
 from ..evaluate import ALL_POLICIES, Evaluation
 from ..metrics import GAINS, Metric, parse_metric
-from ..sampling import lattice_win_probability, run_moments, sample_run_means
+from ..sampling import lattice_win_probability, run_moments, samplable, sample_run_means
 from ..sampling.laws import LAW_FAMILIES
 from ..ties import TieTable
 from ..validation import Interval, Options, validate_params
@@ -48,7 +49,7 @@ from .pairing import (
 )
 
 __all__ = ["METHODS", "PairStability", "WinProbability", "pair_stability", "policy_verdicts",
-           "verdict_stability", "win_probability"]
+           "verdict_stability", "win_probabilities", "win_probability"]
 
 METHODS = ("auto", "exact", "sampled")
 """How P(A beats B) is computed: ``auto`` (exact where the metric lives on a small lattice,
@@ -206,6 +207,81 @@ def win_probability(table_a: TieTable, table_b: TieTable, metric: str | Metric, 
                           int(n_draws), int(seed))
 
 
+@validate_params({"n_draws": [DRAWS], "gain": [Options(*GAINS)], "method": [Options(*METHODS)]})
+def win_probabilities(tables: Mapping[str, TieTable], metrics: Iterable[str | Metric], *,
+                      pairs: Iterable[tuple[str, str]] | None = None, n_draws: int = 1000,
+                      seed: int = 0, gain: str = "linear",
+                      method: str = "auto") -> list[WinProbability]:
+    """:func:`win_probability` of many pairs of runs, each run's draws made once.
+
+    P(A beats B) depends on A's means under ``n_draws`` random tie-breaks (stream 0) and
+    B's (stream 1), over the queries both runs evaluate. A run that is A of several pairs
+    (or B of several) with the same queries is drawn once and its means reused, so k runs
+    cost at most 2k sets of draws per metric instead of k(k - 1); every number is the one
+    :func:`win_probability` gives for that pair, bit for bit.
+
+    Parameters
+    ----------
+    tables : mapping of str to TieTable
+        Each run's expected table (``evaluate(...).tables``), all against the same qrels.
+    metrics : iterable of str or Metric
+    pairs : iterable of (run_a, run_b), optional
+        Default: every two runs, in the order of ``tables`` (A before B).
+    n_draws, seed, gain, method
+        As :func:`win_probability`.
+
+    Returns
+    -------
+    list of WinProbability
+        One per (pair, metric), pairs outer, metrics inner.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tiedrank import Run, Qrels, build_tie_table
+    >>> qrels = Qrels(pd.DataFrame({"query": ["q"], "doc": ["b"], "relevance": [1]}))
+    >>> runs = {"A": [1.0, 1.0], "B": [1.0, 0.5], "C": [0.5, 1.0]}
+    >>> tables = {name: build_tie_table(Run(name, pd.DataFrame({"query": "q", "doc": ["a", "b"],
+    ...                                                          "score": s})), qrels)
+    ...           for name, s in runs.items()}
+    >>> found = win_probabilities(tables, ["RR"], n_draws=500, seed=1)
+    >>> [(w.run_a, w.run_b) for w in found]
+    [('A', 'B'), ('A', 'C'), ('B', 'C')]
+    >>> found[1] == win_probability(tables["A"], tables["C"], "RR", n_draws=500, seed=1)
+    True
+    """
+    names = list(tables)
+    pair_list = list(combinations(names, 2) if pairs is None else pairs)
+    metric_list = [parse_metric(m) for m in metrics]
+    for run_a, run_b in pair_list:
+        check_same_queries(tables[run_a], tables[run_b])
+    drawn: dict[tuple, np.ndarray] = {}
+
+    def means(run: str, metric: Metric, stream: int, included: np.ndarray) -> np.ndarray:
+        key = (run, metric.name, stream, included.tobytes())
+        if key not in drawn:
+            drawn[key] = _draw_means(tables[run], metric, stream, n_draws=n_draws, seed=seed,
+                                     gain=gain, included=included)
+        return drawn[key]
+
+    out = []
+    for run_a, run_b in pair_list:
+        table_a, table_b = tables[run_a], tables[run_b]
+        included = table_a.evaluated & table_b.evaluated
+        for m in metric_list:
+            exact = _exact_outcome(table_a, table_b, m, included, method)
+            if exact is not None:
+                out.append(WinProbability(table_a.run_name, table_b.run_name, m.name,
+                                          exact.win_probability, 0.0, exact.tie, int(n_draws),
+                                          int(seed), "exact"))
+                continue
+            p, se, equal = _win_from_means(means(run_a, m, 0, included),
+                                           means(run_b, m, 1, included))
+            out.append(WinProbability(table_a.run_name, table_b.run_name, m.name, p, se, equal,
+                                      int(n_draws), int(seed)))
+    return out
+
+
 # ---- the verdict under each fixed tie policy ------------------------------------------------
 @validate_params({"test": [Options(*TESTS)], "alpha": [ALPHA], "n_resamples": [RESAMPLES]})
 def policy_verdicts(source: Evaluation | pd.DataFrame, run_a: str, run_b: str,
@@ -255,13 +331,17 @@ class PairStability:
 
     ``p_win`` / ``se`` / ``p_equal``: P(run beats baseline) under independent random
     tie-breaking, its binomial standard error and the share of draws with equal means
-    (``method == "exact"``: the exact lattice numbers, se 0); ``p_normal``: the same
+    (``method == "exact"``: the exact lattice numbers, se 0; ``method == "none"``: NaN, for
+    a metric with neither an exact law nor a sampler, e.g. bpref, gm_map); ``p_normal``: the same
     probability by the normal approximation with the exact moments (a cross-check);
     ``sd_run`` / ``sd_baseline``: the exact standard deviation of each run's mean;
     ``draws``: one row per draw (draw, run, baseline, diff: the two runs' means under that
     random tie-break and their difference); ``verdicts``: one row per fixed policy
-    (policy, run, baseline: the means, diff, verdict: win/loss/tie from the run's side,
-    p_value, significant: uncorrected, agrees: same verdict as under the first policy).
+    (policy, run, baseline: the runs' summaries, diff, verdict: win/loss/tie from the
+    run's side, p_value, significant: uncorrected, agrees: same verdict as under the first
+    policy). The verdicts and tests are those of :func:`~tiedrank.stats.compare_pair`: for a
+    geometric summary (gm_map, gm_bpref) the tests of the floored logs, diff = log of the
+    ratio of the geometric means.
     """
 
     run: str
@@ -324,7 +404,7 @@ def pair_stability(evaluation: Evaluation, run: str, baseline: str, metric: str 
     metric_name = resolve_metric(frame, metric)
     report = progress or (lambda share, step: None)
     report(0.0, f"Drawing {n_draws:,} random tie-breaks of {baseline} on {metric_name}")
-    base_means = _baseline_draws(evaluation, baseline, metric_name, n_draws, seed, gain)
+    base_means = lambda: _baseline_draws(evaluation, baseline, metric_name, n_draws, seed, gain)
     return _pair_stability(frame, evaluation, run, baseline, metric_name, base_means,
                            policies=policies, test=test, alpha=alpha, seed=seed,
                            gain=gain, n_resamples=n_resamples, method=method,
@@ -353,6 +433,10 @@ def _pair_stability(frame: pd.DataFrame, evaluation: Evaluation, run: str, basel
     report = progress or (lambda share, step: None)
     report(0.3, f"Computing the exact law of {metric} where it has one")
     exact = _exact_outcome(table, base_table, m, included, method)
+    if exact is None and not samplable(m):  # no law, no sampler (bpref, gm_map, ...): say so
+        report(0.85, f"Testing {run} against {baseline} under each fixed tie policy")
+        return _fixed_policies_only(frame, run, baseline, metric, policies=policies, test=test,
+                                    alpha=alpha, seed=seed, n_resamples=n_resamples)
     if exact is None or with_draws:
         base_means = base_means() if callable(base_means) else base_means
         n_draws = len(base_means)
@@ -369,18 +453,37 @@ def _pair_stability(frame: pd.DataFrame, evaluation: Evaluation, run: str, basel
     report(0.85, f"Testing {run} against {baseline} under each fixed tie policy")
     raw = policy_verdicts(frame, run, baseline, metric, policies=policies, test=test,
                           alpha=alpha, seed=seed, n_resamples=n_resamples)
-    scale = np.maximum(raw["mean_a"].abs(), raw["mean_b"].abs())
-    verdicts = pd.DataFrame({
-        "policy": raw["policy"], "run": raw["mean_a"], "baseline": raw["mean_b"],
-        "diff": raw["diff"], "verdict": outcome_word(raw["diff"], scale),
-        "p_value": raw["p_value"], "significant": raw["significant"].astype(bool),
-        "agrees": raw["agrees"].astype(bool)})
+    verdicts = _verdict_frame(raw)
     draws = pd.DataFrame({"draw": np.arange(n_draws), "run": run_means, "baseline": base_means,
                           "diff": run_means - base_means})
     report(1.0, "Done")
     return PairStability(run, baseline, metric, test, float(alpha), int(n_draws), int(seed),
                          p, se, equal, draws, verdicts, "sampled" if exact is None else "exact",
                          p_normal, sd_run, sd_base)
+
+
+def _verdict_frame(raw: pd.DataFrame) -> pd.DataFrame:
+    """:func:`policy_verdicts`' rows as :class:`PairStability` shows them (from the run's side)."""
+    scale = np.maximum(raw["mean_a"].abs(), raw["mean_b"].abs())
+    return pd.DataFrame({
+        "policy": raw["policy"], "run": raw["mean_a"], "baseline": raw["mean_b"],
+        "diff": raw["diff"], "verdict": outcome_word(raw["diff"], scale),
+        "p_value": raw["p_value"], "significant": raw["significant"].astype(bool),
+        "agrees": raw["agrees"].astype(bool)})
+
+
+def _fixed_policies_only(frame: pd.DataFrame, run: str, baseline: str, metric: str, *,
+                         policies: Sequence[str], test: str, alpha: float, seed: int,
+                         n_resamples: int) -> PairStability:
+    """A metric random tie-breaks cannot be drawn for (no exact law, no sampler): the
+    verdicts under the fixed policies, and NaN (``method="none"``) for P(run beats baseline),
+    its normal approximation and the standard deviations, never a made-up number."""
+    raw = policy_verdicts(frame, run, baseline, metric, policies=policies, test=test,
+                          alpha=alpha, seed=seed, n_resamples=n_resamples)
+    draws = pd.DataFrame({"draw": np.arange(0), "run": np.empty(0), "baseline": np.empty(0),
+                          "diff": np.empty(0)})
+    return PairStability(run, baseline, metric, test, float(alpha), 0, int(seed), math.nan,
+                         math.nan, math.nan, draws, _verdict_frame(raw), "none")
 
 
 @validate_params(_STABILITY_OPTIONS)
