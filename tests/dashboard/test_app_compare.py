@@ -195,7 +195,12 @@ def test_groups_csv_breakdown(at):
     assert set(groups["group"]) == set(template["group"])
     assert {"RR", "nDCG@10", "AP", "P@10", "R@10"} <= set(groups.columns)
     assert len(groups) == 2 * 8
-    assert len(at.get("plotly_chart")) == 6  # + the group heatmap (and the flip matrix)
+    charts = [c.key for c in at.get("plotly_chart")]
+    assert "compare_group_chart" in charts  # the group heatmap
+    # the flip matrix: its button, or its chart when a session of this server computed it
+    offered = [b for b in at.button if b.key == "compare_flips_compute"]
+    assert len(charts) == 5 + ("compare_flip_chart" in charts) and (
+        ("compare_flip_chart" in charts) != bool(offered))
 
 
 QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 e9 1\nq2 0 e1 0\n"
