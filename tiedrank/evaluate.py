@@ -383,6 +383,7 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
             views = {m.entry.view for m in group if not m.policy_invariant}
             expected = {"scoring": table.scoring(),  # policies only reorder inside groups:
                         "judged": table.view(judged_only=True) if "judged" in views else None,
+                        "qrels": table.qrels_groups() if "qrels" in views else None,
                         "whole": table}              # resolve the smallest view a kernel reads
             for policy in policies:
                 resolved: dict[str, TieTable] = {}

@@ -258,13 +258,27 @@ class TieTable:
         with a few relevant documents per query it is orders of magnitude smaller than
         the run. A resolved table's view keeps just its positively graded documents.
         """
-        cached = self.__dict__.get("_scoring")
+        return self._groups_holding(self.doc_grade > 0, "_scoring")
+
+    def qrels_groups(self) -> "TieTable":
+        """The groups holding a document of the qrels (judged, or pooled with a negative
+        grade), ranks kept.
+
+        For measures of the qrels documents' places and of the counts of each kind above
+        them (infAP): a group without a qrels document adds nothing to those counts, and the
+        ranks of the others are kept (:attr:`group_above`), so it can be left out. Cached
+        on the table, like :meth:`scoring`.
+        """
+        return self._groups_holding(self.doc_judged, "_qrels_groups")
+
+    def _groups_holding(self, marked: np.ndarray, slot: str) -> "TieTable":
+        """The groups holding a ``marked`` document, ranks and per-query counts kept."""
+        cached = self.__dict__.get(slot)
         if cached is _ITSELF:
             return self
         if cached is not None:
             return cached
-        positive = self.doc_grade > 0
-        keep = (np.logical_or.reduceat(positive, self.group_start) if self.n_groups
+        keep = (np.logical_or.reduceat(marked, self.group_start) if self.n_groups
                 else np.zeros(0, dtype=bool))
         if keep.all():
             compact = self
@@ -281,9 +295,9 @@ class TieTable:
                 group_above=self.group_above[keep], doc_score=self.doc_score[docs],
                 doc_grade=self.doc_grade[docs], doc_judged=self.doc_judged[docs],
                 doc_row=self.doc_row[docs])
-            compact.__dict__["_scoring"] = _ITSELF
+            compact.__dict__[slot] = _ITSELF
         # derived data: cache on the frozen table
-        self.__dict__["_scoring"] = _ITSELF if compact is self else compact
+        self.__dict__[slot] = _ITSELF if compact is self else compact
         return compact
 
     # ---- tie policies -----------------------------------------------------------------

@@ -35,7 +35,7 @@ from . import kernels as K
 from . import trec_gains as TG
 
 CUTOFF_RULES = ("none", "optional", "required")
-VIEWS = ("scoring", "judged", "whole")
+VIEWS = ("scoring", "judged", "qrels", "whole")
 """The table views a kernel may read (:attr:`MetricFamily.view`)."""
 SETTINGS = ("rel", "judged_only", "gain")
 """Settings a metric may fix for itself, written like ir_measures' parameters:
@@ -97,8 +97,11 @@ class MetricFamily:
     the groups holding a positively graded document; ``"judged"`` for measures of the order
     of the judged documents alone (bpref: unjudged documents are skipped), the ``-J`` view
     (:meth:`~tiedrank.ties.TieTable.view`), which drops the unjudged documents and keeps the
-    order of the others under every policy; ``"whole"`` for measures that count unjudged
-    documents or their ranks (unj, rbp_resid)."""
+    order of the others under every policy; ``"qrels"`` for measures of the places of the
+    qrels documents and of the counts of each kind above them (infAP), the
+    :meth:`~tiedrank.ties.TieTable.qrels_groups` view, the groups holding a qrels document,
+    ranks kept (unj and rbp_resid too: they count the unjudged documents as the retrieved
+    ones less the judged ones); ``"whole"`` for a measure that must see every document."""
     summary: str = "mean"
     """How per-query values become the run's value: one of :data:`~tiedrank.summation.SUMMARIES`
     (``"mean"``; ``"sum"`` for trec_eval's counts; ``"geometric"`` for gm_map, gm_bpref)."""
@@ -329,8 +332,9 @@ _COEFFICIENTS = tuple(
     Parameter(name, default, math.isfinite, "a finite number", "number", f"{name}=c{i}")
     for i, (name, default) in enumerate(zip(("rel_ret", "nonrel_ret", "rel_missed",
                                              "nonrel_missed"), TG.UTILITY_DEFAULTS), start=1))
-_UNJUDGED = (" Needs the whole table: it counts unjudged documents (absent from the qrels, or "
-             "a negative grade), and its best and worst put them first or last in each group.")
+_UNJUDGED = (" It counts unjudged documents (absent from the qrels, or a negative grade) as "
+             "the retrieved ones less the judged ones, and its best and worst put them first "
+             "or last in each group.")
 
 for _entry in (
     MetricFamily("utility", lambda t, m, g: TG.utility(t, (m.rel_ret, m.nonrel_ret, m.rel_missed,
@@ -341,14 +345,14 @@ for _entry in (
                              "nonrel_missed * (0 - the retrieved and relevant documents, trec_eval "
                              "without -N); default 1, -1, 0, 0" + _SPLIT),
     MetricFamily("unj", lambda t, m, g: TG.unjudged_at(t, m.k), cutoff="required",
-                 view="whole", extremes=lambda t, m, best: TG.unjudged_extreme(t, m.k, best),
+                 view="qrels", extremes=lambda t, m, best: TG.unjudged_extreme(t, m.k, best),
                  description="trec_eval's unj_k: unjudged documents in the top k, over k" + _UNJUDGED),
     MetricFamily("RBP_graded", lambda t, m, g: TG.rbp_graded(t, m.p), cutoff="none",
                  parameters=(_PERSISTENCE,), aliases=("rbp_graded",),
                  description="trec_eval 10's rbp: (1-p) sum gain_i p^(i-1), gain = grade / top "
                              "grade of the query (graded; RBP is binary), p default 0.9"),
     MetricFamily("rbp_resid", lambda t, m, g: TG.rbp_residual(t, m.p), cutoff="none",
-                 parameters=(_PERSISTENCE,), view="whole",
+                 parameters=(_PERSISTENCE,), view="qrels",
                  extremes=lambda t, m, best: TG.rbp_residual_extreme(t, m.p, best),
                  description="trec_eval's rbp residual: p^N + (1-p) sum over unjudged "
                              "documents of p^(i-1), what rbp could gain were they relevant"
@@ -368,7 +372,7 @@ del _entry
 
 # ---- trec_eval's infAP and G: counts above a document, lattice programmes (metrics/inferred.py)
 for _entry in (
-    MetricFamily("infAP", lambda t, m, g: INF.inferred_ap(t), cutoff="none", view="whole",
+    MetricFamily("infAP", lambda t, m, g: INF.inferred_ap(t), cutoff="none", view="qrels",
                  extremes=lambda t, m, best: INF.inferred_ap_extreme(t, best),
                  description="trec_eval's inferred AP (Yilmaz & Aslam): per relevant document "
                              "retrieved, precision above it estimated from the judged and pooled "
@@ -639,10 +643,12 @@ def metric_view(table: TieTable, metric: Metric) -> TieTable:
     view = metric.entry.view
     if view == "whole":
         return table
-    if view == "judged" and table.policy == "expected":  # a resolved table: read it whole
-        return table.view(judged_only=True)
-    if view == "judged":
+    if view in ("judged", "qrels") and table.policy != "expected":  # resolved: read it whole
         return table
+    if view == "judged":
+        return table.view(judged_only=True)
+    if view == "qrels":
+        return table.qrels_groups()
     return table.scoring()
 
 

@@ -138,32 +138,42 @@ def _slots(table: TieTable, k: int) -> np.ndarray:
     return np.clip(k - table.group_above, 0, table.group_size)
 
 
+def _judged_per_group(table: TieTable) -> np.ndarray:
+    """Per group: its judged documents (in the qrels with a grade >= 0), the complement of
+    :func:`unjudged_docs`."""
+    return segment_sum((~unjudged_docs(table)).astype(np.int64), table.group_start)
+
+
 def unjudged_at(table: TieTable, k: int) -> np.ndarray:
     """trec_eval's ``unj_k`` (m_unjudged.c): unjudged documents in the top k, over k.
 
     k is the denominator even when fewer than k documents are retrieved (trec_eval fills the
-    list with judged ones). Tie-aware: E[#unjudged in the top k] = sum_g u_g s_g / n_g, with
-    u_g the unjudged documents of group g and s_g = clip(k - a_g, 0, n_g) of its positions
-    in the top k. Needs the whole table (registry ``view="whole"``): the groups holding no relevant
-    document count too.
+    list with judged ones). The top k hold min(k, N) retrieved documents, so unj_k =
+    (min(k, N) - judged documents in the top k) / k. Tie-aware: E[#judged in the top k] =
+    sum_g j_g s_g / n_g, with j_g the judged documents of group g and s_g = clip(k - a_g, 0,
+    n_g) of its positions in the top k. Groups without a judged document add nothing to that
+    sum, so the kernel reads the groups holding a qrels document (registry ``view="qrels"``),
+    ranks and N kept.
     """
-    unjudged = segment_sum(unjudged_docs(table).astype(np.float64), table.group_start)
-    return _per_query_groups(table, unjudged * _slots(table, k) / table.group_size) / k
+    judged = _judged_per_group(table).astype(np.float64)
+    shown = np.minimum(table.n_retrieved, k).astype(np.float64)
+    return (shown - _per_query_groups(table, judged * _slots(table, k) / table.group_size)) / k
 
 
 def unjudged_extreme(table: TieTable, k: int, best: bool) -> np.ndarray:
     """The largest (``best``) or smallest ``unj_k`` over the tie orderings.
 
     The grade orders do not decide it (unjudged and judged non-relevant documents share grade
-    0), so: at most min(u_g, s_g) unjudged documents of a group fit in its s_g top-k
-    positions (unjudged first), and at least max(0, s_g - (n_g - u_g)) are there (unjudged
-    last). Groups are independent, so the sums are the extremes.
+    0), so: at least max(0, s_g - (n_g - j_g)) judged documents of a group are in its s_g
+    top-k positions (judged last: the most unjudged) and at most min(j_g, s_g) (judged
+    first). Groups are independent, so the sums are the extremes.
     """
-    unjudged = segment_sum(unjudged_docs(table).astype(np.int64), table.group_start)
+    judged = _judged_per_group(table)
     slots = _slots(table, k)
-    count = (np.minimum(unjudged, slots) if best
-             else np.maximum(0, slots - (table.group_size - unjudged)))
-    return _per_query_groups(table, count.astype(np.float64)) / k
+    count = (np.maximum(0, slots - (table.group_size - judged)) if best
+             else np.minimum(judged, slots))
+    shown = np.minimum(table.n_retrieved, k).astype(np.float64)
+    return (shown - _per_query_groups(table, count.astype(np.float64))) / k
 
 
 # ---- rank-biased precision, trec_eval's: graded gains and the residual -----------------------
@@ -206,27 +216,28 @@ def rbp_graded(table: TieTable, p: float = 0.9) -> np.ndarray:
     return _per_query_docs(table, _group_mean(table, rbp_gains(table)) * weight)
 
 
-def _rbp_unjudged_mass(table: TieTable, p: float, unjudged_first: "bool | None") -> np.ndarray:
-    """Per query: sum over unjudged documents of p^(i - 1) (1 - p); ``None``: the mean over
-    orderings, else unjudged first (True) or last (False) in each group. A run of positions
+def _rbp_judged_mass(table: TieTable, p: float, judged_first: "bool | None") -> np.ndarray:
+    """Per query: sum over judged documents of (1 - p) p^(i - 1); ``None``: the mean over
+    orderings, else judged first (True) or last (False) in each group. A run of positions
     a+1 .. a+m carries (1 - p) sum p^(i-1) = p^a - p^(a+m)."""
-    unjudged = segment_sum(unjudged_docs(table).astype(np.float64), table.group_start)
+    judged = _judged_per_group(table).astype(np.float64)
     a = table.group_above.astype(np.float64)
     n = table.group_size.astype(np.float64)
-    if unjudged_first is None:
-        mass = unjudged / n * (np.power(p, a) - np.power(p, a + n))
-    elif unjudged_first:
-        mass = np.power(p, a) - np.power(p, a + unjudged)
+    if judged_first is None:
+        mass = judged / n * (np.power(p, a) - np.power(p, a + n))
+    elif judged_first:
+        mass = np.power(p, a) - np.power(p, a + judged)
     else:
-        mass = np.power(p, a + n - unjudged) - np.power(p, a + n)
+        mass = np.power(p, a + n - judged) - np.power(p, a + n)
     return _per_query_groups(table, mass)
 
 
-def _rbp_residual(table: TieTable, p: float, unjudged_first: "bool | None") -> np.ndarray:
-    any_unjudged = _per_query_docs(table, unjudged_docs(table).astype(np.float64)) > 0
-    value = np.power(p, table.n_retrieved.astype(np.float64)) + _rbp_unjudged_mass(
-        table, p, unjudged_first)
-    return np.where(any_unjudged, value, 0.0)
+def _rbp_residual(table: TieTable, p: float, judged_first: "bool | None") -> np.ndarray:
+    # p^N + (1 - p) sum over the unjudged of p^(i-1) = p^N + (1 - p^N) - the judged's mass:
+    # the judged documents are few, the unjudged the rest of the run
+    judged = _per_query_groups(table, _judged_per_group(table).astype(np.float64))
+    any_unjudged = table.n_retrieved > judged
+    return np.where(any_unjudged, 1.0 - _rbp_judged_mass(table, p, judged_first), 0.0)
 
 
 def rbp_residual(table: TieTable, p: float = 0.9) -> np.ndarray:
@@ -234,9 +245,12 @@ def rbp_residual(table: TieTable, p: float = 0.9) -> np.ndarray:
     unjudged document were fully relevant, p^N + (1 - p) sum_{i unjudged} p^(i - 1), with N
     documents retrieved; 0 when no retrieved document is unjudged.
 
-    Tie-aware: linear in the unjudged indicator, so group g (a_g above, n_g tied, u_g
-    unjudged) adds (u_g / n_g)(p^a_g - p^(a_g + n_g)). Needs the whole table
-    (registry ``view="whole"``); its extremes are :func:`rbp_residual_extreme`.
+    The positions 1..N carry 1 - p^N in all, so rbp_resid = 1 - (1 - p) sum_{i judged}
+    p^(i - 1): the judged documents are few. Tie-aware: linear in the judged indicator, so
+    group g (a_g above, n_g tied, j_g judged) takes away (j_g / n_g)(p^a_g - p^(a_g + n_g)).
+    Groups without a judged document take nothing away, so the kernel reads the groups
+    holding a qrels document (registry ``view="qrels"``), ranks and N kept; its extremes are
+    :func:`rbp_residual_extreme`.
 
     Examples
     --------
@@ -255,10 +269,10 @@ def rbp_residual(table: TieTable, p: float = 0.9) -> np.ndarray:
 
 
 def rbp_residual_extreme(table: TieTable, p: float, best: bool) -> np.ndarray:
-    """The largest (``best``: unjudged documents first in every group) or smallest
-    (unjudged last) ``rbp_resid``: the weights p^(i-1) decrease with the rank, and p^N and
-    whether any document is unjudged do not depend on the order."""
-    return _rbp_residual(table, p, bool(best))
+    """The largest (``best``: unjudged documents first in every group, judged last) or
+    smallest (unjudged last) ``rbp_resid``: the weights p^(i-1) decrease with the rank, and
+    p^N and whether any document is unjudged do not depend on the order."""
+    return _rbp_residual(table, p, not best)
 
 
 # ---- binG -------------------------------------------------------------------------------------
