@@ -163,3 +163,15 @@ def test_wrapped_metric_is_printed_under_its_own_policy():
     rows = dict(line.split("\t")[0::2] for line in done.stdout.splitlines())
     assert set(rows) == {"P_5                   ", "Expected(P_5)         "}
     assert rows["P_5                   "] != rows["Expected(P_5)         "]  # ties: they differ
+
+
+def test_bundled_example_with_c_l2_m100_equals_trec_eval_byte_for_byte():
+    """The bundled example with -q -c -l2 -M100 -m all_trec: every line is trec_eval 10's,
+    including its num_rel "all" line under -c, which counts grade > 0 whatever -l (561)
+    while the per-query lines count grade >= 2 (the summary used to print their sum, 0)."""
+    done = _tiedrank("--format", "trec_eval", "-q", "-c", "-l2", "-M100", "-m", "all_trec",
+                     f"{TREC}/qrels.test", f"{TREC}/results.test")
+    assert done.returncode == 0, done.stderr
+    theirs = (FIXTURES / "out.sample.q.c.l2.M100.all_trec.txt").read_text()
+    assert done.stdout == theirs
+    assert "num_rel               \tall\t561\n" in done.stdout

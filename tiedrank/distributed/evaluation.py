@@ -200,7 +200,7 @@ def _counts(results: Sequence[BucketResult], runs: list[str]) -> pd.DataFrame:
     order = np.lexsort((query, run))
     columns = {name: np.concatenate([c[name].to_numpy(dtype=np.int64) for _, c in frames] or
                                     [np.zeros(0, dtype=np.int64)])[order]
-               for name in ("num_ret", "num_rel", "num_rel_ret")}
+               for name in ("num_ret", "num_rel", "num_rel_ret", "qrels_positive")}
     return pd.DataFrame({"run": pd.Categorical.from_codes(run[order], categories=runs),
                          "query": pd.array(query[order], dtype="str"), **columns})
 

@@ -414,7 +414,13 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
     if tallies is not None:
         if "num_q" in asked:
             lines.append(_line("num_q", "all", len(tallies)))
-        lines += [_line(c, "all", int(tallies[c].sum())) for c in _COUNT_COLUMNS if c in asked]
+        sums = {c: int(tallies[c].sum()) for c in _COUNT_COLUMNS}
+        if evaluation.options.complete:
+            # trec_eval's quirk, kept for a byte-identical output: with -c its num_rel "all"
+            # line counts the qrels documents graded > 0 in every qrels query, whatever -l
+            # (m_num_rel.c, te_calc_avg_num_rel), while its per-query lines count grade >= -l
+            sums["num_rel"] = int(tallies["qrels_positive"].sum())
+        lines += [_line(c, "all", sums[c]) for c in _COUNT_COLUMNS if c in asked]
     means = summary.set_index(summary["metric"].astype(str))["value"]
     lines += [_line(shown[m], "all", as_printed[m](means[m])) for m in order
               if not np.isnan(means[m])]
@@ -453,7 +459,8 @@ def trec_eval_counts(table: "TieTable") -> pd.DataFrame:
     -------
     DataFrame
         Indexed by query id (str, in the table's order), int64 columns ``num_ret``,
-        ``num_rel``, ``num_rel_ret``.
+        ``num_rel``, ``num_rel_ret``, and ``qrels_positive``, the query's qrels documents
+        graded > 0 at any relevance level (trec_eval's ``num_rel`` "all" line with ``-c``).
 
     Examples
     --------
@@ -464,14 +471,18 @@ def trec_eval_counts(table: "TieTable") -> pd.DataFrame:
     >>> qrels = pd.DataFrame({"query": ["q1", "q1", "q2"], "doc": ["a", "z", "d"],
     ...                       "relevance": [1, 1, 0]})
     >>> trec_eval_counts(evaluate({"r": run}, qrels, ["RR"]).tables["r"])
-        num_ret  num_rel  num_rel_ret
-    q1        2        2            1
-    q2        1        0            0
+        num_ret  num_rel  num_rel_ret  qrels_positive
+    q1        2        2            1               2
+    q2        1        0            0               0
     """
     kept = table.evaluated
+    positive = np.add.reduceat(table.ideal_grade > 0, table.ideal_start[:-1]) if len(
+        table.ideal_grade) else np.zeros(table.n_queries, dtype=np.int64)
+    positive = np.where(np.diff(table.ideal_start) > 0, positive, 0)
     return pd.DataFrame({"num_ret": table.n_retrieved[kept].astype(np.int64),
                          "num_rel": table.n_relevant[kept].astype(np.int64),
-                         "num_rel_ret": table.relevant_retrieved[kept].astype(np.int64)},
+                         "num_rel_ret": table.relevant_retrieved[kept].astype(np.int64),
+                         "qrels_positive": positive[kept].astype(np.int64)},
                         index=pd.Index(table.queries[kept].astype(str)))
 
 
@@ -485,7 +496,7 @@ def _run_counts(evaluation: "Evaluation", run: str) -> pd.DataFrame | None:
     if counts is None:
         return None
     rows = counts[counts["run"] == run]
-    return pd.DataFrame({c: rows[c].to_numpy() for c in _COUNT_COLUMNS},
+    return pd.DataFrame({c: rows[c].to_numpy() for c in (*_COUNT_COLUMNS, "qrels_positive")},
                         index=pd.Index(rows["query"].to_numpy(dtype=object).astype(str)))
 
 
