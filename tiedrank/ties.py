@@ -223,7 +223,12 @@ class TieTable:
 
     @cached_property
     def relevant_above(self) -> np.ndarray:
-        running = np.cumsum(self.group_relevant) - self.group_relevant
+        return self.sum_above(self.group_relevant)
+
+    def sum_above(self, group_values: np.ndarray) -> np.ndarray:
+        """Per group: the sum of ``group_values`` over the groups above it in its query
+        (a running sum restarted at each query's first group)."""
+        running = np.cumsum(group_values) - group_values
         if self.n_groups == 0:
             return running
         first = np.ones(self.n_groups, dtype=bool)

@@ -64,17 +64,6 @@ message, never approximated."""
 
 
 # ---- building blocks -------------------------------------------------------------------------
-def _above(table: TieTable, group_values: np.ndarray) -> np.ndarray:
-    """Per group: the sum of ``group_values`` over the groups above it in its query."""
-    running = np.cumsum(group_values) - group_values
-    if table.n_groups == 0:
-        return running
-    first = np.ones(table.n_groups, dtype=bool)
-    first[1:] = table.group_query[1:] != table.group_query[:-1]
-    first_of_query = np.maximum.accumulate(np.where(first, np.arange(table.n_groups), 0))
-    return running - running[first_of_query]
-
-
 def _ragged(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For blocks of the given lengths laid end to end: each element's block and its
     offset inside the block."""
@@ -155,7 +144,7 @@ def _infap_counts(table: TieTable) -> tuple[np.ndarray, ...]:
     pooled = segment_sum((judged & (grade < 0)).astype(np.int64), table.group_start)
     nonpool = table.group_size - relevant - nonrelevant - pooled
     return (relevant, nonrelevant, pooled, nonpool,
-            _above(table, relevant), _above(table, nonrelevant), _above(table, pooled))
+            table.sum_above(relevant), table.sum_above(nonrelevant), table.sum_above(pooled))
 
 
 def _infap_term(j, r, n, u) -> np.ndarray:
@@ -370,7 +359,7 @@ class _GainScale:
                                        weights=grades, minlength=table.n_queries)
         self.doc_gain = trec_gains(table)
         self.group_gain = segment_sum(self.doc_gain, table.group_start)
-        self.gain_above = _above(table, self.group_gain)
+        self.gain_above = table.sum_above(self.group_gain)
 
     def inverse_log(self, query: np.ndarray, rank: np.ndarray, gain_so_far: np.ndarray
                     ) -> np.ndarray:

@@ -376,17 +376,6 @@ def set_map(table: TieTable) -> np.ndarray:
 
 
 # ---- bpref ---------------------------------------------------------------------------------
-def _above_in_query(table: TieTable, group_counts: np.ndarray) -> np.ndarray:
-    """Per group: the sum of ``group_counts`` over the groups above it in its query."""
-    running = np.cumsum(group_counts) - group_counts
-    if table.n_groups == 0:
-        return running
-    first = np.ones(table.n_groups, dtype=bool)
-    first[1:] = table.group_query[1:] != table.group_query[:-1]
-    first_of_query = np.maximum.accumulate(np.where(first, np.arange(table.n_groups), 0))
-    return running - running[first_of_query]
-
-
 def judged_nonrelevant(table: TieTable) -> np.ndarray:
     """Per query: N, the qrels documents judged non-relevant (0 <= grade < relevance level).
 
@@ -441,7 +430,7 @@ def bpref(table: TieTable) -> np.ndarray:
     """
     nonrel_doc = table.doc_judged & (table.doc_grade >= 0) & ~table.doc_relevant
     group_nonrel = segment_sum(nonrel_doc.astype(np.int64), table.group_start).astype(np.float64)
-    above = _above_in_query(table, group_nonrel)
+    above = table.sum_above(group_nonrel)
     n_rel = table.n_relevant.astype(np.float64)[table.group_query]
     cap = np.minimum(judged_nonrelevant(table), table.n_relevant)[table.group_query]
     uncapped = np.clip(n_rel - above, 0.0, group_nonrel + 1.0)

@@ -65,17 +65,6 @@ def _group_mean(table: TieTable, doc_values: np.ndarray) -> np.ndarray:
             / table.group_size)[table.doc_group]
 
 
-def _groups_above(table: TieTable, group_values: np.ndarray) -> np.ndarray:
-    """Per group: the sum of ``group_values`` over the groups above it in its query."""
-    running = np.cumsum(group_values) - group_values
-    if table.n_groups == 0:
-        return running
-    first = np.ones(table.n_groups, dtype=bool)
-    first[1:] = table.group_query[1:] != table.group_query[:-1]
-    first_of_query = np.maximum.accumulate(np.where(first, np.arange(table.n_groups), 0))
-    return running - running[first_of_query]
-
-
 def _running_sum(values: np.ndarray, first: np.ndarray) -> np.ndarray:
     """Inclusive running sum of ``values`` restarted at each segment; ``first[i]`` is the
     index of the first element of i's segment. Summed in long double, so a long table does
@@ -377,7 +366,7 @@ def ndcg_rel(table: TieTable) -> np.ndarray:
     group_positive = segment_sum((gains > 0).astype(np.int64), table.group_start)
     group_dcg = segment_sum(mean_gain * disc, table.group_start)  # E[the group's DCG share]
     group_inverse = segment_sum(inverse_ideal, table.group_start)
-    above = group_positive * _groups_above(table, group_dcg) * group_inverse / table.group_size
+    above = group_positive * table.sum_above(group_dcg) * group_inverse / table.group_size
     # pairs inside a group: disc of the earlier position over J of the later one
     first = np.repeat(table.group_start, table.group_size)
     disc_before = _running_sum(disc, first) - disc
