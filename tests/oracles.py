@@ -143,3 +143,84 @@ def trec_measure_of_ordering(name: str, param, ranked: list, judged: list[int],
     if name == "relative_P":  # m_rel_P.c
         return sum(rel[:param]) / min(param, num_rel) if num_rel else 0.0
     raise ValueError(name)
+
+
+# ---- random inputs for the trec_eval measures, and pytrec_eval per query --------------------
+def random_trec_inputs(rng, tie_free: bool, *, max_docs: int = 30, extra: int = 6,
+                       top_grade: int = 3, forced_grade: int | None = 3
+                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """1 to 5 queries of 1 to ``max_docs`` - 1 retrieved documents (tied scores in halves,
+    or a permutation when ``tie_free``), grades -1..``top_grade`` (``forced_grade`` on one
+    document), about 20% of the documents never judged and ``extra`` judged ones per query
+    the run misses: run and qrels frames."""
+    run_rows, qrels_rows = [], []
+    for q in range(int(rng.integers(1, 6))):
+        n = int(rng.integers(1, max_docs))
+        docs = rng.choice(10_000, size=n + extra, replace=False)
+        scores = (rng.permutation(n).astype(float) if tie_free
+                  else rng.integers(0, 4, size=n).astype(float) / 2)
+        grades = rng.integers(-1, top_grade + 1, size=n + extra)
+        if forced_grade is not None:
+            grades[int(rng.integers(0, n + extra))] = forced_grade
+        judged = rng.random(n + extra) < 0.8  # the rest retrieved but never judged
+        run_rows += [(f"{q}", f"D{d}", s) for d, s in zip(docs[:n], scores)]
+        qrels_rows += [(f"{q}", f"D{d}", int(g)) for d, g, j in zip(docs, grades, judged) if j]
+    return (pd.DataFrame(run_rows, columns=["query", "doc", "score"]),
+            pd.DataFrame(qrels_rows, columns=["query", "doc", "relevance"]))
+
+
+def tied_and_tie_free(rng, **shape) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """One qrels frame and two runs on disjoint queries: ``tied`` and ``free`` (tie-free,
+    its query ids prefixed with f)."""
+    tied, free = random_trec_inputs(rng, False, **shape), random_trec_inputs(rng, True, **shape)
+    qrels = pd.concat([tied[1], free[1].assign(query="f" + free[1]["query"])])
+    return qrels, {"tied": tied[0], "free": free[0].assign(query="f" + free[0]["query"])}
+
+
+_PYTREC_EVALUATORS: list = []  # kept alive: trec_eval's C code keeps global state
+
+
+def pytrec_eval_values(qrels: pd.DataFrame, runs: dict[str, pd.DataFrame], measures,
+                       rel_level: int, judged_only: bool) -> dict[str, dict]:
+    """pytrec_eval's (trec_eval's C code) per-query values of ``measures`` for each run of
+    ``runs``, from one evaluator (each new one costs, and they are kept alive)."""
+    import pytrec_eval
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        {q: dict(zip(g["doc"], g["relevance"].astype(int))) for q, g in qrels.groupby("query")},
+        set(measures), relevance_level=rel_level, judged_docs_only_flag=judged_only)
+    _PYTREC_EVALUATORS.append(evaluator)
+    return {label: evaluator.evaluate({q: dict(zip(g["doc"], g["score"]))
+                                       for q, g in run.groupby("query")})
+            for label, run in runs.items()}
+
+
+def check_per_query_against_pytrec_eval(seed: int, rel_level: int, judged_only: bool,
+                                        measures: dict[str, str], *,
+                                        geometric: frozenset = frozenset()) -> int:
+    """tiedrank's per-query values of ``measures`` (pytrec_eval name -> tiedrank name) equal
+    pytrec_eval's to 1e-9: under every policy on a tie-free run, under trec_eval's order on a
+    tied one. For the ``geometric`` measures pytrec_eval gives log(max(value, 1e-5)), so
+    those compare exp of theirs with ours floored at 1e-5. Returns the values compared."""
+    import pytest
+
+    from tiedrank import evaluate
+    from tiedrank.metrics import parse_metric
+    qrels, runs = tied_and_tie_free(np.random.default_rng(seed))
+    theirs_all = pytrec_eval_values(qrels, runs, measures, rel_level, judged_only)
+    checked = 0
+    for label, run in runs.items():
+        ev = evaluate({label: run}, qrels, list(measures.values()), ties="all",
+                      rel_level=rel_level, judged_only=judged_only)
+        ours = ev.per_query.set_index(["query", "policy", "metric"])["value"]
+        policies = ["trec_eval"] if label == "tied" else ["expected", "optimistic",
+                                                          "pessimistic", "trec_eval"]
+        for q, values in theirs_all[label].items():
+            for measure, name in measures.items():
+                want = math.exp(values[measure]) if measure in geometric else values[measure]
+                for policy in policies:
+                    got = ours[(q, policy, parse_metric(name).name)]
+                    got = max(got, 1e-5) if measure in geometric else got  # trec_eval's floor
+                    assert got == pytest.approx(want, abs=1e-9), (label, q, measure, policy,
+                                                                  judged_only)
+                    checked += 1
+    return checked

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
-from oracles import all_orderings, make_inputs
+from oracles import all_orderings, check_per_query_against_pytrec_eval, make_inputs
 from tiedrank.data import Qrels, Run
 from tiedrank.evaluate import evaluate
 from tiedrank.metrics import inferred, metric_values, parse_metric
@@ -340,53 +340,12 @@ def test_a_lattice_past_the_limit_is_refused_with_a_message(monkeypatch):
 # ---- pytrec_eval (trec_eval's C code) per query: tie-free runs under every policy, tied runs
 # under trec_eval's order. One evaluator per example, kept alive (trec_eval's global state).
 pytrec_eval = pytest.importorskip("pytrec_eval")
-_EVALUATORS: list = []
-
-
-def random_inputs(rng, tie_free: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
-    run_rows, qrels_rows = [], []
-    for q in range(int(rng.integers(1, 6))):
-        n = int(rng.integers(1, 30))
-        docs = rng.choice(10_000, size=n + 6, replace=False)
-        scores = (rng.permutation(n).astype(float) if tie_free
-                  else rng.integers(0, 4, size=n).astype(float) / 2)
-        grades = rng.integers(-1, 4, size=n + 6)
-        grades[int(rng.integers(0, n + 6))] = 3
-        judged = rng.random(n + 6) < 0.8  # the rest retrieved but never judged
-        run_rows += [(f"{q}", f"D{d}", s) for d, s in zip(docs[:n], scores)]
-        qrels_rows += [(f"{q}", f"D{d}", int(g)) for d, g, j in zip(docs, grades, judged) if j]
-    return (pd.DataFrame(run_rows, columns=["query", "doc", "score"]),
-            pd.DataFrame(qrels_rows, columns=["query", "doc", "relevance"]))
 
 
 @settings(max_examples=examples(20, deep=100), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), rel_level=st.integers(1, 2), judged_only=st.booleans())
 def test_pytrec_eval_per_query(seed, rel_level, judged_only):
-    rng = np.random.default_rng(seed)
-    tied, tie_free = random_inputs(rng, False), random_inputs(rng, True)
-    qrels = pd.concat([tied[1], tie_free[1].assign(query="f" + tie_free[1]["query"])])
-    runs = {"tied": tied[0], "free": tie_free[0].assign(query="f" + tie_free[0]["query"])}
-    evaluator = pytrec_eval.RelevanceEvaluator(
-        {q: dict(zip(g["doc"], g["relevance"].astype(int))) for q, g in qrels.groupby("query")},
-        {"infAP", "G"}, relevance_level=rel_level, judged_docs_only_flag=judged_only)
-    _EVALUATORS.append(evaluator)
-    checked = 0
-    for label, run in runs.items():
-        theirs = evaluator.evaluate({q: dict(zip(g["doc"], g["score"]))
-                                     for q, g in run.groupby("query")})
-        ev = evaluate({label: run}, qrels, ["infAP", "G"], ties="all", rel_level=rel_level,
-                      judged_only=judged_only)
-        ours = ev.per_query.set_index(["query", "policy", "metric"])["value"]
-        policies = ["trec_eval"] if label == "tied" else ["expected", "optimistic",
-                                                          "pessimistic", "trec_eval"]
-        for q, values in theirs.items():
-            for measure in ("infAP", "G"):
-                for policy in policies:
-                    got = ours[(q, policy, parse_metric(measure).name)]
-                    assert got == pytest.approx(values[measure], abs=1e-9), (
-                        label, q, measure, policy, judged_only)
-                    checked += 1
-    assert checked
+    assert check_per_query_against_pytrec_eval(seed, rel_level, judged_only, {"infAP": "infAP", "G": "G"})
 
 
 def test_names():

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
-from oracles import all_orderings, make_inputs
+from oracles import all_orderings, make_inputs, pytrec_eval_values, tied_and_tie_free
 from tiedrank.cli import main
 from tiedrank.evaluate import evaluate
 from tiedrank.interop.names import trec_eval_name
@@ -317,40 +317,19 @@ def test_pytrec_eval_rounds_the_cutoff_as_trec_eval_9():
     assert ours == 1.0 and theirs == pytest.approx(2 / 3)
 
 
-def _random_inputs(rng, tie_free: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
-    run_rows, qrels_rows = [], []
-    for q in range(int(rng.integers(1, 6))):
-        n = int(rng.integers(1, 25))
-        docs = rng.choice(10_000, size=n + 5, replace=False)
-        scores = (rng.permutation(n).astype(float) if tie_free
-                  else rng.integers(0, 4, size=n).astype(float) / 2)
-        grades = rng.integers(-1, 3, size=n + 5)
-        judged = rng.random(n + 5) < 0.8  # the rest retrieved but never judged
-        run_rows += [(f"{q}", f"D{d}", s) for d, s in zip(docs[:n], scores)]
-        qrels_rows += [(f"{q}", f"D{d}", int(g)) for d, g, j in zip(docs, grades, judged) if j]
-    return (pd.DataFrame(run_rows, columns=["query", "doc", "score"]),
-            pd.DataFrame(qrels_rows, columns=["query", "doc", "relevance"]))
-
-
 @settings(max_examples=examples(15, deep=100), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), rel_level=st.integers(1, 2), judged_only=st.booleans())
 def test_pytrec_eval_per_query(seed, rel_level, judged_only):
     """Where trec_eval 9's cutoff equals trec_eval 10's (every level of 11pt_avg for it),
     pytrec_eval's value per query is ours: under every policy on a tie-free run, under
     trec_eval's order on a tied one."""
-    rng = np.random.default_rng(seed)
-    tied, free = _random_inputs(rng, False), _random_inputs(rng, True)
-    qrels = pd.concat([tied[1], free[1].assign(query="f" + free[1]["query"])])
-    runs = {"tied": tied[0], "free": free[0].assign(query="f" + free[0]["query"])}
-    evaluator = pytrec_eval.RelevanceEvaluator(
-        {q: dict(zip(g["doc"], g["relevance"].astype(int))) for q, g in qrels.groupby("query")},
-        {"iprec_at_recall", "11pt_avg"}, relevance_level=rel_level,
-        judged_docs_only_flag=judged_only)
-    _EVALUATORS.append(evaluator)
+    qrels, runs = tied_and_tie_free(np.random.default_rng(seed), max_docs=25, extra=5,
+                                    top_grade=2, forced_grade=None)
+    their_values = pytrec_eval_values(qrels, runs, {"iprec_at_recall", "11pt_avg"}, rel_level,
+                                      judged_only)
     num_rel = {q: int((g["relevance"] >= rel_level).sum()) for q, g in qrels.groupby("query")}
     for label, run in runs.items():
-        theirs = evaluator.evaluate({q: dict(zip(g["doc"], g["score"]))
-                                     for q, g in run.groupby("query")})
+        theirs = their_values[label]
         ev = evaluate({label: run}, qrels, ["iprec_at_recall", "11pt_avg"], ties="all",
                       rel_level=rel_level, judged_only=judged_only)
         ours = ev.per_query.set_index(["query", "policy", "metric"])["value"]

@@ -11,14 +11,13 @@ import math
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
-from oracles import (all_orderings, make_inputs, metric_of_ordering,
-                     trec_measure_of_ordering)
+from oracles import (all_orderings, check_per_query_against_pytrec_eval, make_inputs,
+                     metric_of_ordering, trec_measure_of_ordering)
 from tiedrank.evaluate import evaluate
 from tiedrank.metrics import metric_values, parse_metric
 from tiedrank.ties import build_tie_table
@@ -125,56 +124,15 @@ TREC_MEASURES = {"num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num
                  "relative_P_5": "relative_P@5", "relative_P_10": "relative_P@10",
                  "relative_P_15": "relative_P@15"}
 GEOMETRIC = {"gm_map", "gm_bpref"}  # pytrec_eval gives log(max(value, 0.00001)) per query
-_EVALUATORS: list = []
-
-
-def random_inputs(rng, tie_free: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
-    run_rows, qrels_rows = [], []
-    for q in range(int(rng.integers(1, 6))):
-        n = int(rng.integers(1, 30))
-        docs = rng.choice(10_000, size=n + 6, replace=False)
-        scores = (rng.permutation(n).astype(float) if tie_free
-                  else rng.integers(0, 4, size=n).astype(float) / 2)
-        grades = rng.integers(-1, 4, size=n + 6)
-        grades[int(rng.integers(0, n + 6))] = 3
-        judged = rng.random(n + 6) < 0.8  # the rest retrieved but never judged
-        for d, s in zip(docs[:n], scores):
-            run_rows.append((f"{q}", f"D{d}", s))
-        for d, g, j in zip(docs, grades, judged):
-            if j:
-                qrels_rows.append((f"{q}", f"D{d}", int(g)))
-    return (pd.DataFrame(run_rows, columns=["query", "doc", "score"]),
-            pd.DataFrame(qrels_rows, columns=["query", "doc", "relevance"]))
+# pytrec_eval per query (tests/oracles.py): tie-free runs under every policy, tied runs under
+# trec_eval's order
 
 
 @settings(max_examples=examples(25, deep=100), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), rel_level=st.integers(1, 2), judged_only=st.booleans())
 def test_pytrec_eval_per_query(seed, rel_level, judged_only):
-    rng = np.random.default_rng(seed)
-    tied, tie_free = random_inputs(rng, False), random_inputs(rng, True)
-    qrels = pd.concat([tied[1], tie_free[1].assign(query="f" + tie_free[1]["query"])])
-    runs = {"tied": tied[0], "free": tie_free[0].assign(query="f" + tie_free[0]["query"])}
-    evaluator = pytrec_eval.RelevanceEvaluator(
-        {q: dict(zip(g["doc"], g["relevance"].astype(int))) for q, g in qrels.groupby("query")},
-        set(TREC_MEASURES), relevance_level=rel_level, judged_docs_only_flag=judged_only)
-    _EVALUATORS.append(evaluator)
-    for label, run in runs.items():
-        theirs = evaluator.evaluate({q: dict(zip(g["doc"], g["score"]))
-                                     for q, g in run.groupby("query")})
-        ev = evaluate({label: run}, qrels, list(TREC_MEASURES.values()), ties="all",
-                      rel_level=rel_level, judged_only=judged_only)
-        ours = ev.per_query.set_index(["query", "policy", "metric"])["value"]
-        policies = ["trec_eval"] if label == "tied" else ["expected", "optimistic",
-                                                          "pessimistic", "trec_eval"]
-        for q, values in theirs.items():
-            for measure, name in TREC_MEASURES.items():
-                want = values[measure]
-                want = math.exp(want) if measure in GEOMETRIC else want
-                for policy in policies:
-                    got = ours[(q, policy, parse_metric(name).name)]
-                    got = max(got, 1e-5) if measure in GEOMETRIC else got  # the floor
-                    assert got == pytest.approx(want, abs=1e-9), (label, q, measure, policy,
-                                                                  judged_only)
+    assert check_per_query_against_pytrec_eval(seed, rel_level, judged_only, TREC_MEASURES,
+                                               geometric=frozenset(GEOMETRIC))
 
 
 # ---- summaries: sums and geometric means ------------------------------------------------------
