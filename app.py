@@ -32,7 +32,7 @@ from tiedrank.dashboard.settings import (
     settings_from_params,
 )
 from tiedrank.dashboard.warmup import warm_up
-from tiedrank.errors import InputError
+from tiedrank.core.errors import InputError
 
 st.set_page_config(layout="wide", page_title="tiedrank: evaluating rankers with tied scores",
                    page_icon="📊")  # an emoji: no icon font fetched from a CDN

@@ -49,7 +49,7 @@ def child(case: list[str]) -> dict:
     import pandas as pd
 
     import tiedrank
-    from tiedrank.data import Qrels, Run
+    from tiedrank.core.data import Qrels, Run
 
     metrics = ["iprec_at_recall", "11pt_avg"]
     extra = {}

@@ -60,7 +60,7 @@ def synthetic_inputs(n_queries: int, depth: int, relevant_share: float, seed: in
     import numpy as np
     import pandas as pd
 
-    from tiedrank.data import Qrels, Run
+    from tiedrank.core.data import Qrels, Run
 
     rng = np.random.default_rng(seed)
     rows = n_queries * depth
@@ -77,7 +77,7 @@ def synthetic_inputs(n_queries: int, depth: int, relevant_share: float, seed: in
 
 def _table(args):
     from tiedrank.io import read_qrels, read_run
-    from tiedrank.ties import build_tie_table
+    from tiedrank.core.ties import build_tie_table
 
     if args.dataset == "llmjudge":
         base = ROOT / "sample_data" / "llmjudge"

@@ -28,10 +28,10 @@ from tiedrank.dashboard.ui import (
     show_figure,
     show_findings,
 )
-from tiedrank.errors import InputError
-from tiedrank.evaluate import ALL_POLICIES
+from tiedrank.core.errors import InputError
+from tiedrank.core.evaluation import ALL_POLICIES
 from tiedrank.io import read_groups
-from tiedrank.policies import POLICY_LABELS
+from tiedrank.core.policies import POLICY_LABELS
 from tiedrank.report import render
 from tiedrank.sampling import samplable
 from tiedrank.stats import CORRECTIONS, TESTS, group_breakdown

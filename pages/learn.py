@@ -20,8 +20,8 @@ from tiedrank.dashboard.ui import (
     persist,
     show_figure,
 )
-from tiedrank.errors import InputError
-from tiedrank.policies import POLICY_LABELS
+from tiedrank.core.errors import InputError
+from tiedrank.core.policies import POLICY_LABELS
 
 
 def fmt(value: float) -> str:

@@ -32,7 +32,7 @@ from tiedrank.dashboard.ui import (
     show_figure,
     show_findings,
 )
-from tiedrank.policies import POLICY_LABELS
+from tiedrank.core.policies import POLICY_LABELS
 from tiedrank.sampling import first_relevant_distribution, rr_variance, samplable, sample_run_means
 
 st.title("Permutation spread")

@@ -1,6 +1,6 @@
 """TsRR alpha sweep: the tie-sensitive reciprocal rank of every run across alpha.
 
-The mean TsRR per run over a log-scale alpha range (``tiedrank.evaluate.tsrr_sweep``) with
+The mean TsRR per run over a log-scale alpha range (``tiedrank.core.evaluation.tsrr_sweep``) with
 MRR in trec_eval's order, E[RR] and TsRR2 as reference lines; a per-query table at one
 alpha; the formula; and its two pathologies on live toy examples. Widgets and layout only.
 """
@@ -34,7 +34,7 @@ from tiedrank.dashboard.ui import (
     persist_choice,
     show_figure,
 )
-from tiedrank.evaluate import tsrr_sweep
+from tiedrank.core.evaluation import tsrr_sweep
 
 SWEEP_POINTS = 201
 

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from tiedrank.data import Qrels, Run
+from tiedrank.core.data import Qrels, Run
 
 
 def make_inputs(queries: dict[str, tuple[list[float], list, list[int]]]) -> tuple[Run, Qrels]:

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from tiedrank import evaluate, read_qrels
-from tiedrank.data import Qrels, Run
-from tiedrank.errors import InputError
+from tiedrank.core.data import Qrels, Run
+from tiedrank.core.errors import InputError
 
 TREC = "sample_data/trec_eval"
 

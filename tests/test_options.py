@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from tiedrank import distributed, evaluate
-from tiedrank.options import EvaluationOptions
-from tiedrank.validation import InvalidParameterError
+from tiedrank.core.options import EvaluationOptions
+from tiedrank.core.validation import InvalidParameterError
 
 QRELS = ("a 0 a1 1\na 0 a2 0\na 0 a3 2\nb 0 b1 0\nb 0 b2 0\nc 0 c1 0\n"
          "d 0 d1 1\ne 0 e1 1\ne 0 e2 2\n")

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tiedrank import evaluate, read_qrels, read_run
-from tiedrank.rounding import round_scores
+from tiedrank.core.rounding import round_scores
 
 RUN = b"q1 Q0 d1 1 2e300 r\nq1 Q0 d2 2 1e300 r\n"
 QRELS = b"q1 0 d1 1\n"

@@ -12,13 +12,13 @@ import pandas as pd
 import pytest
 
 from tiedrank.cli.simulate import main as simulate_main
-from tiedrank.data import Run
-from tiedrank.evaluate import evaluate
+from tiedrank.core.data import Run
+from tiedrank.core.evaluation import evaluate
 from tiedrank.io import read_qrels, read_run
 from tiedrank.simulate import (PRESETS, SWEEP_COLUMNS, RerankerSpec, bfloat16_round,
                                cast_scores, get_spec, make_queries, quantize_run, simulate,
                                simulate_run, sweep)
-from tiedrank.ties import build_tie_table, tie_statistics
+from tiedrank.core.ties import build_tie_table, tie_statistics
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "simulated"

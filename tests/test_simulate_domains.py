@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from tiedrank import read_run
-from tiedrank.data import Run
+from tiedrank.core.data import Run
 from tiedrank.simulate import RerankerSpec, quantize_run
-from tiedrank.validation import InvalidParameterError
+from tiedrank.core.validation import InvalidParameterError
 
 
 def _cli(*args: str, cwd=None) -> subprocess.CompletedProcess:

@@ -1,4 +1,4 @@
-"""One option checker: the wording of tiedrank.validation, in the library and on the CLI."""
+"""One option checker: the wording of tiedrank.core.validation, in the library and on the CLI."""
 from __future__ import annotations
 
 import subprocess
@@ -14,7 +14,7 @@ from tiedrank.cli._common import FLAGS, flag_message
 from tiedrank.report import render
 from tiedrank.simulate import RerankerSpec, make_queries, quantize_run
 from tiedrank.sampling import sample_run_means
-from tiedrank.validation import (Interval, InvalidParameterError, Options, Pattern, check,
+from tiedrank.core.validation import (Interval, InvalidParameterError, Options, Pattern, check,
                                  check_arguments, validate_params)
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,14 +5,17 @@
 ...               ["RR", "nDCG@10"], ties="all", rel_level=2)
 >>> ev.report()                                                   # doctest: +SKIP
 """
-from .data import Qrels, Run
-from .errors import Finding, InputError
-from .evaluate import Evaluation, evaluate, parse_policies, tsrr_sweep
+from . import _moved
+from .core.data import Qrels, Run
+from .core.errors import Finding, InputError
+from .core.evaluation import Evaluation, evaluate, parse_policies, tsrr_sweep
 from .io import read_qrels, read_run, write_qrels, write_run
 from .metrics import METRIC_NAMES, Metric, metric_values, parse_metric
-from .ties import POLICIES, TieTable, build_tie_table
+from .core.ties import POLICIES, TieTable, build_tie_table
 
 __version__ = "0.1.0"
+
+_moved.install()
 
 __all__ = [
     "Evaluation", "Finding", "InputError", "METRIC_NAMES", "Metric", "POLICIES", "Qrels", "Run",

@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .validation import Interval, Options, validate_params
+from .core.validation import Interval, Options, validate_params
 
 FORMATS = ("table", "csv", "json", "latex", "markdown")
 """Output formats of :func:`render` (and of the CLI's ``--format``)."""

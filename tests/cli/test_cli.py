@@ -85,8 +85,8 @@ def _options(subcommand: str) -> dict:
 
 
 def test_choices_and_defaults_come_from_the_library_constants():
-    from tiedrank.evaluate import DEFAULT_METRICS
-    from tiedrank.options import QUERY_SETS
+    from tiedrank.core.evaluation import DEFAULT_METRICS
+    from tiedrank.core.options import QUERY_SETS
     from tiedrank.metrics import GAINS, METRIC_NAMES
     from tiedrank.report import FORMATS
     from tiedrank.simulate import PRESETS, QUANTIZE_METHODS

@@ -8,7 +8,7 @@ import pytest
 
 from tiedrank import evaluate
 from tiedrank.cli import main
-from tiedrank.errors import InputError
+from tiedrank.core.errors import InputError
 from tiedrank.io import read_qrels, read_run
 
 RUN = "qid,docid,s\n1,a,2.5\n1,b,2.5\n1,c,1.0\n2,c,1.0\n2,d,0.5\n"

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tiedrank
-from tiedrank.evaluate import build_tables
-from tiedrank.options import EvaluationOptions
+from tiedrank.core.evaluation import build_tables
+from tiedrank.core.options import EvaluationOptions
 from tiedrank.sampling import query_moments, sample_query_values, sample_run_means
 
 METRICS = ["RR", "RR@2", "Success@1", "Success@3", "Hits@2", "P@3", "R@2", "AP", "AP@2",

@@ -20,7 +20,7 @@ import tiedrank
 from tiedrank.dashboard.learn import evaluate_toy
 from tiedrank.dashboard.settings import Settings
 from tiedrank.dashboard.simulator import evaluate_set, make_run_set
-from tiedrank.data import Qrels, Run
+from tiedrank.core.data import Qrels, Run
 
 METRICS = ["RR", "RR@2", "Success@2", "Hits@3", "P@2", "R@3", "AP", "AP@3", "nDCG", "nDCG@3",
            "DCG@2", "Rprec", "TsRR(alpha=2)", "TsRR2", "MTRR_GRAG", "TMHits_GRAG@2"]

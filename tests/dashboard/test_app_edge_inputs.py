@@ -43,7 +43,7 @@ def _library_refuses_huge_grades(tmp_path_factory=None) -> bool:
     import tempfile
     from pathlib import Path
 
-    from tiedrank.errors import InputError
+    from tiedrank.core.errors import InputError
     from tiedrank.io import read_qrels
 
     with tempfile.TemporaryDirectory() as folder:

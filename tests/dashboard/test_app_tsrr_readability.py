@@ -13,7 +13,7 @@ from tiedrank.dashboard.figures.overview import range_figure
 from tiedrank.dashboard.figures.tie_structure import top_strip_figure
 from tiedrank.dashboard.tie_structure import top_strip
 from tiedrank.dashboard.tsrr import alpha_steps, format_alpha, nearest_alpha
-from tiedrank.ties import build_tie_table
+from tiedrank.core.ties import build_tie_table
 
 pytestmark = pytest.mark.usefixtures("navigation_pages")
 

@@ -49,10 +49,10 @@ from tiedrank.dashboard.tie_structure import (
     tie_ratio_vs_range,
     top_strip,
 )
-from tiedrank.data import Qrels, Run
-from tiedrank.evaluate import evaluate
+from tiedrank.core.data import Qrels, Run
+from tiedrank.core.evaluation import evaluate
 from tiedrank.io import query_documents, read_query_text
-from tiedrank.ties import build_tie_table, tie_statistics
+from tiedrank.core.ties import build_tie_table, tie_statistics
 
 # ---- fixtures ---------------------------------------------------------------------------
 

@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tiedrank.data import Qrels, Run
+from tiedrank.core.data import Qrels, Run
 from tiedrank.dashboard import side_by_side as sbs
 from tiedrank.dashboard.figures.side_by_side import slope_figure
-from tiedrank.evaluate import evaluate
+from tiedrank.core.evaluation import evaluate
 from tiedrank.io import read_qrels, read_run
-from tiedrank.ties import build_tie_table
+from tiedrank.core.ties import build_tie_table
 
 SIM = Path(__file__).resolve().parents[2] / "sample_data" / "simulated"
 REL = 2

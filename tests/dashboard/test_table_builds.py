@@ -9,7 +9,7 @@ import importlib
 
 from tiedrank.dashboard.cache import SHARED
 
-core = importlib.import_module("tiedrank.evaluate")  # the module (the package exports a function of that name)
+core = importlib.import_module("tiedrank.core.evaluation")  # the module (the package exports a function of that name)
 
 pytestmark = pytest.mark.usefixtures("navigation_pages")
 

@@ -20,7 +20,7 @@ import pytest
 
 from tiedrank import distributed as D
 from tiedrank import evaluate, read_qrels, read_run
-from tiedrank.errors import InputError
+from tiedrank.core.errors import InputError
 
 # one xdist worker runs the whole module (-n with --dist loadgroup): its Dask cluster and files
 pytestmark = pytest.mark.xdist_group("dask")

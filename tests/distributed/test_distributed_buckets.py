@@ -14,7 +14,7 @@ import pytest
 from tiedrank import distributed as D
 from tiedrank import evaluate, read_qrels, read_run
 from tiedrank.distributed import buckets as B
-from tiedrank.errors import InputError
+from tiedrank.core.errors import InputError
 
 SMALL_BLOCKS = 2000  # bytes: a few dozen blocks per file
 METRICS = ["RR", "AP", "nDCG@10"]

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pytest
 
 from tiedrank import distributed as D
-from tiedrank.ties import TieTable
+from tiedrank.core.ties import TieTable
 
 POLICIES = ["expected", "optimistic", "pessimistic", "trec_eval", "random(seed=1)"]
 METRICS = ["RR", "AP", "nDCG@10", "P@10"]

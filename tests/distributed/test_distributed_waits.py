@@ -18,7 +18,7 @@ pytest.importorskip("distributed")
 
 from tiedrank import distributed as D  # noqa: E402
 from tiedrank.distributed.buckets import FILES_IN_RESERVE, max_buckets  # noqa: E402
-from tiedrank.validation import InvalidParameterError  # noqa: E402
+from tiedrank.core.validation import InvalidParameterError  # noqa: E402
 
 QRELS, RUN = "sample_data/trec_eval/qrels.test", "sample_data/trec_eval/results.test"
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tiedrank.errors import InputError
+from tiedrank.core.errors import InputError
 
 REPO = Path(__file__).resolve().parents[2]
 # The dtype of tiedrank's id columns: pandas 3's default string dtype ("str"); on pandas 2.3

@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import pytest
 
-from tiedrank.errors import InputError
+from tiedrank.core.errors import InputError
 from tiedrank.io import read_corpus
 
 DOCS = {f"D{i}": f"passage number {i} about tie\tbreaking".replace("\t", " ") for i in range(50)}

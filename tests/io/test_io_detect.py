@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from tiedrank.io import detect_format, list_columns, read_qrels, read_run
-from tiedrank.validation import InvalidParameterError
+from tiedrank.core.validation import InvalidParameterError
 
 from io_support import GOOD, error_of
 

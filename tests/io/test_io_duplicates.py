@@ -6,7 +6,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from tiedrank.validation import InvalidParameterError
+from tiedrank.core.validation import InvalidParameterError
 from tiedrank.io import _parallel, duplicates, read_run
 
 from io_support import GOOD, error_of

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tiedrank import evaluate, io
-from tiedrank.errors import InputError
+from tiedrank.core.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 TREC = ROOT / "sample_data" / "trec_eval"

@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 
 from tiedrank import evaluate, parse_metric, read_qrels, read_run
-from tiedrank.errors import InputError
+from tiedrank.core.errors import InputError
 from tiedrank.metrics import Metric
 from tiedrank.metrics.registry import MAX_CUTOFF
-from tiedrank.validation import InvalidParameterError
+from tiedrank.core.validation import InvalidParameterError
 
 QRELS, RUN = "sample_data/trec_eval/qrels.test", "sample_data/trec_eval/results.test"
 

@@ -13,7 +13,7 @@ import zlib
 import pytest
 
 from tiedrank import read_run
-from tiedrank.errors import InputError
+from tiedrank.core.errors import InputError
 from tiedrank.io import set_input_limits
 
 QRELS = "sample_data/trec_eval/qrels.test"

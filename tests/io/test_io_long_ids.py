@@ -14,7 +14,7 @@ def test_long_ids_are_compared_whole_in_the_duplicate_check():
     still found, and ids that differ only far into the tail are still told apart."""
     import pyarrow as pa
 
-    from tiedrank.errors import InputError
+    from tiedrank.core.errors import InputError
     from tiedrank.io.duplicates import hash_strings
 
     base = "d" * 70_000

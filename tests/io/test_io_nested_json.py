@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tiedrank import read_qrels, read_run
-from tiedrank.errors import InputError
+from tiedrank.core.errors import InputError
 from tiedrank.io import detect_format
 
 NESTED = {"q1": {"d1": 2.5, "d2": 1.0}, "q2": {"d1": 0.5}}

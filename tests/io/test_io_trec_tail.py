@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from tiedrank import evaluate, read_qrels, read_run
-from tiedrank.errors import InputError
+from tiedrank.core.errors import InputError
 
 TREC = "sample_data/trec_eval"
 

@@ -6,7 +6,7 @@ import io
 
 import numpy as np
 import pandas as pd
-from tiedrank.data import Qrels, Run
+from tiedrank.core.data import Qrels, Run
 from tiedrank.io import read_qrels, read_run, write_qrels, write_run
 
 from io_support import STR, data_file, error_of, run_frame, tricky_scores

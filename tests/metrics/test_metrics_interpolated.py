@@ -24,11 +24,11 @@ from hypothesis import strategies as st
 from hypothesis_profiles import examples
 from oracles import all_orderings, make_inputs, pytrec_eval_values, tied_and_tie_free
 from tiedrank.cli import main
-from tiedrank.evaluate import evaluate
+from tiedrank.core.evaluation import evaluate
 from tiedrank.interop.names import trec_eval_name
 from tiedrank.interop.trec_eval import expand_metrics
 from tiedrank.metrics import interpolated, metric_values, parse_metric
-from tiedrank.ties import build_tie_table
+from tiedrank.core.ties import build_tie_table
 
 LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 EXTRA = (0.25, 0.35)  # not trec_eval's defaults: lround's halves (R = 2: 0.5 -> 1; R = 10)

@@ -14,7 +14,7 @@ import pytest
 
 from oracles import all_orderings, make_inputs
 from tiedrank import evaluate, parse_metric, read_qrels, read_run
-from tiedrank.data import Qrels, Run
+from tiedrank.core.data import Qrels, Run
 
 LLM = "sample_data/llmjudge"
 SPELLINGS = {  # peer spelling -> ours

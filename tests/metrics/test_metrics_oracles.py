@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis_profiles import examples
 from oracles import enumerate_metric, make_inputs
 from tiedrank.metrics import metric_values
-from tiedrank.ties import build_tie_table
+from tiedrank.core.ties import build_tie_table
 
 ENUMERATED = [("RR", None), ("RR", 2), ("Success", 1), ("Success", 3), ("P", 1), ("P", 3),
               ("R", 2), ("R", 5), ("Rprec", None), ("AP", None), ("AP", 3), ("DCG", 3),

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 from oracles import make_inputs
-from tiedrank.evaluate import evaluate
+from tiedrank.core.evaluation import evaluate
 from tiedrank.metrics import metric_values, parse_metric
 from tiedrank.sampling import first_relevant_distribution
-from tiedrank.ties import build_tie_table
+from tiedrank.core.ties import build_tie_table
 
 ROOT = Path(__file__).resolve().parents[2]
 

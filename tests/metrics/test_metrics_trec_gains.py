@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 from oracles import all_orderings, check_per_query_against_pytrec_eval, make_inputs
-from tiedrank.evaluate import evaluate
+from tiedrank.core.evaluation import evaluate
 from tiedrank.metrics import metric_values, parse_metric
 from tiedrank.metrics.trec_gains import relevance_strings
-from tiedrank.ties import build_tie_table
+from tiedrank.core.ties import build_tie_table
 
 NONPOOL, UNJUDGED = -1, -2  # trec_eval.h: RELVALUE_NONPOOL, RELVALUE_UNJUDGED
 

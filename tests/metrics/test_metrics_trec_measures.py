@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from hypothesis_profiles import examples
 from oracles import (all_orderings, check_per_query_against_pytrec_eval, make_inputs,
                      metric_of_ordering, trec_measure_of_ordering)
-from tiedrank.evaluate import evaluate
+from tiedrank.core.evaluation import evaluate
 from tiedrank.metrics import metric_values, parse_metric
-from tiedrank.ties import build_tie_table
+from tiedrank.core.ties import build_tie_table
 
 ROOT = Path(__file__).resolve().parents[2]
 ORDER_INDEPENDENT = ["num_ret", "num_rel", "num_rel_ret", "set_P", "set_recall", "set_F",

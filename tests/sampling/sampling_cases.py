@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from oracles import all_orderings, make_inputs, metric_of_ordering
 
 from tiedrank.metrics import parse_metric
-from tiedrank.ties import build_tie_table
+from tiedrank.core.ties import build_tie_table
 
 EVERY_METRIC = ["RR", "RR@2", "Success@1", "Success@3", "P@1", "P@3", "R@2", "R@5", "Rprec",
                 "AP", "AP@3", "DCG@3", "nDCG", "nDCG@2", "nDCG@4"]

@@ -19,7 +19,7 @@ from tiedrank.sampling import (
     sample_query_values,
     sample_run_means,
 )
-from tiedrank.validation import InvalidParameterError
+from tiedrank.core.validation import InvalidParameterError
 
 DRAWS = 3000
 Z = 5.0  # tolerance in standard errors (many comparisons; a true miss is far larger)

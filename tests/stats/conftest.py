@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from stats_support import per_query, qrels_of, tie_table
 
-from tiedrank.data import Run
+from tiedrank.core.data import Run
 
 
 @pytest.fixture

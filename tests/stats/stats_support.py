@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from tiedrank.data import Qrels, Run
-from tiedrank.ties import TieTable, build_tie_table
+from tiedrank.core.data import Qrels, Run
+from tiedrank.core.ties import TieTable, build_tie_table
 
 
 def per_query(values: dict[str, dict[str, float]], metric: str = "RR",

@@ -14,9 +14,9 @@ from hypothesis_profiles import examples
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
-from tiedrank.data import Qrels, Run
+from tiedrank.core.data import Qrels, Run
 from tiedrank.stats import WEIGHTS, cohen_kappa, judge_agreement, label_problem
-from tiedrank.validation import InvalidParameterError
+from tiedrank.core.validation import InvalidParameterError
 
 pytestmark = pytest.mark.filterwarnings("ignore:A single label was found:UserWarning")
 SKLEARN_WEIGHTS = {"unweighted": None, "linear": "linear", "quadratic": "quadratic"}

@@ -8,9 +8,9 @@ import pytest
 from scipy import stats
 
 from tiedrank import stats as S
-from tiedrank.evaluate import evaluate
+from tiedrank.core.evaluation import evaluate
 from tiedrank.report import render
-from tiedrank.validation import InvalidParameterError
+from tiedrank.core.validation import InvalidParameterError
 
 
 def test_pairing_is_inner_join_on_query_ids(three_runs):

@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from tiedrank import stats as S
-from tiedrank.validation import InvalidParameterError
+from tiedrank.core.validation import InvalidParameterError
 
 P_EXAMPLE = [0.01, 0.04, 0.03, 0.005]
 

@@ -9,7 +9,7 @@ import pytest
 from oracles import all_orderings, make_inputs, metric_of_ordering
 
 from tiedrank import evaluate
-from tiedrank.data import Run
+from tiedrank.core.data import Run
 from tiedrank.stats import FRAGILE_COLUMNS, fragile_queries
 
 METRICS = {"RR": ("RR", None), "P@2": ("P", 2), "AP": ("AP", None), "nDCG@3": ("nDCG", 3)}

@@ -6,7 +6,7 @@ import pytest
 from stats_support import per_query
 
 from tiedrank import stats as S
-from tiedrank.errors import InputError
+from tiedrank.core.errors import InputError
 from tiedrank.io import read_groups
 
 

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from tiedrank import stats as S
-from tiedrank.validation import InvalidParameterError
+from tiedrank.core.validation import InvalidParameterError
 
 
 def test_t_test_matches_scipy(vectors):

@@ -9,8 +9,8 @@ from scipy import stats
 from stats_support import qrels_of, tie_table
 
 from tiedrank import stats as S
-from tiedrank.data import Run
-from tiedrank.evaluate import evaluate
+from tiedrank.core.data import Run
+from tiedrank.core.evaluation import evaluate
 
 
 def test_policy_rankings_and_kendall_tau(flip_case):

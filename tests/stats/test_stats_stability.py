@@ -10,7 +10,7 @@ import pytest
 from stats_support import qrels_of, tie_table
 
 from tiedrank import stats as S
-from tiedrank.evaluate import evaluate
+from tiedrank.core.evaluation import evaluate
 from tiedrank.metrics import metric_values
 from tiedrank.sampling import enumerate_orderings
 from tiedrank.sampling.enumeration import ordering_table, query_orderings
@@ -142,7 +142,7 @@ def _large_pair(n_queries=400, depth=12, seed=3):
     """Two runs with one-decimal scores (many ties) over the same graded qrels."""
     import pandas as pd
 
-    from tiedrank.data import Qrels, Run
+    from tiedrank.core.data import Qrels, Run
     rng = np.random.default_rng(seed)
     query = np.repeat([f"q{i}" for i in range(n_queries)], depth)
     doc = [f"d{i}" for i in range(depth)] * n_queries

@@ -1,7 +1,7 @@
 """What every subcommand shares: the error wrapper, argparse types and common options.
 
 Bad input ends with one line on stderr and exit status 2, never a traceback. An
-:class:`~tiedrank.validation.InvalidParameterError` raised by the library names the
+:class:`~tiedrank.core.validation.InvalidParameterError` raised by the library names the
 argument as Python spells it (``ties=``); :func:`run_handler` re-words it with the flag
 the user typed (``--ties must be one of ...; got 'median'``) through :data:`FLAGS`.
 """
@@ -17,11 +17,11 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..errors import InputError
+from ..core.errors import InputError
 from ..metrics import GAINS
-from ..options import MAX_ROUND, QUERY_SETS, EvaluationOptions
+from ..core.options import MAX_ROUND, QUERY_SETS, EvaluationOptions
 from ..report import FORMATS
-from ..validation import InvalidParameterError
+from ..core.validation import InvalidParameterError
 
 # Duplicate handling of the readers (tiedrank.io); io has no public constant for it yet.
 from ..io import input_limits, set_input_limits

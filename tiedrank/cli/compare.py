@@ -27,13 +27,13 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from ..errors import InputError
-from ..evaluate import DEFAULT_METRICS, build_tables, parse_metrics, score_tables
+from ..core.errors import InputError
+from ..core.evaluation import DEFAULT_METRICS, build_tables, parse_metrics, score_tables
 from ..io import read_groups
-from ..policies import ALL_POLICIES, POLICIES, parse_policies
+from ..core.policies import ALL_POLICIES, POLICIES, parse_policies
 from ..report import render
 from ..stats import CORRECTIONS, TESTS, compare_runs, group_breakdown, scale_note, verdict_stability
-from ..validation import InvalidParameterError, check_arguments
+from ..core.validation import InvalidParameterError, check_arguments
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
                       add_rel_level, evaluation_options, integer_at_least, probability,
                       run_handler)

@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _docs(args: argparse.Namespace) -> int:
     from ..io import group_documents, load_texts, read_qrels, read_query_text, read_run
-    from ..ties import build_tie_table
+    from ..core.ties import build_tie_table
 
     table = build_tie_table(read_run(args.run, columns=args.columns),
                             read_qrels(args.qrels, columns=args.qrels_columns),

@@ -12,13 +12,13 @@ import warnings
 
 import numpy as np
 
-from ..evaluate import DEFAULT_METRICS, build_tables, metric_request, score_tables
+from ..core.evaluation import DEFAULT_METRICS, build_tables, metric_request, score_tables
 from ..interop.trec_eval import DEFAULT_GROUP
 from ..metrics import METRIC_NAMES
-from ..policies import ALL_POLICIES, POLICIES, REPORT_COLUMNS
+from ..core.policies import ALL_POLICIES, POLICIES, REPORT_COLUMNS
 from ..report import natural_rank, render
-from ..summation import summary_note
-from ..validation import check_arguments
+from ..core.summation import summary_note
+from ..core.validation import check_arguments
 from . import scale
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
                       add_rel_level, evaluation_options)
@@ -42,7 +42,7 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
 
 
 def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
-    """The options of :func:`tiedrank.evaluate.evaluate`, as flags."""
+    """The options of :func:`tiedrank.core.evaluation.evaluate`, as flags."""
     fixed = ", ".join(p for p in POLICIES if p != "random")
     parser.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC",
                         help=f"metric, repeatable ({', '.join(METRIC_NAMES)}); also "

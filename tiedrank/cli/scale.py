@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from ..distributed.cluster import CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT
-from ..evaluate import Evaluation
-from ..options import EvaluationOptions
+from ..core.evaluation import Evaluation
+from ..core.options import EvaluationOptions
 
 
 def _buckets(text: str) -> int | None:

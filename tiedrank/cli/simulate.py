@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from ..io import read_run, write_qrels, write_run
 from ..simulate import PRECISION_ALIASES, PRESETS, QUANTIZE_METHODS, quantize_run, simulate
-from ..ties import build_tie_table, tie_statistics
+from ..core.ties import build_tie_table, tie_statistics
 from ._common import add_columns, add_duplicates, integer_at_least, run_handler
 
 _PRECISION_CHOICES = sorted(PRECISION_ALIASES)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ..data import Run
+from ..core.data import Run
 from ..stats.agreement import MAX_LABELS, WEIGHTS, Agreement, label_problem
 
 KAPPA_HELP = {

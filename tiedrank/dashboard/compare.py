@@ -34,10 +34,10 @@ import numpy as np
 import pandas as pd
 
 from .. import stats as cmp
-from ..evaluate import ALL_POLICIES, Evaluation, parse_policies
+from ..core.evaluation import ALL_POLICIES, Evaluation, parse_policies
 from ..metrics import parse_metric
-from ..policies import POLICY_LABELS
-from ..summation import MIN_GEO_MEAN
+from ..core.policies import POLICY_LABELS
+from ..core.summation import MIN_GEO_MEAN
 
 TEST_LABELS = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
                "randomization": "Fisher randomization test"}

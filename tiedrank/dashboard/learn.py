@@ -17,12 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..data import Qrels, Run
-from ..evaluate import build_tables, score_tables
+from ..core.data import Qrels, Run
+from ..core.evaluation import build_tables, score_tables
 from ..metrics import metric_values, parse_metric
-from ..options import EvaluationOptions
+from ..core.options import EvaluationOptions
 from ..sampling import count_orderings, enumerate_orderings, first_relevant_distribution
-from ..ties import TieTable, build_tie_table
+from ..core.ties import TieTable, build_tie_table
 
 TOY_POLICIES = ("expected", "optimistic", "pessimistic", "trec_eval", "input")
 """Policies shown for a toy ranking: the exact expectation, best, worst, trec_eval, file order."""
@@ -113,7 +113,7 @@ def toy_inputs(frame: pd.DataFrame, *, query: str = TOY_QUERY, name: str = "toy"
     """Read an edited ``doc, score, grade`` table through the ordinary readers.
 
     Fully blank rows are ignored. Bad edits (a missing or non-numeric score, a duplicate
-    doc id, a missing grade) raise :class:`~tiedrank.errors.InputError` naming the row.
+    doc id, a missing grade) raise :class:`~tiedrank.core.errors.InputError` naming the row.
     """
     from ..io import read_qrels, read_run  # local: io imports pyarrow.csv
 
@@ -317,7 +317,7 @@ def mtrr_curve(max_tied: int = 50, relevant: int = 1) -> pd.DataFrame:
 
 def policy_orders(result: ToyResult) -> pd.DataFrame:
     """The ordering each deterministic policy picks for a toy ranking (doc ids, top first)."""
-    from ..policies import POLICY_LABELS
+    from ..core.policies import POLICY_LABELS
 
     rows = []
     for policy in TOY_POLICIES[1:]:

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from ..errors import Finding
+from ..core.errors import Finding
 from ..stats import outcome
-from ..ties import TieTable, tie_statistics
+from ..core.ties import TieTable, tie_statistics
 
 BEST_MARKER = "★"
 """Put before the cell of the best run per metric (by expectation)."""
@@ -273,7 +273,7 @@ TIE_STAT_LABELS = {
 
 
 def tie_statistics_frame(tables: Mapping[str, TieTable], top: int = 10) -> pd.DataFrame:
-    """One row per run: :func:`tiedrank.ties.tie_statistics` with readable column names."""
+    """One row per run: :func:`tiedrank.core.ties.tie_statistics` with readable column names."""
     rows = []
     for name, table in tables.items():
         stats = tie_statistics(table, top=top)

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..metrics import REGISTRY, Metric, parse_metric
-from ..options import EvaluationOptions
+from ..core.options import EvaluationOptions
 from .datasets import UPLOAD
 from .upload_store import KEY_PATTERN
 
@@ -14,7 +14,7 @@ from .upload_store import KEY_PATTERN
 @dataclass(frozen=True)
 class Settings:
     """The shared evaluation settings every page honours (``k`` is the cutoff the metric
-    pickers offer; the rest maps onto :class:`~tiedrank.options.EvaluationOptions`)."""
+    pickers offer; the rest maps onto :class:`~tiedrank.core.options.EvaluationOptions`)."""
 
     rel_level: int = 1
     gain: str = "linear"

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..io import query_documents, read_corpus
 from ..metrics import parse_metric
-from ..ties import TieTable
+from ..core.ties import TieTable
 from .drilldown import DRILL_PAIR_KEY  # noqa: F401  (re-exported: the page reads the click there)
 
 NOT_RETRIEVED = "not retrieved"
@@ -40,8 +40,8 @@ def run_places(table: TieTable, query: str, depth: int | None = None) -> pd.Data
 
     Examples
     --------
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": ["c"], "relevance": [1]}))
     >>> run_places(build_tie_table(run, qrels), "q")[["doc", "group", "ranks", "expected_rank"]]
@@ -104,8 +104,8 @@ def relevant_placement(table_a: TieTable, table_b: TieTable, qrels: pd.DataFrame
 
     Examples
     --------
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": ["c", "d"], "relevance": [1, 2]}))
     >>> a = build_tie_table(Run("A", pd.DataFrame({"query": "q", "doc": ["a", "c"], "score": [1.0, 1.0]})), qrels)
     >>> b = build_tie_table(Run("B", pd.DataFrame({"query": "q", "doc": ["c", "d"], "score": [2.0, 1.0]})), qrels)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..data import Qrels, Run
+from ..core.data import Qrels, Run
 from .datasets import SESSION_LABEL, dataset_key
 from .settings import Settings
 
@@ -231,7 +231,7 @@ def quantized_set(run: Run, qrels: Qrels, *, levels: int | None = None,
 def evaluate_set(run_set: RunSet, metrics: Sequence[str], settings: Settings):
     """The core's evaluation of a :class:`RunSet` with ``ties="all"`` at ``settings``
     (:meth:`Settings.options`: relevance level, gain, rounding)."""
-    from ..evaluate import build_tables, score_tables
+    from ..core.evaluation import build_tables, score_tables
 
     options = settings.options("all")
     return score_tables(build_tables(run_set.runs, run_set.qrels, options), list(metrics),

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..metrics import parse_metric
 from ..report import natural_rank
-from ..ties import TieTable
+from ..core.ties import TieTable
 
 
 def query_label(query: str, query_text: Mapping[str, str] | None = None, width: int = 70) -> str:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import first_relevant_group, metric_values, tsrr
-from ..ties import TieTable, build_tie_table
+from ..core.ties import TieTable, build_tie_table
 from .learn import SCENARIOS, synthetic_inputs
 
 TSRR_LATEX = (r"\mathrm{TsRR}_\alpha = \frac{1 - \left(\dfrac{\ln(1+F_G)}{\ln(1+F_{\mathrm{total}})}"

@@ -81,12 +81,12 @@ from tiedrank.dashboard.session_uploads import (  # noqa: F401 - the sidebar's u
 from tiedrank.dashboard.settings import URL_NAMES, Settings
 from tiedrank.dashboard.simulator import RunSet, add_runs
 from tiedrank.dashboard.tie_structure import query_label
-from tiedrank.data import Qrels, Run
-from tiedrank.errors import Finding, InputError
-from tiedrank.evaluate import Evaluation, build_tables, score_tables
-from tiedrank.options import EvaluationOptions
+from tiedrank.core.data import Qrels, Run
+from tiedrank.core.errors import Finding, InputError
+from tiedrank.core.evaluation import Evaluation, build_tables, score_tables
+from tiedrank.core.options import EvaluationOptions
 from tiedrank.io import read_query_text
-from tiedrank.ties import TieTable
+from tiedrank.core.ties import TieTable
 
 CONTEXT_KEY = "tiedrank_context"
 """session_state key under which app.py stores the current :class:`Context`."""

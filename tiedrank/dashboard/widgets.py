@@ -25,7 +25,7 @@ from tiedrank.dashboard.settings import (
     retarget_metrics,
     validate_metrics,
 )
-from tiedrank.errors import Finding
+from tiedrank.core.errors import Finding
 from tiedrank.report import render
 
 

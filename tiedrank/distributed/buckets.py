@@ -2,7 +2,7 @@
 
 Every per-query value depends on (run, query, seed) alone (issue 10), so a query can be
 evaluated in any bucket, and a bucket holds whole queries: the rows of query ``q`` go to
-bucket ``bucket_of(q, N)`` (:func:`tiedrank.hashing.bucket_of`) in every run and in the
+bucket ``bucket_of(q, N)`` (:func:`tiedrank.core.hashing.bucket_of`) in every run and in the
 qrels. Peak memory then follows the bucket, not the file.
 
 Reading is streaming and uses the package's own readers on each block, so parsing, the
@@ -13,7 +13,7 @@ shifted to the file's), and the scores are the very same float64 bits as a one-p
   line ends, each parsed by ``read_run`` / ``read_qrels`` (pyarrow's CSV parser);
 * Parquet: record batches;
 * CSV, TSV and JSON lines, bytes and DataFrames: read whole, then split;
-* :class:`~tiedrank.data.Run` / :class:`~tiedrank.data.Qrels` objects: split as they are.
+* :class:`~tiedrank.core.data.Run` / :class:`~tiedrank.core.data.Qrels` objects: split as they are.
 
 Rows keep their file order inside each bucket (the ``input`` policy depends on it). A
 (query, doc) repeated across two blocks is caught when its bucket is loaded
@@ -49,16 +49,16 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..data import Qrels, Run
-from ..errors import Finding, InputError
-from ..hashing import bucket_of_hashes, hash_ids
+from ..core.data import Qrels, Run
+from ..core.errors import Finding, InputError
+from ..core.hashing import bucket_of_hashes, hash_ids
 
 BLOCK_BYTES = 16 << 20
 """Text read per block when streaming a TREC file (decompressed bytes)."""
 _HEAD_BYTES = 1 << 16
 _GZIP_MAGIC = b"\x1f\x8b"
 _PARQUET_MAGIC = b"PAR1"
-_STR_DTYPE = pd.StringDtype(storage="pyarrow", na_value=np.nan)  # pandas' "str", as tiedrank.data
+_STR_DTYPE = pd.StringDtype(storage="pyarrow", na_value=np.nan)  # pandas' "str", as tiedrank.core.data
 MARKER = "TIEDRANK_BUCKETS"
 """File written in every bucket directory; a task that cannot see it refuses to run."""
 
@@ -321,7 +321,7 @@ class _BucketWriter:
 
 def run_items(runs: Sequence[Any] | Mapping[str, Any] | Any) -> list[tuple[str | None, Any]]:
     """(name or None, source) of every run, as :func:`tiedrank.evaluate` sees them."""
-    from ..evaluate import run_sources
+    from ..core.evaluation import run_sources
 
     items = run_sources(runs)
     if not items:
@@ -518,7 +518,7 @@ def check_buckets(n_buckets: Any) -> int:
     """``n_buckets`` if it is an integer in [1, :func:`max_buckets`], else the one error form
     (``buckets=`` in Python, ``--buckets`` on the CLI): a split past the open-file limit
     would end in "Too many open files" after reading the inputs."""
-    from ..validation import Interval, InvalidParameterError
+    from ..core.validation import Interval, InvalidParameterError
 
     limit = max_buckets()
     allowed = Interval(int, 1, limit)

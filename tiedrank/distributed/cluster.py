@@ -46,7 +46,7 @@ class SchedulerUnreachable(ConnectionError):
 
 def check_timeout(timeout: Any) -> float:
     """``timeout`` if it is a number of seconds in (0, 1 day], else the one error form."""
-    from ..validation import Interval, check
+    from ..core.validation import Interval, check
 
     return float(check("timeout", timeout, [Interval(float, 0, MAX_CONNECT_TIMEOUT, "right")]))
 
@@ -401,7 +401,7 @@ def stability_task(baseline: tuple[str, Any], run: tuple[str, Any], qrels: Any,
                    stability_options: Mapping[str, Any]) -> pd.DataFrame:
     """Verdict stability of one run against the baseline (evaluates just the pair, with
     the core's ``build_tables`` and ``score_tables``)."""
-    from ..evaluate import build_tables, score_tables
+    from ..core.evaluation import build_tables, score_tables
     from ..stats import verdict_stability
 
     ev = score_tables(build_tables(dict([baseline, run]), qrels, options), metrics, options)
@@ -427,8 +427,8 @@ def verdict_stability(runs: Mapping[str, Any], qrels: Any, metrics: Sequence[str
         ``policies``, ``test``, ``alpha``, ``n_draws``, ``seed``, ``n_resamples`` of
         :func:`tiedrank.stats.verdict_stability`.
     """
-    from ..evaluate import parse_metrics
-    from ..options import make_options
+    from ..core.evaluation import parse_metrics
+    from ..core.options import make_options
 
     options = make_options("verdict_stability", options) if options is not None else \
         make_options("verdict_stability", ties="all")

@@ -1,11 +1,11 @@
 """Evaluate bucket by bucket, then put the pieces together as one pass would have.
 
 One task is (run, bucket): load the bucket's qrels and the run's rows in it, call
-:func:`tiedrank.evaluate.evaluate`, and send back the per-query rows (or write them as
+:func:`tiedrank.core.evaluation.evaluate`, and send back the per-query rows (or write them as
 Parquet where the task runs) plus the *exact* partial sums of every (run, metric, policy)
-(:class:`tiedrank.summation.ExactSum`). Per-query values depend on (run, query, seed)
+(:class:`tiedrank.core.summation.ExactSum`). Per-query values depend on (run, query, seed)
 alone and exact sums add in any order, so :func:`combine` rebuilds the one-pass
-:class:`~tiedrank.evaluate.Evaluation` bit for bit: per-query frame, summary and report.
+:class:`~tiedrank.core.evaluation.Evaluation` bit for bit: per-query frame, summary and report.
 """
 from __future__ import annotations
 
@@ -19,13 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import Qrels, Run
-from ..errors import Finding
-from ..evaluate import Evaluation, build_tables, score_tables, scored_pairs
+from ..core.data import Qrels, Run
+from ..core.errors import Finding
+from ..core.evaluation import Evaluation, build_tables, score_tables, scored_pairs
 from ..interop.trec_eval import trec_eval_counts
 from ..metrics import Metric
-from ..options import EvaluationOptions
-from ..summation import SUMMARY_KEYS, ExactSum, partial_summary, summary_of
+from ..core.options import EvaluationOptions
+from ..core.summation import SUMMARY_KEYS, ExactSum, partial_summary, summary_of
 from .buckets import MARKER, BucketSet, RunPart, check_visible, load_qrels, load_run
 from .output import PER_QUERY_DIR, OutputError, read_manifest, write_manifest
 
@@ -40,8 +40,8 @@ _COUNTED = ("queries_not_in_qrels", "unjudged_documents", "queries_missing_from_
 class Plan:
     """What every task evaluates: the metrics and the one options value (plain, picklable).
 
-    Each task calls the core's :func:`~tiedrank.evaluate.build_tables` and
-    :func:`~tiedrank.evaluate.score_tables` with ``options``, as one pass does.
+    Each task calls the core's :func:`~tiedrank.core.evaluation.build_tables` and
+    :func:`~tiedrank.core.evaluation.score_tables` with ``options``, as one pass does.
     """
 
     metrics: tuple[Metric, ...]
@@ -52,7 +52,7 @@ class Plan:
 
     def pairs(self) -> list[tuple[str, str]]:
         """(policy label, metric name) of each result, in one-pass order (the core's
-        :func:`~tiedrank.evaluate.scored_pairs`: a wrapped ``Best(AP)`` under its policy only)."""
+        :func:`~tiedrank.core.evaluation.scored_pairs`: a wrapped ``Best(AP)`` under its policy only)."""
         return [(policy.label, metric.name)
                 for policy, metric in scored_pairs(self.metrics, self.options)]
 

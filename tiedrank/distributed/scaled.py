@@ -7,9 +7,9 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from ..data import Qrels, Run
-from ..evaluate import Evaluation, parse_metrics, read_qrels_input
-from ..options import EvaluationOptions, make_options
+from ..core.data import Qrels, Run
+from ..core.evaluation import Evaluation, parse_metrics, read_qrels_input
+from ..core.options import EvaluationOptions, make_options
 from .buckets import (
     BLOCK_BYTES,
     RunPart,

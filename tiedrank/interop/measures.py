@@ -49,10 +49,10 @@ try:
 except ImportError as error:  # pragma: no cover - exercised only without ir_measures
     raise ImportError("tiedrank.interop.measures needs ir_measures: pip install ir-measures") from error
 
-from ..data import Qrels
+from ..core.data import Qrels
 from ..io import read_qrels
 from ..metrics import Metric, parse_metric
-from ..policies import parse_policies
+from ..core.policies import parse_policies
 
 __all__ = ["Best", "Expected", "TiedrankProvider", "TrecEvalOrder", "Worst", "provider"]
 
@@ -155,7 +155,7 @@ class TiedrankEvaluator(Evaluator):
         return self._iter_calc(run)
 
     def _iter_calc(self, run) -> Iterator[Value]:
-        from ..evaluate import evaluate  # local: keeps `import tiedrank.interop.measures` light
+        from ..core.evaluation import evaluate  # local: keeps `import tiedrank.interop.measures` light
 
         frame = RunConverter(run, strict=False).as_pd_dataframe()
         if len(frame) == 0:

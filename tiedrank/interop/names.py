@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from ..metrics import Metric, parse_metric
 from ..metrics.registry import parse_text
-from ..policies import POLICY_WRAPPERS
-from ..validation import InvalidParameterError
+from ..core.policies import POLICY_WRAPPERS
+from ..core.validation import InvalidParameterError
 
 FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec")
 """ir_measures measures with a tiedrank family of the same name and definition."""

@@ -41,8 +41,8 @@ from ..metrics.registry import MAX_CUTOFF
 from .names import trec_eval_name
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..evaluate import Evaluation
-    from ..ties import TieTable
+    from ..core.evaluation import Evaluation
+    from ..core.ties import TieTable
 
 _DEPTHS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
@@ -358,7 +358,7 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
         ``True`` all five (as trec_eval with no ``-m``), or some of ``runid``, ``num_q``,
         ``num_ret``, ``num_rel``, ``num_rel_ret``.
     """
-    from ..policies import parse_policies
+    from ..core.policies import parse_policies
 
     runs = list(evaluation.tables) or list(dict.fromkeys(evaluation.summary["run"].astype(str)))
     run = runs[0] if run is None else run
@@ -443,13 +443,13 @@ def _relevance_strings(table, policy) -> dict[str, str]:
 def trec_eval_counts(table: "TieTable") -> pd.DataFrame:
     """trec_eval's count lines of one tie table, per evaluated query.
 
-    For each query ``q`` the table counts (:attr:`~tiedrank.ties.TieTable.evaluated`):
+    For each query ``q`` the table counts (:attr:`~tiedrank.core.ties.TieTable.evaluated`):
     ``num_ret`` = documents the run returns for ``q``, ``num_rel`` = documents of the qrels
     with grade >= ``rel_level`` (retrieved or not), ``num_rel_ret`` = relevant documents
     retrieved; trec_eval's ``num_q`` is the number of rows and its ``all`` lines are the
     column sums. One pass reads them from the run's whole table; the scaled paths call this
     on each bucket's table and gather the rows (:attr:`Evaluation.counts
-    <tiedrank.evaluate.Evaluation>`): queries never span buckets, so the rows are the same.
+    <tiedrank.core.evaluation.Evaluation>`): queries never span buckets, so the rows are the same.
 
     Parameters
     ----------

@@ -1,12 +1,12 @@
 """Readers and writers for runs and relevance judgements (qrels).
 
-Every reader returns a validated :class:`~tiedrank.data.Run` or :class:`~tiedrank.data.Qrels`
-(columns, dtypes and row order as documented in :mod:`tiedrank.data`) or raises
-:class:`~tiedrank.errors.InputError` naming the source, the 1-based file line, the offending
+Every reader returns a validated :class:`~tiedrank.core.data.Run` or :class:`~tiedrank.core.data.Qrels`
+(columns, dtypes and row order as documented in :mod:`tiedrank.core.data`) or raises
+:class:`~tiedrank.core.errors.InputError` naming the source, the 1-based file line, the offending
 line and what was expected.  No row is ever dropped silently, and nothing read is executed
 (no pickle, no eval; Parquet and JSON are parsed by pyarrow as plain data).  A ``format=`` or
 ``duplicates=`` outside the allowed values raises
-:class:`~tiedrank.validation.InvalidParameterError`.
+:class:`~tiedrank.core.validation.InvalidParameterError`.
 
 Accepted formats
 ----------------

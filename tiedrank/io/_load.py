@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20

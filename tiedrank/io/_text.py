@@ -9,7 +9,7 @@ import io
 import re
 from collections.abc import Callable, Iterator
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 # The ASCII blanks TREC tools split on (what C's isspace() accepts, minus the newline).
 BLANKS = " \t\v\f\r"

@@ -2,7 +2,7 @@
 
 Every reader hands over raw columns (:class:`RawColumns`); the checks here are the same for
 all formats: ids become non-empty strings, scores finite float64, grades int64, and the
-first bad value raises an :class:`~tiedrank.errors.InputError` naming its line.
+first bad value raises an :class:`~tiedrank.core.errors.InputError` naming its line.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError
+from ..core.errors import InputError
 from ._arrow import decode, first_true, integral, is_text
 from ._text import BLANKS, FLOAT_RE, INT_RE, NONFINITE_MATCH, Locator, fail
 
@@ -174,7 +174,7 @@ def as_values(column: pa.ChunkedArray, rule: ValueRule, locate: Locator,
     >>> as_values(pa.chunked_array([["1.5", "inf"]]), SCORE, never, "x")
     Traceback (most recent call last):
     ...
-    tiedrank.errors.InputError: x, line 2: NaN or infinite score (expected a finite number)
+    tiedrank.core.errors.InputError: x, line 2: NaN or infinite score (expected a finite number)
     """
     def reject(problem: str, row: int) -> InputError:
         return fail(problem, row, locate, source, rule.expected)

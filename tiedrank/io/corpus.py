@@ -12,7 +12,7 @@ import json
 import os
 from collections.abc import Iterable
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 ID_KEYS = ("docno", "doc_id", "_id", "docid", "id")
 TEXT_KEYS = ("text", "contents", "body", "passage")

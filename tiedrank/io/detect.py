@@ -4,8 +4,8 @@ from __future__ import annotations
 import csv
 from typing import Any
 
-from ..errors import InputError
-from ..validation import Options
+from ..core.errors import InputError
+from ..core.validation import Options
 from ._load import GZIP_MAGIC, Loaded, check_utf8, gunzip, input_limits, without_gzip_suffix
 from .nested_json import looks_nested
 from ._text import BLANKS, INT_MATCH, blank_comments, blank_split, first_line, is_number
@@ -30,7 +30,7 @@ class _AnyCase(Options):
 
 
 FORMAT_OPTION = [_AnyCase(*FORMATS), None]
-"""The constraint of every reader's ``format=`` (:func:`tiedrank.validation.check` form)."""
+"""The constraint of every reader's ``format=`` (:func:`tiedrank.core.validation.check` form)."""
 
 
 def detect_format(data: bytes, name: str | None = None) -> str:

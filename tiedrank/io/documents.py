@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ..ties import TieTable
+from ..core.ties import TieTable
 from .corpus import read_corpus
 
 __all__ = ["group_documents", "load_texts", "query_documents"]
@@ -63,8 +63,8 @@ def group_documents(table: TieTable, query: str, texts: Mapping[str, str] | None
     Examples
     --------
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": ["c"], "relevance": [1]}))
     >>> groups = group_documents(build_tie_table(run, qrels), "q", {"c": "see"})

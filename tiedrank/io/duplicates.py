@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..errors import Finding
+from ..core.errors import Finding
 from ._arrow import string_layout
 from ._parallel import parallel_map
 from ._text import Locator, fail

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 
 def read_groups(source, *, source_name: str | None = None) -> pd.DataFrame:

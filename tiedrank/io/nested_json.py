@@ -20,7 +20,7 @@ import re
 
 import pyarrow as pa
 
-from ..errors import InputError
+from ..core.errors import InputError
 from ._load import Loaded
 from ._text import Locator
 from .columns import RawColumns

@@ -1,5 +1,5 @@
-"""The public readers: a source in, a validated :class:`~tiedrank.data.Run` or
-:class:`~tiedrank.data.Qrels` out (see :mod:`tiedrank.io` for the formats)."""
+"""The public readers: a source in, a validated :class:`~tiedrank.core.data.Run` or
+:class:`~tiedrank.core.data.Qrels` out (see :mod:`tiedrank.io` for the formats)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -7,9 +7,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..data import QRELS_COLUMNS, RUN_COLUMNS, Qrels, Run
-from ..errors import Finding, InputError
-from ..validation import Options, validate_params
+from ..core.data import QRELS_COLUMNS, RUN_COLUMNS, Qrels, Run
+from ..core.errors import Finding, InputError
+from ..core.validation import Options, validate_params
 from ._arrow import to_frame
 from ._load import Loaded, load, stem
 from ._text import first_line

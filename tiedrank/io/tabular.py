@@ -19,7 +19,7 @@ import pyarrow.csv as pacsv
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
-from ..errors import InputError
+from ..core.errors import InputError
 from . import _parallel
 from ._load import Loaded
 from ._text import Locator, first_line, nonblank_lines, text_locator

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from ..errors import InputError
+from ..core.errors import InputError
 from . import _parallel
 from ._load import Loaded
 from ._text import (INT_MATCH, blank_comments, blank_split, first_line, is_number,

@@ -11,8 +11,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..data import Qrels, Run
-from ..errors import InputError
+from ..core.data import Qrels, Run
+from ..core.errors import InputError
 from ._arrow import STR_DTYPE, first_true, string_layout
 from ._text import blanks_to_underscores
 

@@ -2,7 +2,7 @@
 (:mod:`.kernels`).
 
 ``parse_metric("nDCG@10")`` reads a name, ``metric_values(table, metric)`` computes one
-value per query on a :class:`~tiedrank.ties.TieTable` (exact expectation on the expected
+value per query on a :class:`~tiedrank.core.ties.TieTable` (exact expectation on the expected
 table, the single ordering's value on a resolved one), and :data:`METRIC_NAMES` lists every
 way to write a metric.
 """

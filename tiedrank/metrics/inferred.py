@@ -28,8 +28,8 @@ at most: G's lattice (at most :data:`LATTICE_LIMIT` states) and, for a tie group
 Examples
 --------
 >>> import pandas as pd
->>> from tiedrank.data import Qrels, Run
->>> from tiedrank.ties import build_tie_table
+>>> from tiedrank.core.data import Qrels, Run
+>>> from tiedrank.core.ties import build_tie_table
 >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abcd"), "score": 1.0}))
 >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": ["a", "b"], "relevance": [-1, 1]}))
 >>> table = build_tie_table(run, qrels)  # b relevant, a pooled but unjudged, c and d not pooled
@@ -45,7 +45,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..ties import TieTable, segment_sum
+from ..core.ties import TieTable, segment_sum
 from .trec_gains import trec_gains
 
 INFAP_EPSILON = 0.00001
@@ -192,8 +192,8 @@ def inferred_ap(table: TieTable) -> np.ndarray:
     Examples
     --------
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abc"),
     ...                              "score": [1.0, 0.5, 0.5]}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": list("abc"), "relevance": [0, 1, -1]}))
@@ -456,8 +456,8 @@ def normalized_gain(table: TieTable) -> np.ndarray:
     Examples
     --------
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abc"), "score": 1.0}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": list("abc"), "relevance": [1, 2, 3]}))
     >>> table = build_tie_table(run, qrels)   # cost walk 3, 5, 6; ideal total 6

@@ -15,7 +15,7 @@ list is empty (``-J`` dropped every document) scores 0 too, where trec_eval prin
 0 / 0). ``11pt_avg`` is the mean of iprec over the 11 levels 0.0, 0.1, ..., 1.0, summed from
 1.0 down as trec_eval sums them.
 
-Under ties (notation of :mod:`tiedrank.ties`): a tie group g with n documents, m of them
+Under ties (notation of :mod:`tiedrank.core.ties`): a tie group g with n documents, m of them
 relevant, s documents and c0 relevant documents above it. The ranks of its relevant
 documents are s + P_i, i = 1..m, where P_1 < ... < P_m is a uniformly random m-subset of
 1..n, independently across groups; the index of a relevant document (c0 + i) never depends
@@ -69,8 +69,8 @@ relevant pair sits at ranks (1,2) (1,3) (1,4) (2,3) (2,4) (3,4), so iprec at rec
 (c = 0: the largest j / rank_j) is 1, 1, 1, 2/3, 1/2, 1/2: its mean is 7/9.
 
 >>> import pandas as pd
->>> from tiedrank.data import Qrels, Run
->>> from tiedrank.ties import build_tie_table
+>>> from tiedrank.core.data import Qrels, Run
+>>> from tiedrank.core.ties import build_tie_table
 >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abcd"), "score": 1.0}))
 >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": list("bd"), "relevance": 1}))
 >>> table = build_tie_table(run, qrels)
@@ -84,7 +84,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ties import TieTable
+from ..core.ties import TieTable
 
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 """trec_eval's default recall levels (``iprec_at_recall`` and ``11pt_avg``)."""
@@ -153,8 +153,8 @@ def interpolated_precision(table: TieTable, recall: float) -> np.ndarray:
     j / rank_j = 1, 2/3, 3/5, so recall 0.5 (c = 2) gives 2/3 and recall 1.0 (c = 4) gives 0.
 
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abcde"),
     ...                              "score": [5.0, 4.0, 3.0, 2.0, 1.0]}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": list("acex"), "relevance": 1}))
@@ -188,8 +188,8 @@ def eleven_point_average(table: TieTable) -> np.ndarray:
     1.0 (c = 4) give 0: (4 + 3 * 2/3 + 2 * 3/5) / 11 = 7.2 / 11.
 
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abcde"),
     ...                              "score": [5.0, 4.0, 3.0, 2.0, 1.0]}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": list("acex"), "relevance": 1}))

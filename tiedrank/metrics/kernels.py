@@ -1,6 +1,6 @@
 """Metric kernels: the math, one function per metric family.
 
-Every kernel takes a :class:`~tiedrank.ties.TieTable` and returns one float per query of
+Every kernel takes a :class:`~tiedrank.core.ties.TieTable` and returns one float per query of
 the table. On the *expected* table a kernel returns the exact expectation over all
 orderings inside the tie groups (closed forms of ``docs/metrics-reference.md`` section 3); on a
 *resolved* table (one group per document) the same formula reduces to the metric of that
@@ -26,8 +26,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..ties import TieTable, segment_sum
-from ..validation import Options, check
+from ..core.ties import TieTable, segment_sum
+from ..core.validation import Options, check
 
 GAINS = ("linear", "exp")
 """DCG gains: the grade itself, or 2**grade - 1."""
@@ -310,8 +310,8 @@ def num_retrieved(table: TieTable) -> np.ndarray:
     Examples
     --------
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abcd"),
     ...                              "score": [0.9, 0.5, 0.5, 0.1]}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": list("bcx"), "relevance": [1, 0, 2]}))
@@ -418,8 +418,8 @@ def bpref(table: TieTable) -> np.ndarray:
     1 - 5/6: E[bpref] = (1 + 1/6) / 2.
 
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abcde"),
     ...                              "score": [0.9, 0.8, 0.5, 0.5, 0.5]}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": list("abcde"),
@@ -455,8 +455,8 @@ def rbp(table: TieTable, p: float = 0.9) -> np.ndarray:
     Examples
     --------
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abc"), "score": [1.0, 1.0, 0.5]}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": ["b"], "relevance": [1]}))
     >>> float(rbp(build_tie_table(run, qrels), 0.5)[0])   # (0.5 * 1 + 0.5 * 0.5) / 2
@@ -489,8 +489,8 @@ def relative_precision(table: TieTable, k: int) -> np.ndarray:
     mult = 2 looks at the top floor(2 + 0.9) = 2 documents: 1/2.
 
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abc"), "score": [1.0, 1.0, 0.5]}))
     >>> table = build_tie_table(run, Qrels(pd.DataFrame({"query": "q", "doc": ["b"],
     ...                                                  "relevance": [1]})))

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..policies import POLICY_WRAPPERS, WRAPPER_ALIASES
-from ..summation import SUMMARIES, Summary
-from ..ties import TieTable
-from ..validation import Interval, InvalidParameterError, Options, check
+from ..core.policies import POLICY_WRAPPERS, WRAPPER_ALIASES
+from ..core.summation import SUMMARIES, Summary
+from ..core.ties import TieTable
+from ..core.validation import Interval, InvalidParameterError, Options, check
 from . import inferred as INF
 from . import interpolated
 from . import kernels as K
@@ -93,17 +93,17 @@ class MetricFamily:
     value, computed once."""
     view: str = "scoring"
     """The part of the tie-group table the kernel reads, the smallest that gives its value:
-    ``"scoring"`` (default), the compact :meth:`~tiedrank.ties.TieTable.scoring` view, only
+    ``"scoring"`` (default), the compact :meth:`~tiedrank.core.ties.TieTable.scoring` view, only
     the groups holding a positively graded document; ``"judged"`` for measures of the order
     of the judged documents alone (bpref: unjudged documents are skipped), the ``-J`` view
-    (:meth:`~tiedrank.ties.TieTable.view`), which drops the unjudged documents and keeps the
+    (:meth:`~tiedrank.core.ties.TieTable.view`), which drops the unjudged documents and keeps the
     order of the others under every policy; ``"qrels"`` for measures of the places of the
     qrels documents and of the counts of each kind above them (infAP), the
-    :meth:`~tiedrank.ties.TieTable.qrels_groups` view, the groups holding a qrels document,
+    :meth:`~tiedrank.core.ties.TieTable.qrels_groups` view, the groups holding a qrels document,
     ranks kept (unj and rbp_resid too: they count the unjudged documents as the retrieved
     ones less the judged ones); ``"whole"`` for a measure that must see every document."""
     summary: str = "mean"
-    """How per-query values become the run's value: one of :data:`~tiedrank.summation.SUMMARIES`
+    """How per-query values become the run's value: one of :data:`~tiedrank.core.summation.SUMMARIES`
     (``"mean"``; ``"sum"`` for trec_eval's counts; ``"geometric"`` for gm_map, gm_bpref)."""
     extremes: Extremes | None = None
     """The best and worst case computed by the family itself on the expected table, for
@@ -433,7 +433,7 @@ def parse_metric(text: "str | Metric | object") -> Metric:
     ------
     ValueError
         With the list of valid names, and a suggestion for a near miss; for a parameter
-        tiedrank cannot honour, an :class:`~tiedrank.validation.InvalidParameterError`
+        tiedrank cannot honour, an :class:`~tiedrank.core.validation.InvalidParameterError`
         naming the measure and what to write instead.
 
     Examples
@@ -665,8 +665,8 @@ def metric_values(table: TieTable, metric: "str | Metric", *, gain: str = "linea
     Examples
     --------
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("ab"), "score": [1.0, 1.0]}))
     >>> table = build_tie_table(run, Qrels(pd.DataFrame({"query": "q", "doc": ["a"],
     ...                                                  "relevance": [0]})))

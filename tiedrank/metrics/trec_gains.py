@@ -15,7 +15,7 @@ the query's qrels whatever ``-l`` says (gain_init.c).
 
 Best and worst: for rbp, binG, ndcg_rel and Rndcg a higher gain (a relevant document)
 earlier in a group never lowers the value (each function's docstring gives the exchange
-argument), so the grade orders of :meth:`~tiedrank.ties.TieTable.resolve` are the extremes.
+argument), so the grade orders of :meth:`~tiedrank.core.ties.TieTable.resolve` are the extremes.
 ``unj`` and ``rbp_resid`` count unjudged documents, which the grade orders leave where they
 are among grade-0 documents: their families compute the extremes themselves
 (:func:`unjudged_extreme`, :func:`rbp_residual_extreme`; registry field ``extremes``).
@@ -23,8 +23,8 @@ are among grade-0 documents: their families compute the extremes themselves
 Examples
 --------
 >>> import pandas as pd
->>> from tiedrank.data import Qrels, Run
->>> from tiedrank.ties import build_tie_table
+>>> from tiedrank.core.data import Qrels, Run
+>>> from tiedrank.core.ties import build_tie_table
 >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abc"), "score": [1.0, 1.0, 0.5]}))
 >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": ["a", "c"], "relevance": [2, 0]}))
 >>> table = build_tie_table(run, qrels)   # a (grade 2) tied with b (not judged), then c
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ties import TieTable, segment_sum
+from ..core.ties import TieTable, segment_sum
 from .kernels import discount
 
 UTILITY_DEFAULTS = (1.0, -1.0, 0.0, 0.0)
@@ -102,8 +102,8 @@ def utility(table: TieTable, coefficients: tuple[float, float, float, float] = U
     Examples
     --------
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abc"), "score": [1.0, 1.0, 0.5]}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": ["a", "x"], "relevance": [1, 1]}))
     >>> utility(build_tie_table(run, qrels))               # 1 - 2
@@ -194,8 +194,8 @@ def rbp_graded(table: TieTable, p: float = 0.9) -> np.ndarray:
     Examples
     --------
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("ab"), "score": [1.0, 1.0]}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": ["a", "b"], "relevance": [2, 1]}))
     >>> rbp_graded(build_tie_table(run, qrels), 0.5)  # gains 1, 1/2; mean 3/4 at weights 1/2, 1/4
@@ -244,8 +244,8 @@ def rbp_residual(table: TieTable, p: float = 0.9) -> np.ndarray:
     Examples
     --------
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("ab"), "score": [1.0, 1.0]}))
     >>> table = build_tie_table(run, Qrels(pd.DataFrame({"query": "q", "doc": ["a"],
     ...                                                  "relevance": [1]})))
@@ -282,8 +282,8 @@ def binary_g(table: TieTable) -> np.ndarray:
     Examples
     --------
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("ab"), "score": [1.0, 1.0]}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": ["a"], "relevance": [1]}))
     >>> binary_g(build_tie_table(run, qrels))   # (1/log2 2 + 1/log2 3) / 2
@@ -344,8 +344,8 @@ def ndcg_rel(table: TieTable) -> np.ndarray:
     Examples
     --------
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("ab"), "score": [1.0, 1.0]}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": ["a"], "relevance": [1]}))
     >>> ndcg_rel(build_tie_table(run, qrels))  # a first: 1; second: (1/log2 3) / 1
@@ -425,8 +425,8 @@ def r_level_ndcg(table: TieTable) -> np.ndarray:
     Examples
     --------
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abc"), "score": [1.0, 1.0, 0.5]}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": ["a"], "relevance": [1]}))
     >>> r_level_ndcg(build_tie_table(run, qrels))  # C = {1, 3}: ((1/2) + (1 + 1/log2 3)/2) / 2
@@ -468,8 +468,8 @@ def relevance_strings(table: TieTable, length: int = 10) -> np.ndarray:
     Examples
     --------
     >>> import pandas as pd
-    >>> from tiedrank.data import Qrels, Run
-    >>> from tiedrank.ties import build_tie_table
+    >>> from tiedrank.core.data import Qrels, Run
+    >>> from tiedrank.core.ties import build_tie_table
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("abcd"),
     ...                              "score": [0.9, 0.8, 0.7, 0.6]}))
     >>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": list("acd"), "relevance": [2, -1, 12]}))

@@ -3,7 +3,7 @@
 One implementation serves two callers:
 
 * :func:`query_orderings` and :func:`ordering_table` enumerate the orderings of one query
-  of a :class:`~tiedrank.ties.TieTable` (the product of the permutations inside each tie
+  of a :class:`~tiedrank.core.ties.TieTable` (the product of the permutations inside each tie
   group) as a resolved table with one query per ordering, which the engine's kernels then
   score; :mod:`tiedrank.stats.exact` builds exact laws from them.
 * :func:`enumerate_orderings` does the same from one query's raw scores and grades, for
@@ -22,7 +22,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..metrics import metric_values, parse_metric
-from ..ties import TieTable
+from ..core.ties import TieTable
 
 __all__ = ["MAX_ORDERINGS", "count_orderings", "enumerate_orderings", "ordering_table",
            "query_orderings"]

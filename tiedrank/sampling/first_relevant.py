@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import first_relevant_pmf
-from ..ties import TieTable
+from ..core.ties import TieTable
 
 __all__ = ["first_relevant_distribution", "precision_variance", "rr_variance"]
 

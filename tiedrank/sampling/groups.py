@@ -58,7 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..metrics import Metric, discount, gain, ideal_dcg, parse_metric
-from ..ties import TieTable, segment_sum
+from ..core.ties import TieTable, segment_sum
 
 GROUP_FAMILIES = ("AP", "DCG", "nDCG")
 """Metric families handled as sums of independent group terms."""

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..metrics import Metric, parse_metric
-from ..ties import TieTable
+from ..core.ties import TieTable
 from .laws import QueryLaws, metric_laws
 
 MAX_LCM = 5040

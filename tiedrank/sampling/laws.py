@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..metrics import Metric, first_relevant_pmf, parse_metric, success
-from ..ties import TieTable
+from ..core.ties import TieTable
 
 LAW_FAMILIES = ("RR", "Success", "P", "R", "Rprec", "Hits")
 """Metric families with a :class:`QueryLaws` (small discrete per-query support)."""

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..metrics import Metric, metric_values, parse_metric
-from ..ties import TieTable
+from ..core.ties import TieTable
 from .groups import GROUP_FAMILIES, group_sums
 from .laws import LAW_FAMILIES, metric_laws
 

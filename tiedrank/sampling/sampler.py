@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..metrics import Metric, discount, metric_values, parse_metric
-from ..ties import TieTable
-from ..validation import Interval, check
+from ..core.ties import TieTable
+from ..core.validation import Interval, check
 from .groups import GROUP_FAMILIES, GroupSums, group_sums
 from .laws import LAW_FAMILIES, QueryLaws, metric_laws
 from .positions import key_slots, sequential_slots, use_sequential

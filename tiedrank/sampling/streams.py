@@ -11,7 +11,7 @@ depend only on the seed, its id and its own tie structure: adding, removing or
 reordering queries, or changing the chunk size, leaves them unchanged. This is the
 SplitMix64 generator (Steele, Lea & Flood 2014) run from a per-query state, evaluated
 at arbitrary positions, vectorised with numpy's wrapping uint64 arithmetic; the finaliser
-is :func:`tiedrank.hashing.finalize`, the same one the ``random`` tie policy uses.
+is :func:`tiedrank.core.hashing.finalize`, the same one the ``random`` tie policy uses.
 
 Examples
 --------
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..hashing import GOLDEN, finalize, hash_ids, mix64
+from ..core.hashing import GOLDEN, finalize, hash_ids, mix64
 
 _S11 = np.uint64(11)
 _TO_UNIT = 2.0 ** -53
@@ -37,7 +37,7 @@ _TO_UNIT = 2.0 ** -53
 def query_keys(queries: np.ndarray, seed: int) -> np.ndarray:
     """The 64-bit stream key of every query id under ``seed`` (any integer; taken mod 2**64).
 
-    Ids are hashed by :func:`tiedrank.hashing.hash_ids` (pandas' fixed-key SipHash, the ids
+    Ids are hashed by :func:`tiedrank.core.hashing.hash_ids` (pandas' fixed-key SipHash, the ids
     as text), which is vectorised and the same on every platform and run.
     """
     ids = hash_ids(np.asarray(queries, dtype=object))

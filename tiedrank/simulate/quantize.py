@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..data import Run
-from ..validation import Interval, InvalidParameterError, Options, check
+from ..core.data import Run
+from ..core.validation import Interval, InvalidParameterError, Options, check
 
 PRECISIONS = ("float16", "bfloat16", "float32")
 """Supported score precisions (``None`` keeps float64)."""

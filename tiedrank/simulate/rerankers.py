@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import Qrels, Run
-from ..validation import Interval, InvalidParameterError, check
+from ..core.data import Qrels, Run
+from ..core.validation import Interval, InvalidParameterError, check
 from .quantize import LEVELS, bin_scores, cast_scores, normalize_precision
 
 _NOISE_MARGIN = 2.0  # noise standard deviations added on each side of the default bin range

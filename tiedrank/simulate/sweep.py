@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import Qrels
-from ..validation import Options, check
+from ..core.data import Qrels
+from ..core.validation import Options, check
 from .rerankers import RerankerSpec, get_spec, make_queries, simulate_run
 
 SWEEP_PARAMETERS = ("quality", "levels", "tie_prob", "precision")
@@ -37,7 +37,7 @@ def sweep(parameter: str, values: Sequence[Any], *, base_spec: "RerankerSpec | s
     base_spec : RerankerSpec or preset name, default PRESETS["fine-grained"]
     qrels : Qrels, default make_queries(seed=seed)
     metric : str, default "RR"
-        Any metric :func:`tiedrank.evaluate.evaluate` accepts.
+        Any metric :func:`tiedrank.core.evaluation.evaluate` accepts.
     rel_level : int, default 1
     seed : int, default 0
 
@@ -46,7 +46,7 @@ def sweep(parameter: str, values: Sequence[Any], *, base_spec: "RerankerSpec | s
     DataFrame
         Columns parameter, value, metric, expected, best, worst, trec_eval (means over the
         queries, from ``evaluate(..., ties="all").report()``) and docs_in_ties (share of
-        retrieved documents in a tie group of 2+, from :func:`tiedrank.ties.tie_statistics`).
+        retrieved documents in a tie group of 2+, from :func:`tiedrank.core.ties.tie_statistics`).
 
     Examples
     --------
@@ -54,9 +54,9 @@ def sweep(parameter: str, values: Sequence[Any], *, base_spec: "RerankerSpec | s
     >>> table[["value", "docs_in_ties"]].round(2).values.tolist()
     [[3, 1.0], [11, 0.99], [None, 0.0]]
     """
-    from ..evaluate import evaluate  # local: evaluate pulls in the io readers
+    from ..core.evaluation import evaluate  # local: evaluate pulls in the io readers
     from ..metrics import parse_metric
-    from ..ties import tie_statistics
+    from ..core.ties import tie_statistics
 
     check("parameter", parameter, [Options(*SWEEP_PARAMETERS)], function="sweep")
     base = get_spec("fine-grained" if base_spec is None else base_spec)

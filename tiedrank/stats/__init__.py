@@ -48,8 +48,8 @@ Conventions (all stated where they apply):
   (one test per compared pair); NaN p-values are left out of the family.
 * Two means count as equal when they differ by at most ``1e-12 * max(1, |mean|)``, so
   that the same sum added in another order is not called a win.
-* Options are checked by :mod:`tiedrank.validation`: a bad ``test=``, ``correction=``,
-  ``alpha``... raises :class:`~tiedrank.validation.InvalidParameterError` naming the
+* Options are checked by :mod:`tiedrank.core.validation`: a bad ``test=``, ``correction=``,
+  ``alpha``... raises :class:`~tiedrank.core.validation.InvalidParameterError` naming the
   allowed values.
 
 Examples

@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..data import Run
-from ..errors import Finding
-from ..evaluate import label_runs, read_qrels_input
-from ..options import make_options
-from ..validation import Interval, InvalidParameterError, Options, check, validate_params
+from ..core.data import Run
+from ..core.errors import Finding
+from ..core.evaluation import label_runs, read_qrels_input
+from ..core.options import make_options
+from ..core.validation import Interval, InvalidParameterError, Options, check, validate_params
 
 __all__ = ["CATEGORY_RULES", "MAX_LABELS", "WEIGHTS", "Agreement", "cohen_kappa",
            "judge_agreement", "label_problem"]
@@ -243,7 +243,7 @@ def judge_agreement(runs, qrels, *, max_labels: int = MAX_LABELS, categories: st
     >>> judge_agreement({"bm25": judge.assign(score=[0.5, 1, 2, 0, 1, 1])}, qrels)
     Traceback (most recent call last):
     ...
-    tiedrank.validation.InvalidParameterError: judge_agreement(): runs= must be label runs: integer scores, at most 20 distinct values (run 'bm25' has the score 0.5, not an integer label; leave it out, or pass its labels); got 'bm25'
+    tiedrank.core.validation.InvalidParameterError: judge_agreement(): runs= must be label runs: integer scores, at most 20 distinct values (run 'bm25' has the score 0.5, not an integer label; leave it out, or pass its labels); got 'bm25'
     """
     options = make_options("judge_agreement", duplicates=duplicates, columns=columns,
                            qrels_columns=qrels_columns)

@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import Finding
-from ..evaluate import Evaluation
+from ..core.errors import Finding
+from ..core.evaluation import Evaluation
 from ..metrics import Metric
-from ..validation import Options, validate_params
+from ..core.validation import Options, validate_params
 from .corrections import CORRECTIONS, correct_pvalues
 from .paired_tests import (
     ALPHA,
@@ -165,7 +165,7 @@ def scale_note(metrics: Iterable[str | Metric]) -> str | None:
     True
     """
     from ..metrics import parse_metric
-    from ..summation import MIN_GEO_MEAN
+    from ..core.summation import MIN_GEO_MEAN
 
     names = [parse_metric(m).name for m in dict.fromkeys(str(m) for m in metrics)]
     geometric = [m for m in names if parse_metric(m).entry.summary == "geometric"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import Options, validate_params
+from ..core.validation import Options, validate_params
 
 __all__ = ["CORRECTIONS", "benjamini_hochberg", "bonferroni", "correct_pvalues", "holm"]
 

@@ -24,8 +24,8 @@ import pandas as pd
 
 from ..metrics import GAINS, Metric, metric_values, parse_metric
 from ..sampling.enumeration import MAX_ORDERINGS, ordering_table, query_orderings
-from ..ties import TieTable
-from ..validation import Interval, Options, validate_params
+from ..core.ties import TieTable
+from ..core.validation import Interval, Options, validate_params
 from .stability import check_same_queries, win_score
 
 __all__ = ["exact_win_probability", "query_value_distribution", "run_mean_distribution"]

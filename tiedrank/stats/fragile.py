@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..evaluate import Evaluation
+from ..core.evaluation import Evaluation
 from ..metrics import Metric
 from .pairing import (
     check_runs,

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import Finding
-from ..evaluate import Evaluation
+from ..core.errors import Finding
+from ..core.evaluation import Evaluation
 from ..io.groups import read_groups
-from ..summation import summarize
+from ..core.summation import summarize
 from .pairing import MAX_LISTED, per_query_frame
 
 __all__ = ["GroupBreakdown", "group_breakdown", "read_groups"]

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..validation import Interval, Options, validate_params
+from ..core.validation import Interval, Options, validate_params
 
 __all__ = [
     "TESTS",

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..evaluate import Evaluation, parse_policies
+from ..core.evaluation import Evaluation, parse_policies
 from ..metrics import Metric, parse_metric
-from ..summation import exact_sums
+from ..core.summation import exact_sums
 
 __all__ = ["OUTCOMES", "REL_TOL", "PairedValues", "outcome", "outcome_word", "paired_values",
            "summands", "summary_value"]
@@ -76,7 +76,7 @@ def summands(values, metric: str | Metric) -> np.ndarray:
     """Per-query values on the scale the metric's summary averages: what the paired tests,
     the bootstrap intervals and the effect sizes of :mod:`tiedrank.stats` compare.
 
-    ``metric``'s registry entry declares its summary (:data:`tiedrank.summation.SUMMARIES`):
+    ``metric``'s registry entry declares its summary (:data:`tiedrank.core.summation.SUMMARIES`):
 
     * ``"mean"`` (nearly every metric) and ``"sum"`` (trec_eval's ``num_*`` counts): the
       values as they are (a test of the sums is the test of the means: the same pairs);

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..data import Run
-from ..evaluate import Evaluation
+from ..core.data import Run
+from ..core.evaluation import Evaluation
 from ..metrics import Metric
-from ..ties import TieTable
-from ..summation import summarize
+from ..core.ties import TieTable
+from ..core.summation import summarize
 from .pairing import per_query_frame, resolve_metric, resolve_policy
 
 __all__ = ["RankCorrelation", "policy_rankings", "rank_correlation", "ranking_agreement"]

@@ -13,7 +13,7 @@ import json
 
 import plotly.graph_objects as go
 
-from ...policies import POLICY_LABELS  # noqa: F401  (figures label policies as everywhere else)
+from ...core.policies import POLICY_LABELS  # noqa: F401  (figures label policies as everywhere else)
 
 GRADE_COLORS = {  # colour-blind safe, light to dark with the grade
     -1: "#bdbdbd", 0: "#d9d9d9", 1: "#9ecae1", 2: "#3182bd", 3: "#08519c", 4: "#08306b",

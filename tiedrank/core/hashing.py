@@ -4,7 +4,7 @@ Two jobs need a hash that depends on an id's text alone, never on the layout of 
 (file order, the other queries in a table, the process):
 
 * the ``random`` tie policy keys each document by (seed, run, query, doc), so a query's
-  random order is the same whatever else is in the table (:mod:`tiedrank.ties`);
+  random order is the same whatever else is in the table (:mod:`tiedrank.core.ties`);
 * out-of-core and Dask evaluation put every query in the bucket ``hash(query) % N``
   (:mod:`tiedrank.distributed`), so runs and qrels split the same way.
 

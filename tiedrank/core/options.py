@@ -2,9 +2,9 @@
 
 The CLI's flags, the dashboard's settings and its URL, :func:`tiedrank.evaluate`'s keyword
 arguments and :func:`tiedrank.distributed.evaluate` all build this frozen value, and it is
-checked once, when it is made, with the one message format of :mod:`tiedrank.validation`.
-Nothing downstream re-checks an option: :func:`tiedrank.evaluate.build_tables` and
-:func:`tiedrank.evaluate.score_tables` take it as it is, in one process or on a Dask worker
+checked once, when it is made, with the one message format of :mod:`tiedrank.core.validation`.
+Nothing downstream re-checks an option: :func:`tiedrank.core.evaluation.build_tables` and
+:func:`tiedrank.core.evaluation.score_tables` take it as it is, in one process or on a Dask worker
 (it pickles).
 
 The query set
@@ -25,7 +25,7 @@ Examples
 >>> EvaluationOptions(depth=0)
 Traceback (most recent call last):
 ...
-tiedrank.validation.InvalidParameterError: depth= must be an integer >= 1 or None; got 0
+tiedrank.core.validation.InvalidParameterError: depth= must be an integer >= 1 or None; got 0
 """
 from __future__ import annotations
 
@@ -33,8 +33,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from .io.duplicates import DUPLICATE_POLICIES
-from .metrics import GAINS
+from ..io.duplicates import DUPLICATE_POLICIES
+from ..metrics import GAINS
 from .policies import parse_policies
 from .validation import Interval, InvalidParameterError, Options, check
 
@@ -118,7 +118,7 @@ class EvaluationOptions:
     # ---- derived values ------------------------------------------------------------------
     @property
     def policies(self) -> list:
-        """The :class:`~tiedrank.policies.Policy` list of ``ties`` (``"all"`` expanded)."""
+        """The :class:`~tiedrank.core.policies.Policy` list of ``ties`` (``"all"`` expanded)."""
         return parse_policies(self.ties, self.seed)
 
     @property

@@ -33,7 +33,7 @@ implementation.
 Examples
 --------
 >>> import pandas as pd
->>> from tiedrank.data import Run, Qrels
+>>> from tiedrank.core.data import Run, Qrels
 >>> run = Run("r", pd.DataFrame({"query": ["q"] * 4, "doc": list("abcd"),
 ...                              "score": [0.9, 0.5, 0.5, 0.1]}))
 >>> qrels = Qrels(pd.DataFrame({"query": ["q"], "doc": ["c"], "relevance": [1]}))
@@ -97,7 +97,7 @@ class TieTable:
     # ---- the query set ----------------------------------------------------------------
     @cached_property
     def evaluated(self) -> np.ndarray:
-        """Per query: whether it counts in the run's mean (see :mod:`tiedrank.options`).
+        """Per query: whether it counts in the run's mean (see :mod:`tiedrank.core.options`).
 
         trec_eval's set by default: the qrels queries the run answers, with or without a
         relevant document; ``complete`` adds the ones it misses (scoring 0);
@@ -360,7 +360,7 @@ class TieTable:
 
         Every input of the key is an id, so a query's order is the same whatever the file
         order or the other queries of the table (layout independence; see
-        :mod:`tiedrank.hashing`). Keys are iid uniform 64-bit words, so the order inside a
+        :mod:`tiedrank.core.hashing`). Keys are iid uniform 64-bit words, so the order inside a
         group is a uniform permutation (a key collision, odds ~n^2/2^65, falls back to
         docno order, still a function of the ids).
         """
@@ -448,7 +448,7 @@ def build_tie_table(run: Run, qrels: Qrels, *, rel_level: int = 1, judged_only: 
         Round scores to this many decimals first, so that near-ties merge. Ties are
         otherwise exact float64 equality.
     complete, query_set
-        The query set (:attr:`TieTable.evaluated`; see :mod:`tiedrank.options`).
+        The query set (:attr:`TieTable.evaluated`; see :mod:`tiedrank.core.options`).
 
     Returns
     -------

@@ -54,7 +54,7 @@ def parse_policies(ties: "str | Iterable[str]", seed: int = 0) -> list[Policy]:
     >>> parse_policies("median")
     Traceback (most recent call last):
     ...
-    tiedrank.validation.InvalidParameterError: ties= must be one of 'expected', 'optimistic', \
+    tiedrank.core.validation.InvalidParameterError: ties= must be one of 'expected', 'optimistic', \
 'pessimistic', 'trec_eval', 'input', 'random', 'all' or 'random(seed=N)'; got 'median'
     """
     items = [ties] if isinstance(ties, str) else list(ties)

@@ -183,7 +183,7 @@ SUMMARY_KEYS = ["run", "metric", "policy"]
 def summarize(per_query: pd.DataFrame, keys: list[str] | None = None) -> pd.DataFrame:
     """Each metric's summary of ``value`` per (run, metric, policy), exact and order-independent.
 
-    Returns the summary frame of :class:`tiedrank.evaluate.Evaluation`: run, metric,
+    Returns the summary frame of :class:`tiedrank.core.evaluation.Evaluation`: run, metric,
     policy (in order of first appearance), value (the metric's :class:`Summary` of the
     non-NaN values: the correctly rounded mean, the sum or the geometric mean) and n_queries
     (rows in the group). ``keys``: other grouping columns (they must include ``metric``),
@@ -198,7 +198,7 @@ def summarize(per_query: pd.DataFrame, keys: list[str] | None = None) -> pd.Data
 
 def summary_of(metric: str) -> Summary:
     """The :class:`Summary` a metric name declares (its registry entry's ``summary``)."""
-    from .metrics import parse_metric  # local: the registry imports this module
+    from ..metrics import parse_metric  # local: the registry imports this module
 
     return parse_metric(metric).summary
 

@@ -166,7 +166,7 @@ def check(parameter: str, value: Any, constraints: Iterable[Constraint], *,
     >>> check("digits", -1, [Interval(int, 0, 15)])
     Traceback (most recent call last):
     ...
-    tiedrank.validation.InvalidParameterError: digits= must be an integer in [0, 15]; got -1
+    tiedrank.core.validation.InvalidParameterError: digits= must be an integer in [0, 15]; got -1
     """
     constraints = list(constraints)
     if any(_accepts(c, value) for c in constraints):
@@ -215,7 +215,7 @@ def check_arguments(func: Callable[..., Any], **values: Any) -> None:
     >>> check_arguments(show, digits=20)
     Traceback (most recent call last):
     ...
-    tiedrank.validation.InvalidParameterError: show(): digits= must be an integer in [0, 15]; got 20
+    tiedrank.core.validation.InvalidParameterError: show(): digits= must be an integer in [0, 15]; got 20
     """
     constraints = getattr(func, "__wrapped_constraints__", {})
     for name, value in values.items():

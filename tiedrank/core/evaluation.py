@@ -12,9 +12,9 @@ import pandas as pd
 
 from .data import Qrels, Run
 from .errors import Finding
-from .interop.names import ranx_name
-from .metrics import Metric, metric_values, parse_metric
-from .metrics.registry import EXTREME_POLICIES
+from ..interop.names import ranx_name
+from ..metrics import Metric, metric_values, parse_metric
+from ..metrics.registry import EXTREME_POLICIES
 from .policies import ALL_POLICIES, REPORT_COLUMNS, Policy, parse_policies  # noqa: F401  (ALL_POLICIES re-exported)
 from .options import MAX_EXP_GRADE, EvaluationOptions, make_options
 from .rounding import round_scores
@@ -23,7 +23,7 @@ from .ties import TieTable, build_tie_table
 from .validation import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .interop.trec_eval import MetricRequest
+    from ..interop.trec_eval import MetricRequest
 
 DEFAULT_METRICS = ("RR", "P@10", "AP", "nDCG@10")
 """The metrics the CLI evaluates when none is given."""
@@ -91,7 +91,7 @@ class Evaluation:
         trec_eval prints them with no ``-m``; or a list of those). See
         :func:`tiedrank.interop.trec_eval.format_trec_eval`.
         """
-        from .interop.trec_eval import format_trec_eval
+        from ..interop.trec_eval import format_trec_eval
 
         return format_trec_eval(self, policy, run=run, per_query=per_query, counts=counts)
 
@@ -139,7 +139,7 @@ def run_sources(runs) -> list[tuple[str | None, object]]:
     or an iterable of ``(query, doc, score)`` rows is one run; a list is several. Nothing is
     read here, so every door (one pass, buckets, Dask) sees the runs the same way.
     """
-    from .interop.adapters import is_nested_runs, is_peer_object
+    from ..interop.adapters import is_nested_runs, is_peer_object
 
     if isinstance(runs, Mapping) and not is_nested_runs(runs) and runs and \
             isinstance(next(iter(runs.values())), Mapping):
@@ -151,7 +151,7 @@ def run_sources(runs) -> list[tuple[str | None, object]]:
             not hasattr(runs, "__next__")):
         return [(None, runs)]  # one run (a ranx Run, ...)
     if not isinstance(runs, Iterable):
-        from .interop.adapters import ACCEPTED
+        from ..interop.adapters import ACCEPTED
 
         raise TypeError(f"cannot read runs from {type(runs).__name__}; pass a run or a list "
                         f"or dict of runs, each {ACCEPTED}")
@@ -165,7 +165,7 @@ def label_runs(runs, options: EvaluationOptions | None = None) -> dict[str, Run]
     """Runs by name: a dict keeps its names, otherwise the TREC tag or file name; a
     repeated name becomes ``"name (2)"`` (:func:`unique_label`). Paths are read with the
     reading options of ``options`` (duplicates, columns)."""
-    from .io import read_run  # local: io imports pyarrow.csv, not needed for table use
+    from ..io import read_run  # local: io imports pyarrow.csv, not needed for table use
 
     reading = (options or EvaluationOptions()).reading()
     out: dict[str, Run] = {}
@@ -184,7 +184,7 @@ def read_qrels_input(qrels, options: EvaluationOptions | None = None) -> Qrels:
     """``qrels`` as a :class:`Qrels` (read with ``options.qrels_columns`` if not one)."""
     if isinstance(qrels, Qrels):
         return qrels
-    from .io import read_qrels
+    from ..io import read_qrels
 
     return read_qrels(qrels, columns=dict((options or EvaluationOptions()).qrels_columns) or None)
 
@@ -202,7 +202,7 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
              qrels_columns: Mapping[str, str] | None = None) -> Evaluation:
     """Evaluate one or more runs under one or more tie policies.
 
-    The options are checked once (:class:`~tiedrank.options.EvaluationOptions`), then
+    The options are checked once (:class:`~tiedrank.core.options.EvaluationOptions`), then
     :func:`build_tables` sorts each run once into its tie-group table and
     :func:`score_tables` scores every metric under every policy. Every other door (the CLI,
     ``tiedrank.distributed.evaluate``, the dashboard) calls the same two functions.
@@ -302,7 +302,7 @@ def metric_request(metrics: "str | Metric | Iterable[str | Metric]") -> "MetricR
     """:func:`parse_metrics` with what a trec_eval group adds: the count lines it asks for
     and the measures not yet tie-aware in tiedrank (:class:`~tiedrank.interop.trec_eval.
     MetricRequest`); the CLI prints its note itself."""
-    from .interop.trec_eval import expand_metrics
+    from ..interop.trec_eval import expand_metrics
 
     if metrics is None or not (_is_one_metric(metrics) or isinstance(metrics, Iterable)):
         raise InvalidParameterError("metrics", metrics, "a metric name such as 'RR' or "
@@ -354,8 +354,8 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
     """Every metric of every table under every tie policy of ``options``.
 
     A measure that sets its own ``rel=`` or ``judged_only=`` is scored on the table's
-    :meth:`~tiedrank.ties.TieTable.view` at that setting. The per-query rows are the
-    queries each view counts (:attr:`~tiedrank.ties.TieTable.evaluated`); the summary holds
+    :meth:`~tiedrank.core.ties.TieTable.view` at that setting. The per-query rows are the
+    queries each view counts (:attr:`~tiedrank.core.ties.TieTable.evaluated`); the summary holds
     the exact mean of each (run, metric, policy), a row even when no query counts (value
     NaN, ``n_queries`` 0).
     """
@@ -425,7 +425,7 @@ def scored_pairs(metrics: "Iterable[Metric]", options: EvaluationOptions) -> lis
 
 def _summary(blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]]) -> pd.DataFrame:
     """Exact summary of each block (run, metric, policy), in the order evaluated: the mean,
-    or the sum or geometric mean a metric declares (:class:`~tiedrank.summation.Summary`);
+    or the sum or geometric mean a metric declares (:class:`~tiedrank.core.summation.Summary`);
     a block with no query keeps its row (NaN, 0 queries)."""
     lengths = np.array([len(b[4]) for b in blocks], dtype=np.int64)
     kinds = [parse_metric(b[2]).summary for b in blocks]
@@ -471,7 +471,7 @@ def tsrr_sweep(tables: Mapping[str, TieTable], alphas: Sequence[float] | np.ndar
     Returns a tidy DataFrame with columns run, alpha, value.
     """
     alphas = np.asarray(alphas, dtype=np.float64)
-    from .metrics import tsrr
+    from ..metrics import tsrr
 
     frames = []
     for name, table in tables.items():
