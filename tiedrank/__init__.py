@@ -6,6 +6,7 @@
 >>> ev.report()                                                   # doctest: +SKIP
 """
 from . import _moved
+from . import interop  # the outer layer: plugs other tools' names and objects into the core
 from .core.data import Qrels, Run
 from .core.errors import Finding, InputError
 from .core.evaluation import Evaluation, evaluate, parse_policies, tsrr_sweep

@@ -5,25 +5,21 @@ import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from .data import Qrels, Run
 from .errors import Finding
-from ..interop.names import ranx_name
 from ..metrics import Metric, metric_values, parse_metric
 from ..metrics.registry import EXTREME_POLICIES
 from .policies import ALL_POLICIES, REPORT_COLUMNS, Policy, parse_policies  # noqa: F401  (ALL_POLICIES re-exported)
 from .options import MAX_EXP_GRADE, EvaluationOptions, make_options
+from .peers import PEERS, MetricRequest
 from .rounding import round_scores
 from .summation import exact_sums
 from .ties import TieTable, build_tie_table
 from .validation import InvalidParameterError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..interop.trec_eval import MetricRequest
 
 DEFAULT_METRICS = ("RR", "P@10", "AP", "nDCG@10")
 """The metrics the CLI evaluates when none is given."""
@@ -89,17 +85,16 @@ class Evaluation:
         ``-q``), then the means on ``all`` lines; ``counts`` adds trec_eval's count lines
         (``True``: ``runid``, ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``, as
         trec_eval prints them with no ``-m``; or a list of those). See
-        :func:`tiedrank.interop.trec_eval.format_trec_eval`.
+        :func:`tiedrank.interop.trec_eval.format_trec_eval` (plugged in through
+        :data:`tiedrank.core.peers.PEERS`).
         """
-        from ..interop.trec_eval import format_trec_eval
-
-        return format_trec_eval(self, policy, run=run, per_query=per_query, counts=counts)
+        return PEERS.format_trec_eval(self, policy, run=run, per_query=per_query, counts=counts)
 
     def to_ranx(self, policy: str = "expected", *, run: str | None = None) -> dict:
         """Like ``ranx.evaluate(qrels, run, metrics)``: ``{ranx name: mean}`` for one policy
         and run (``hits@10``, ``hit_rate@10``, ``ndcg@10``, ``mrr``, ...); per-query values
         are in ``per_query``."""
-        return {ranx_name(m): float(v) for m, v in self._policy_rows(policy, run)[1].items()}
+        return {PEERS.ranx_name(m): float(v) for m, v in self._policy_rows(policy, run)[1].items()}
 
     def _policy_rows(self, policy: str, run: str | None) -> tuple[pd.DataFrame, pd.Series]:
         runs = list(self.tables) or list(dict.fromkeys(self.summary["run"].astype(str)))
@@ -137,24 +132,21 @@ def run_sources(runs) -> list[tuple[str | None, object]]:
     A dict gives names (``{name: run}``, also ``{name: {query: {doc: score}}}``); one
     pytrec_eval run ``{query: {doc: score}}``, one ranx ``Run``, one frame, path or bytes,
     or an iterable of ``(query, doc, score)`` rows is one run; a list is several. Nothing is
-    read here, so every door (one pass, buckets, Dask) sees the runs the same way.
+    read here, so every door (one pass, buckets, Dask) sees the runs the same way. Other
+    tools' objects are told apart by :mod:`tiedrank.interop` (:data:`~tiedrank.core.peers.PEERS`).
     """
-    from ..interop.adapters import is_nested_runs, is_peer_object
-
-    if isinstance(runs, Mapping) and not is_nested_runs(runs) and runs and \
+    if isinstance(runs, Mapping) and not PEERS.is_nested_runs(runs) and runs and \
             isinstance(next(iter(runs.values())), Mapping):
         return [(None, runs)]  # one pytrec_eval run {query: {doc: score}}
     if isinstance(runs, Mapping):
         return list(runs.items())  # {name: run}, also {name: {query: {doc: score}}}
     if isinstance(runs, (Run, pd.DataFrame, str, os.PathLike, bytes)) or (
-            is_peer_object(runs) and not isinstance(runs, (list, tuple)) and
+            PEERS.is_peer_object(runs) and not isinstance(runs, (list, tuple)) and
             not hasattr(runs, "__next__")):
         return [(None, runs)]  # one run (a ranx Run, ...)
     if not isinstance(runs, Iterable):
-        from ..interop.adapters import ACCEPTED
-
         raise TypeError(f"cannot read runs from {type(runs).__name__}; pass a run or a list "
-                        f"or dict of runs, each {ACCEPTED}")
+                        f"or dict of runs, each {PEERS.accepted}")
     runs = list(runs)
     one = bool(runs) and isinstance(runs[0], tuple) and not isinstance(runs[0], Run) \
         and len(runs[0]) >= 3 and not isinstance(runs[0][0], (Run, pd.DataFrame))
@@ -298,17 +290,18 @@ def parse_metrics(metrics: "str | Metric | Iterable[str | Metric]") -> list[Metr
     return list(request.metrics)
 
 
-def metric_request(metrics: "str | Metric | Iterable[str | Metric]") -> "MetricRequest":
+def metric_request(metrics: "str | Metric | Iterable[str | Metric]") -> MetricRequest:
     """:func:`parse_metrics` with what a trec_eval group adds: the count lines it asks for
-    and the measures not yet tie-aware in tiedrank (:class:`~tiedrank.interop.trec_eval.
-    MetricRequest`); the CLI prints its note itself."""
-    from ..interop.trec_eval import expand_metrics
-
+    and the measures not yet tie-aware in tiedrank (:class:`~tiedrank.core.peers.
+    MetricRequest`, from :func:`tiedrank.interop.trec_eval.expand_metrics` through
+    :data:`~tiedrank.core.peers.PEERS`); the CLI prints its note itself."""
     if metrics is None or not (_is_one_metric(metrics) or isinstance(metrics, Iterable)):
         raise InvalidParameterError("metrics", metrics, "a metric name such as 'RR' or "
                                     "'nDCG@10', a measure, or a list of those",
                                     function="evaluate")
-    request = expand_metrics([metrics] if _is_one_metric(metrics) else list(metrics))
+    items = [metrics] if _is_one_metric(metrics) else list(metrics)
+    request = (PEERS.expand_metrics(items) if PEERS.expand_metrics is not None else
+               MetricRequest(tuple(dict.fromkeys(parse_metric(item) for item in items))))
     if not request.metrics:
         raise ValueError("no metrics given" if not request.counts and not request.not_yet else
                          "no metric tiedrank computes was asked for"
@@ -442,9 +435,11 @@ def _summary(blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]]) -> pd.D
 
 
 def _is_one_metric(metrics) -> bool:
-    """A single metric (a name, a Metric or one ir_measures measure) rather than a list."""
-    return isinstance(metrics, (str, Metric)) or (hasattr(metrics, "NAME") and
-                                                  hasattr(metrics, "params"))
+    """A single metric (a name, a Metric or another tool's measure object, which
+    :mod:`tiedrank.interop` reads) rather than a list."""
+    return isinstance(metrics, (str, Metric)) or (
+        metrics is not None and not isinstance(metrics, Iterable)
+        and PEERS.read_metric(metrics, f"metric {metrics!r}") is not None)
 
 
 def _tidy(blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]]) -> pd.DataFrame:

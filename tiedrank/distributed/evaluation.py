@@ -25,7 +25,8 @@ from ..core.evaluation import Evaluation, build_tables, score_tables, scored_pai
 from ..interop.trec_eval import trec_eval_counts
 from ..metrics import Metric
 from ..core.options import EvaluationOptions
-from ..core.summation import SUMMARY_KEYS, ExactSum, partial_summary, summary_of
+from ..core.summaries import partial_summary, summary_of
+from ..core.summation import SUMMARY_KEYS, ExactSum
 from .buckets import MARKER, BucketSet, RunPart, check_visible, load_qrels, load_run
 from .output import PER_QUERY_DIR, OutputError, read_manifest, write_manifest
 

@@ -20,7 +20,7 @@ from ..core.data import Run
 from ..core.evaluation import Evaluation
 from ..metrics import Metric
 from ..core.ties import TieTable
-from ..core.summation import summarize
+from ..core.summaries import summarize
 from .pairing import per_query_frame, resolve_metric, resolve_policy
 
 __all__ = ["RankCorrelation", "policy_rankings", "rank_correlation", "ranking_agreement"]
