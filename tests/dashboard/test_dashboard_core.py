@@ -24,8 +24,8 @@ from tiedrank.dashboard.figures.tie_structure import (
     tie_ratio_scatter,
     top_strip_figure,
 )
+from tiedrank.dashboard.labels import findings_messages, query_label
 from tiedrank.dashboard.overview import (
-    findings_messages,
     flip_sentences,
     format_cell,
     order_flips,
@@ -43,7 +43,6 @@ from tiedrank.dashboard.tie_structure import (
     group_size_bins,
     group_size_counts,
     order_queries,
-    query_label,
     query_overview,
     query_values,
     tie_ratio_vs_range,

@@ -126,6 +126,19 @@ def unique_label(name: str, taken: "Iterable[str]") -> str:
     return label
 
 
+def unique_labels(names: "Iterable[str]") -> list[str]:
+    """``names`` told apart by :func:`unique_label`, in order: the names one pass gives the
+    runs, which the scaled paths give them before reading them.
+
+    >>> unique_labels(["bm25", "dense", "bm25"])
+    ['bm25', 'dense', 'bm25 (2)']
+    """
+    labels: list[str] = []
+    for name in names:
+        labels.append(unique_label(name, labels))
+    return labels
+
+
 def run_sources(runs) -> list[tuple[str | None, object]]:
     """(name or None, source) of every run in ``runs``, whatever shape holds them.
 

@@ -460,7 +460,7 @@ def stability_sentence(result: Stability, *, bold: bool = False) -> str:
     return text
 
 
-def trec_eval_position(evaluation: Evaluation, result: Stability) -> dict | None:
+def trec_eval_among_tie_breaks(evaluation: Evaluation, result: Stability) -> dict | None:
     """Where trec_eval's difference (run - baseline) falls among the differences of random
     tie-breaks: P(D < d), P(D = d), P(D > d) with D the random difference.
 
@@ -492,7 +492,7 @@ def trec_eval_position(evaluation: Evaluation, result: Stability) -> dict | None
             "method": result.method}
 
 
-def trec_eval_position_sentence(position: dict | None, run: str, baseline: str) -> str:
+def trec_eval_among_tie_breaks_sentence(position: dict | None, run: str, baseline: str) -> str:
     """E.g. "trec_eval's difference, -0.0123, is above 12.3% of the random tie-breaks'
     differences and equal to 0.5% (exact)." ('' when there is no position)."""
     if position is None:

@@ -2,7 +2,8 @@
 (the relevant ones above all), and each run's range of a metric on that query.
 
 Streamlit-free: the "Two runs, one query" page shows these frames; Compare's per-query
-differences chart opens a query here (see :func:`drill_choices`). A document's place in a
+differences chart opens a query here (see
+:func:`tiedrank.dashboard.drilldown.drill_choices`). A document's place in a
 run is its tie group's *rank span* (``first``-``last``): inside a group every order is
 equally likely, so its expected rank is the middle of the span.
 """
@@ -17,13 +18,15 @@ import pandas as pd
 from ..io import query_documents, read_corpus
 from ..metrics import parse_metric
 from ..core.ties import TieTable
-from .drilldown import DRILL_PAIR_KEY  # noqa: F401  (re-exported: the page reads the click there)
+from .drilldown import (  # noqa: F401  (the page's link and click, kept where every page reaches them)
+    DRILL_PAIR_KEY,
+    URL_PARAMS,
+    drill_choices,
+    url_from_choices,
+)
 
 NOT_RETRIEVED = "not retrieved"
 """The place of a document a run does not return for the query."""
-
-URL_PARAMS = {"sbs_run_a": "run_a", "sbs_run_b": "run_b", "sbs_query": "query", "sbs_metric": "metric"}
-"""Session-state key of each choice of the page -> its name in the link (``?run_a=…``)."""
 
 
 def span_label(first: int, last: int) -> str:
@@ -257,20 +260,6 @@ def choices_from_url(params: Mapping[str, str], runs: Sequence[str], queries: Se
         value = params.get(name)
         if value is not None and value in allowed[key]:
             out[key] = value
-    return out
-
-
-def url_from_choices(choices: Mapping[str, object]) -> dict[str, str]:
-    """The link's parameters of the page's choices (the inverse of :func:`choices_from_url`)."""
-    return {name: str(choices[key]) for key, name in URL_PARAMS.items() if choices.get(key) is not None}
-
-
-def drill_choices(run: str, baseline: str, query: str, metric: str | None = None) -> dict[str, str]:
-    """What a click on Compare's per-query differences opens: the compared run as A, the
-    baseline as B, the clicked query (and the chart's metric), keyed like :data:`URL_PARAMS`."""
-    out = {"sbs_run_a": run, "sbs_run_b": baseline, "sbs_query": query}
-    if metric is not None:
-        out["sbs_metric"] = metric
     return out
 
 

@@ -11,15 +11,6 @@ from ..report import natural_rank
 from ..core.ties import TieTable
 
 
-def query_label(query: str, query_text: Mapping[str, str] | None = None, width: int = 70) -> str:
-    """``q49 — how does a bounty hunter make money`` (the id alone when there is no text)."""
-    text = (query_text or {}).get(query)
-    if not text:
-        return str(query)
-    text = text if len(text) <= width else text[: width - 1] + "…"
-    return f"{query} — {text}"
-
-
 def query_overview(table: TieTable, k: int = 10) -> pd.DataFrame:
     """One row per query of ``table``: query, n_retrieved, n_relevant, groups, largest_group,
     tie_ratio (share of retrieved docs in a group of 2+), tie_ratio_top (same within the

@@ -102,8 +102,13 @@ def fully_tied_example(n_docs: int = 5, relevant_at: int = 3,
                          "TsRR2": float(metric_values(table, "TsRR2")[0])})
 
 
-def appended_example(scores: Sequence[float] = SCENARIOS["S2"].scores,
-                     grades: Sequence[int] = SCENARIOS["S2"].grades, *, max_appended: int = 50,
+APPENDED_BASE = SCENARIOS["S2"]
+"""The list :func:`appended_example` starts from: Learn's scenario S2 (d2 relevant, tied with
+d3)."""
+
+
+def appended_example(scores: Sequence[float] = APPENDED_BASE.scores,
+                     grades: Sequence[int] = APPENDED_BASE.grades, *, max_appended: int = 50,
                      alpha: float = 1.0) -> pd.DataFrame:
     """Pathology 2: append 0..max_appended irrelevant documents *below* the list.
 

@@ -79,8 +79,8 @@ from tiedrank.dashboard.session_uploads import (  # noqa: F401 - the sidebar's u
     upload_ident,
 )
 from tiedrank.dashboard.settings import URL_NAMES, Settings
-from tiedrank.dashboard.simulator import RunSet, add_runs
-from tiedrank.dashboard.tie_structure import query_label
+from tiedrank.dashboard.my_runs import RunSet, add_runs
+from tiedrank.dashboard.labels import query_label
 from tiedrank.core.data import Qrels, Run
 from tiedrank.core.errors import Finding, InputError
 from tiedrank.core.evaluation import Evaluation, build_tables, score_tables
@@ -93,7 +93,7 @@ CONTEXT_KEY = "tiedrank_context"
 SETTINGS_KEY = "tiedrank_settings"
 """session_state key under which app.py stores the current :class:`Settings`."""
 MY_RUNS_KEY = "tiedrank_my_runs"
-"""session_state key of "my runs": the :class:`tiedrank.dashboard.RunSet` the user made on
+"""session_state key of "my runs": the :class:`tiedrank.dashboard.my_runs.RunSet` the user made on
 the Simulator page (the sidebar's "Simulated in this session" dataset)."""
 
 
