@@ -365,7 +365,8 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
         raise ValueError(f"no values for run {run!r} under policy {label!r}; evaluated: runs "
                          f"{', '.join(runs)}, policies "
                          f"{', '.join(dict.fromkeys(evaluation.per_query['policy'].astype(str)))}")
-    order = sorted(dict.fromkeys(summary["metric"].astype(str)), key=trec_eval_position)
+    position = {m: trec_eval_position(m) for m in dict.fromkeys(summary["metric"].astype(str))}
+    order = sorted(position, key=position.__getitem__)
     shown = {m: trec_eval_name(m) for m in order}  # a wrapped one as Best(map)
     order = [m for m in order if shown[m] not in asked]  # the count lines print those
     kind = {m: parse_metric(m).summary.name for m in order}
@@ -390,8 +391,8 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
             if tallies is not None and query in tallies.index:
                 lines += [_line(c, query, int(tallies.at[query, c]))
                           for c in _COUNT_COLUMNS if c in asked]
-            metric_lines = [(trec_eval_position(m)[0], _line(shown[m], query,
-                                                              as_printed[m](values[m, query])))
+            metric_lines = [(position[m][0], _line(shown[m], query,
+                                                   as_printed[m](values[m, query])))
                             for m in order if (m, query) in values and kind[m] != "geometric mean"]
             if query in texts:  # trec_eval prints it among the measures, after P
                 metric_lines.append((at_text, f"{'relstring':<{_NAME_WIDTH}}\t{query}\t"
