@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tiedrank import EvaluationOptions
 from tiedrank.dashboard.datasets import (
     BUNDLED,
     DEFAULT_DATASET,
@@ -100,7 +101,7 @@ def small_table():
     run = _run("r", [("q1", "d1", 0.9), ("q1", "d2", 0.5), ("q1", "d3", 0.5), ("q1", "d4", 0.5),
                      ("q1", "d5", 0.1), ("q2", "e1", 0.7), ("q2", "e2", 0.7)])
     qrels = _qrels([("q1", "d3", 2), ("q1", "d5", 1), ("q2", "e9", 1), ("q3", "f1", 1)])
-    return build_tie_table(run, qrels, rel_level=1)
+    return build_tie_table(run, qrels, EvaluationOptions(rel_level=1))
 
 
 # ---- registry, hashing, reading -----------------------------------------------------------

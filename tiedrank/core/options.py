@@ -36,7 +36,7 @@ from typing import Any
 from ..io.duplicates import DUPLICATE_POLICIES
 from ..metrics import GAINS
 from .policies import parse_policies
-from .validation import Interval, InvalidParameterError, Options, check
+from .validation import REL_LEVEL, Interval, InvalidParameterError, Options, check
 
 QUERY_SETS = ("trec_eval", "relevant")
 """``trec_eval``: queries with results and judgements (``complete`` adds the qrels' other
@@ -49,7 +49,7 @@ MAX_EXP_GRADE = 1023
 ROLES = {"columns": ("query", "doc", "score"), "qrels_columns": ("query", "doc", "relevance")}
 
 _CONSTRAINTS: dict[str, list[Any]] = {
-    "rel_level": [Interval(int, 1, None)],
+    "rel_level": [REL_LEVEL],
     "gain": [Options(*GAINS)],
     "judged_only": [bool],
     "depth": [Interval(int, 1, None), None],

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..metrics import parse_metric
+from ..metrics import Metric
 from ..report import natural_rank
 from ..core.ties import TieTable
 
@@ -138,7 +138,7 @@ def group_size_bins(counts: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def tie_ratio_vs_range(evaluation, table: TieTable, metric: str, k: int = 10,
+def tie_ratio_vs_range(evaluation, table: TieTable, metric: "str | Metric", k: int = 10,
                        query_text: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Per evaluated query: tie ratios against the metric's range over tie orderings.
 
@@ -156,7 +156,7 @@ def tie_ratio_vs_range(evaluation, table: TieTable, metric: str, k: int = 10,
         (best - worst), n_relevant, n_retrieved, first_relevant_group_size. One row per
         query that is in the evaluation's means.
     """
-    metric = parse_metric(metric).name
+    metric = str(metric)  # a Metric or its name, as the settings validated it
     per_query = evaluation.per_query
     rows = per_query[(per_query["run"].astype(str) == table.run_name)
                      & (per_query["metric"].astype(str) == metric)]
