@@ -19,7 +19,7 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..metrics import GAINS
-from ..core.options import MAX_ROUND, QUERY_SETS, EvaluationOptions
+from ..core.options import MAX_ROUND, OPTION_NAMES, QUERY_SETS, EvaluationOptions
 from ..report import FORMATS
 from ..core.validation import InvalidParameterError
 
@@ -37,7 +37,7 @@ FLAGS = {
     "preset": "--preset", "n_queries": "--queries", "docs_per_query": "--docs-per-query",
     "quality": "--quality", "levels": "--levels", "tie_prob": "--tie-prob",
     "precision": "--precision", "method": "--method", "name": "--name",
-    "buckets": "--buckets", "timeout": "--dask-timeout",
+    "buckets": "--buckets", "timeout": "--dask-timeout", "top": "--top",
 }
 """Library parameter -> the CLI flag that sets it, to word errors in the user's terms."""
 
@@ -183,12 +183,20 @@ def _run_handler(args: argparse.Namespace, prog: str) -> int:
 
 
 # ---- options shared by several subcommands ---------------------------------------------------
-def add_query_options(parser: argparse.ArgumentParser) -> None:
-    """Which documents and queries count: -J, --round, -M, -c and --query-set."""
+def add_judged_only(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-J", "--judged-only", action="store_true",
                         help="drop unjudged documents before ranking (trec_eval -J)")
+
+
+def add_round(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--round", type=int, default=None, metavar="D",
                         help=f"round scores to D decimals (0-{MAX_ROUND}) so that near-ties merge")
+
+
+def add_query_options(parser: argparse.ArgumentParser) -> None:
+    """Which documents and queries count: -J, --round, -M, -c and --query-set."""
+    add_judged_only(parser)
+    add_round(parser)
     parser.add_argument("-M", "--depth", type=int, default=None, metavar="N",
                         help="only the first N documents of each query count, in trec_eval's "
                              "order (score, then docno descending), as trec_eval -M")
@@ -201,14 +209,17 @@ def add_query_options(parser: argparse.ArgumentParser) -> None:
                              "relevant: only queries with a relevant document")
 
 
-def evaluation_options(args: argparse.Namespace, ties: Sequence[str]) -> EvaluationOptions:
+def evaluation_options(args: argparse.Namespace,
+                       ties: Sequence[str] | None = None) -> EvaluationOptions:
     """The one options value of a command's flags (checked once; an error names the flag
-    through :data:`FLAGS`)."""
-    return EvaluationOptions(
-        ties=tuple(ties), rel_level=args.rel_level, gain=args.gain,
-        judged_only=args.judged_only, depth=args.depth, round=args.round,
-        complete=args.complete, query_set=args.query_set, seed=args.seed,
-        duplicates=args.duplicates, columns=args.columns, qrels_columns=args.qrels_columns)
+    through :data:`FLAGS`): every option the command has a flag for (the others keep their
+    defaults), and ``ties`` when given. ``evaluate``, ``compare`` and ``docs`` build it
+    here, so a flag they share means the same everywhere."""
+    given = vars(args)
+    values = {name: given[name] for name in OPTION_NAMES if name in given and name != "ties"}
+    if ties is not None:
+        values["ties"] = tuple(ties)
+    return EvaluationOptions(**values)
 
 
 def add_rel_level(parser: argparse.ArgumentParser) -> None:
