@@ -238,7 +238,7 @@ def test_query_documents(small_table):
     assert docs["group_size"].tolist() == [1, 3, 3, 3, 1]
     assert docs.loc[docs["doc"] == "d3", "grade"].item() == 2
     assert docs["group_relevant"].tolist() == [0, 1, 1, 1, 1]
-    assert len(query_documents(small_table, "q1", depth=2)) == 2
+    assert len(query_documents(small_table, "q1", top=2)) == 2
     assert query_documents(small_table, "q3").empty
     with pytest.raises(KeyError):
         query_documents(small_table, "nope")
@@ -310,7 +310,7 @@ def test_ranked_list_figure_modes(small_table):
     assert len(fig.layout.shapes) == 1  # one tied group outlined
     text = next(t for t in fig.data if t.type == "scatter")
     assert list(text.text) == ["3 tied"]
-    clipped = ranked_list_figure(query_documents(small_table, "q1", depth=3))
+    clipped = ranked_list_figure(query_documents(small_table, "q1", top=3))
     assert list(clipped.data[-1].text) == ["3 tied (2 shown)"]
     assert clipped.layout.shapes[0].x1 == 3
     per_doc = ranked_list_figure(docs, mode="documents")

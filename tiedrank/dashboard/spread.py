@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..core.policies import REPORT_COLUMNS
 from ..metrics import Metric
 
 PERCENTILE_TOLERANCE = 1e-12
@@ -54,10 +55,8 @@ def query_ranges(per_query: pd.DataFrame, run: str, metric: str, *,
     out = pd.DataFrame({"query": wide["query"].astype(str)})
     if query_text is not None:
         out["text"] = [query_text.get(q, "") for q in out["query"]]
-    out["worst"] = wide["pessimistic"].to_numpy()
-    out["best"] = wide["optimistic"].to_numpy()
-    out["expected"] = wide["expected"].to_numpy()
-    out["trec_eval"] = wide["trec_eval"].to_numpy()
+    for policy in needed:  # the report's words: worst, best, expected, trec_eval
+        out[REPORT_COLUMNS[policy]] = wide[policy].to_numpy()
     out["width"] = out["best"] - out["worst"]
     return out.sort_values(["width", "query"], ascending=[False, True], kind="stable",
                            ignore_index=True)

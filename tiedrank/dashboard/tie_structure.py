@@ -8,6 +8,7 @@ import pandas as pd
 
 from ..metrics import Metric
 from ..report import natural_rank
+from ..core.policies import REPORT_COLUMNS
 from ..core.ties import TieTable
 
 
@@ -163,7 +164,7 @@ def tie_ratio_vs_range(evaluation, table: TieTable, metric: "str | Metric", k: i
     wide = rows.pivot_table(index="query", columns="policy", values="value",
                             observed=True, sort=False)
     wide.columns = [str(c) for c in wide.columns]
-    wide = wide.rename(columns={"optimistic": "best", "pessimistic": "worst"}).reset_index()
+    wide = wide.rename(columns=REPORT_COLUMNS).reset_index()  # best, worst: as the report
     wide["query"] = wide["query"].astype(str)
     stats = query_overview(table, k)
     out = stats.merge(wide, on="query", how="inner")
@@ -183,8 +184,9 @@ def query_values(evaluation, run: str, query: str) -> pd.DataFrame:
         return pd.DataFrame(columns=["metric"])
     wide = rows.pivot_table(index="metric", columns="policy", values="value", observed=True, sort=False)
     wide.columns = [str(c) for c in wide.columns]
-    wide = wide.rename(columns={"optimistic": "best", "pessimistic": "worst"})
-    order = [c for c in ("expected", "worst", "best", "trec_eval") if c in wide.columns]
+    wide = wide.rename(columns=REPORT_COLUMNS)  # best, worst: as the report
+    order = [REPORT_COLUMNS[p] for p in ("expected", "pessimistic", "optimistic", "trec_eval")
+             if REPORT_COLUMNS[p] in wide.columns]
     wide = wide[order + [c for c in wide.columns if c not in order]]
     wide.index = wide.index.astype(str)
     return wide.rename_axis("metric").reset_index()

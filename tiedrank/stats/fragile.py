@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.evaluation import Evaluation
+from ..core.policies import REPORT_COLUMNS
 from ..metrics import Metric
 from .pairing import (
     check_runs,
@@ -34,8 +35,8 @@ FRAGILE_COLUMNS = ("query", "expected_a", "expected_b", "trec_eval_a", "trec_eva
                    "winner_trec_eval", "max_diff", "min_diff", "fragile")
 """The columns of :func:`fragile_queries`, in order."""
 
-_NEEDED = {"expected": "expected", "trec_eval": "trec_eval", "best": "optimistic",
-           "worst": "pessimistic"}
+_NEEDED = {REPORT_COLUMNS[p]: p for p in ("expected", "trec_eval", "optimistic", "pessimistic")}
+"""Column prefix (the report's word for the policy: best, worst) -> policy key."""
 
 
 def _policy_values(frame: pd.DataFrame, metric: Metric, policy: str, run_a: str,
