@@ -113,13 +113,16 @@ class EvaluationOptions:
             set_(self, name, _pairs(name, getattr(self, name)))
         for name, allowed in _CONSTRAINTS.items():
             check(name, getattr(self, name), allowed)
-        parse_policies(self.ties, self.seed)  # the one check of ties=
+        # the one check and the one parse of ties= (not a field: equality and the
+        # repr are the fields')
+        set_(self, "_policies", tuple(parse_policies(self.ties, self.seed)))
 
     # ---- derived values ------------------------------------------------------------------
     @property
     def policies(self) -> list:
-        """The :class:`~tiedrank.core.policies.Policy` list of ``ties`` (``"all"`` expanded)."""
-        return parse_policies(self.ties, self.seed)
+        """The :class:`~tiedrank.core.policies.Policy` list of ``ties`` (``"all"`` expanded),
+        parsed once when the options were made."""
+        return list(self._policies)
 
     @property
     def policy_labels(self) -> list[str]:
