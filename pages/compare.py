@@ -251,7 +251,7 @@ else:
     cards.metric(f"{baseline} better", counts["loss"], help="Queries where the baseline's value is higher.",
                  width="content")
     cards.metric("Mean difference", f"{view.mean_difference(differences, chart_metric):+.4f}",
-                 width="content", help=view.mean_difference_help(chart_metric, len(differences)))
+                 width="content", help=view.mean_difference_help(evaluation.metric(chart_metric), len(differences)))
     st.markdown(view.difference_sentence(differences, run, baseline, chart_metric, policy_name))
     fig = _shared("compare_difference_figure", lambda: figures.difference_figure(
         differences, run, baseline, chart_metric, policy_name), *PAIR)

@@ -123,7 +123,8 @@ def show(evaluation, args: argparse.Namespace) -> int:
     # result always says why
     if args.format == "table" or evaluation.findings or frame.empty:
         print(f"\n# {evaluation.rule}", file=sys.stderr)
-        note = summary_note(list(dict.fromkeys(evaluation.summary["metric"].astype(str))))
+        note = summary_note(list(evaluation.metrics) or  # objects: no name parsed again
+                            list(dict.fromkeys(evaluation.summary["metric"].astype(str))))
         if note:
             print(f"# note: {note}", file=sys.stderr)
         for finding in evaluation.findings:

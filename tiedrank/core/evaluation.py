@@ -18,7 +18,7 @@ from .options import MAX_EXP_GRADE, EvaluationOptions, make_options
 from .peers import PEERS, MetricRequest
 from .rounding import round_scores
 from .summation import exact_sums
-from .ties import TieTable, build_tie_table
+from .ties import TieTable, build_tie_table, truncate_run  # noqa: F401  (truncate_run re-exported)
 from .validation import InvalidParameterError
 
 DEFAULT_METRICS = ("RR", "P@10", "AP", "nDCG@10")
@@ -48,6 +48,13 @@ class Evaluation:
         :mod:`tiedrank.distributed` gather them from every bucket's table with
         :func:`~tiedrank.interop.trec_eval.trec_eval_counts`): run, query, num_ret, num_rel,
         num_rel_ret, in the one-pass order. None in one pass: ``tables`` hold them.
+    metrics : tuple of Metric
+        The metrics evaluated, as parsed once at the door, in the order of the results; the
+        frames show their names (:attr:`Metric.name`), and :meth:`metric` gives back the
+        object of a name, so nothing downstream parses a name again.
+    policies : tuple of Policy
+        The tie policies scored (those of ``options``, then the ones only wrapped metrics
+        name), in the order of the results; the frames show their labels.
     """
 
     per_query: pd.DataFrame
@@ -57,6 +64,27 @@ class Evaluation:
     rule: str = ""
     options: EvaluationOptions = field(default_factory=EvaluationOptions)
     counts: pd.DataFrame | None = None
+    metrics: tuple[Metric, ...] = ()
+    policies: tuple[Policy, ...] = ()
+
+    def metric(self, metric: "str | Metric") -> Metric:
+        """The evaluated :class:`~tiedrank.metrics.Metric` named ``metric`` (its canonical
+        name, as the frames show it), without parsing the name again.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> run = pd.DataFrame({"query": "q", "doc": ["a", "b"], "score": [1.0, 1.0]})
+        >>> qrels = pd.DataFrame({"query": ["q"], "doc": ["b"], "relevance": [1]})
+        >>> evaluate({"r": run}, qrels, ["gm_map"]).metric("gm_map").summary.name
+        'geometric mean'
+        """
+        name = str(metric)
+        for evaluated in self.metrics:
+            if evaluated.name == name:
+                return evaluated
+        raise KeyError(f"metric {name!r} was not evaluated; evaluated: "
+                       f"{', '.join(m.name for m in self.metrics) or 'none'}")
 
     def report(self) -> pd.DataFrame:
         """Per run and metric: expected, best, worst, trec_eval (as evaluated) and bias.
@@ -343,14 +371,11 @@ def build_tables(runs, qrels, options: EvaluationOptions | None = None) -> dict[
     qrels_obj = read_qrels_input(qrels, options)
     _check_exp_gain(int(qrels_obj.frame["relevance"].max()) if len(qrels_obj.frame) else 0,
                     options.gain)
+    # built with every document, so a measure with its own judged_only= has them
+    every_document = options.replace(judged_only=False) if options.judged_only else options
     tables: dict[str, TieTable] = {}
     for name, run in run_map.items():
-        if options.depth is not None:
-            # -M keeps the first `depth` of the ranking the table ranks: the rounded one
-            run = truncate_run(run, options.depth, options.round)
-        # built with every document, so a measure with its own judged_only= has them
-        table = build_tie_table(run, qrels_obj, rel_level=options.rel_level, round=options.round,
-                                complete=options.complete, query_set=options.query_set)
+        table = build_tie_table(run, qrels_obj, every_document)
         tables[name] = table.view(judged_only=options.judged_only)
     return tables
 
@@ -366,7 +391,7 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
     NaN, ``n_queries`` 0).
     """
     options = options or EvaluationOptions()
-    metric_list = parse_metrics(metrics)
+    metric_list = as_metrics(metrics)
     pairs = scored_pairs(metric_list, options)
     policies = list(dict.fromkeys(policy for policy, _ in pairs))
     scored = {m: [policy for policy, metric in pairs if metric == m] for m in metric_list}
@@ -377,7 +402,7 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
         for table in tables.values():
             _check_exp_gain(int(table.ideal_grade.max()) if len(table.ideal_grade) else 0, kind)
     findings: list[Finding] = []
-    blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]] = []
+    blocks: list[Block] = []
     for name, base in tables.items():
         values: dict = {}
         for level, judged in dict.fromkeys(settings.values()):
@@ -408,11 +433,26 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
                         resolved[view] = expected[view].resolve(policy.name, policy.seed)
                     values[policy, metric] = (query_ids, metric_values(
                         resolved[view], metric, gain=options.gain)[included])
-        blocks += [(name, *values[policy, metric][:1], metric.name, policy.label,
+        blocks += [(name, *values[policy, metric][:1], metric, policy,
                     values[policy, metric][1]) for policy, metric in pairs]
     own = [m.rel for m in metric_list if m.rel is not None]
     return Evaluation(_tidy(blocks), _summary(blocks), dict(tables), findings,
-                      options.rule(own), options)
+                      options.rule(own), options, metrics=tuple(metric_list),
+                      policies=tuple(dict.fromkeys(policy for policy, _ in pairs)))
+
+
+def as_metrics(metrics: "str | Metric | Iterable[str | Metric]") -> list[Metric]:
+    """``metrics`` as :class:`~tiedrank.metrics.Metric` objects, each once, in order: taken
+    as they are when a door parsed them already (the CLI, :func:`evaluate`, the dashboard's
+    settings, the scaled paths' plan), parsed here (:func:`parse_metrics`) otherwise."""
+    if isinstance(metrics, Metric):
+        return [metrics]
+    if not isinstance(metrics, (str, bytes)) and isinstance(metrics, Iterable):
+        items = list(metrics)
+        if items and all(isinstance(m, Metric) for m in items):
+            return list(dict.fromkeys(items))
+        metrics = items
+    return parse_metrics(metrics)
 
 
 def scored_pairs(metrics: "Iterable[Metric]", options: EvaluationOptions) -> list[tuple[Policy, Metric]]:
@@ -429,19 +469,30 @@ def scored_pairs(metrics: "Iterable[Metric]", options: EvaluationOptions) -> lis
             if (own[metric] == policy if metric in own else policy in options.policies)]
 
 
-def _summary(blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]]) -> pd.DataFrame:
+Block = tuple[str, np.ndarray, Metric, Policy, np.ndarray]
+"""One (run, metric, policy) of :func:`score_tables`: run name, query ids, the metric and the
+policy (objects: the frames show their names), and the per-query values."""
+
+
+def _names(blocks: list[Block], position: int) -> list[str]:
+    """Each block's run name, metric name or policy label (``position`` 0, 2 or 3)."""
+    return [b[0] if position == 0 else b[2].name if position == 2 else b[3].label
+            for b in blocks]
+
+
+def _summary(blocks: list[Block]) -> pd.DataFrame:
     """Exact summary of each block (run, metric, policy), in the order evaluated: the mean,
     or the sum or geometric mean a metric declares (:class:`~tiedrank.core.summation.Summary`);
     a block with no query keeps its row (NaN, 0 queries)."""
     lengths = np.array([len(b[4]) for b in blocks], dtype=np.int64)
-    kinds = [parse_metric(b[2]).summary for b in blocks]
+    kinds = [b[2].summary for b in blocks]
     values = (np.concatenate([k.summand(b[4]) for k, b in zip(kinds, blocks)]) if blocks
               else np.zeros(0))
     sums = exact_sums(np.repeat(np.arange(len(blocks)), lengths), values, len(blocks))
     columns = {}
     for position, column in ((0, "run"), (2, "metric"), (3, "policy")):
-        labels = list(dict.fromkeys(b[position] for b in blocks))
-        columns[column] = pd.Categorical([b[position] for b in blocks], categories=labels)
+        names = _names(blocks, position)
+        columns[column] = pd.Categorical(names, categories=list(dict.fromkeys(names)))
     return pd.DataFrame({**columns, "value": np.array([k.finish(s) for k, s in zip(kinds, sums)],
                                                     dtype=np.float64),
                          "n_queries": lengths})
@@ -455,7 +506,7 @@ def _is_one_metric(metrics) -> bool:
         and PEERS.read_metric(metrics, f"metric {metrics!r}") is not None)
 
 
-def _tidy(blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]]) -> pd.DataFrame:
+def _tidy(blocks: list[Block]) -> pd.DataFrame:
     """Stack per-(run, metric, policy) value blocks into the tidy per-query frame.
 
     run, metric and policy become categoricals in the order evaluated (built from codes,
@@ -464,8 +515,9 @@ def _tidy(blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]]) -> pd.Data
     lengths = np.array([len(b[4]) for b in blocks])
     columns = {}
     for position, column in ((0, "run"), (2, "metric"), (3, "policy")):
-        labels = list(dict.fromkeys(b[position] for b in blocks))
-        codes = np.repeat([labels.index(b[position]) for b in blocks], lengths)
+        names = _names(blocks, position)
+        labels = list(dict.fromkeys(names))
+        codes = np.repeat([labels.index(name) for name in names], lengths)
         columns[column] = pd.Categorical.from_codes(codes, categories=labels)
     query = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, dtype=object)
     return pd.DataFrame({"run": columns["run"], "query": pd.array(query, dtype="str"),
@@ -495,25 +547,3 @@ def _check_exp_gain(top: int, gain: str) -> None:
         raise InvalidParameterError("gain", gain, f"'linear' for grades above {MAX_EXP_GRADE} "
                                     f"(the qrels hold grade {top:,}; 2**grade - 1 overflows)",
                                     function="evaluate")
-
-
-def truncate_run(run: Run, depth: int, round: int | None = None) -> Run:
-    """The first ``depth`` documents of each query in trec_eval's order (trec_eval ``-M``),
-    ranked by the scores rounded to ``round`` decimals when given (so near-ties that
-    rounding merges are cut as one tie group; the kept rows keep their own scores).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> run = Run("r", pd.DataFrame({"query": "q", "doc": ["a", "b", "c"], "score": [1.0, 2.0, 1.0]}))
-    >>> truncate_run(run, 2).frame["doc"].tolist()   # b first, then c before a (docno descending)
-    ['b', 'c']
-    """
-    frame = run.frame
-    score = frame["score"] if round is None else round_scores(frame["score"].to_numpy(), round)
-    # trec_eval's order: score descending, then docno descending (by bytes, as strcmp)
-    order = frame.assign(_doc=frame["doc"].astype(str).str.encode("utf-8"), _score=score) \
-        .sort_values(["query", "_score", "_doc"], ascending=[True, False, False], kind="stable")
-    kept = order[order.groupby("query", sort=False).cumcount() < depth]
-    return Run(run.name, frame.loc[np.sort(kept.index.to_numpy())].reset_index(drop=True),
-               run.source, run.findings)

@@ -10,10 +10,12 @@ registry reads, stays below it.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 
-from ..metrics import parse_metric
+from ..metrics import Metric, parse_metric
 from .summation import SUMMARY_KEYS, ExactSum, Summary, exact_sums
 
 
@@ -30,32 +32,41 @@ def summary_note(metrics: "list[str]") -> str | None:
     return "; ".join(parts) or None
 
 
-def summarize(per_query: pd.DataFrame, keys: list[str] | None = None) -> pd.DataFrame:
+def summarize(per_query: pd.DataFrame, keys: list[str] | None = None,
+              metrics: Iterable[Metric] = ()) -> pd.DataFrame:
     """Each metric's summary of ``value`` per (run, metric, policy), exact and order-independent.
 
     Returns the summary frame of :class:`tiedrank.core.evaluation.Evaluation`: run, metric,
     policy (in order of first appearance), value (the metric's :class:`Summary` of the
     non-NaN values: the correctly rounded mean, the sum or the geometric mean) and n_queries
     (rows in the group). ``keys``: other grouping columns (they must include ``metric``),
-    e.g. ``["run", "metric", "policy", "group"]`` for a per-group breakdown.
+    e.g. ``["run", "metric", "policy", "group"]`` for a per-group breakdown. ``metrics``:
+    the evaluated :class:`~tiedrank.metrics.Metric` objects (their summaries are read as
+    they are; a name of the frame not among them is parsed).
     """
     keys = SUMMARY_KEYS if keys is None else list(keys)
-    summary, sums = partial_summary(per_query, keys)
-    kinds = [summary_of(m) for m in summary["metric"].astype(str)]
+    known = {m.name: m for m in metrics}
+    summary, sums = partial_summary(per_query, keys, metrics=known.values())
+    kinds = [summary_of(known.get(m, m)) for m in summary["metric"].astype(str)]
     summary["value"] = np.array([k.finish(s) for k, s in zip(kinds, sums)], dtype=np.float64)
     return summary[keys + ["value", "n_queries"]]
 
 
-def summary_of(metric: str) -> Summary:
-    """The :class:`Summary` a metric name declares (its registry entry's ``summary``)."""
+def summary_of(metric: str | Metric) -> Summary:
+    """The :class:`Summary` a metric declares (its registry entry's ``summary``); a
+    :class:`~tiedrank.metrics.Metric` is read as it is, only a name is parsed."""
+    if isinstance(metric, Metric):  # no name to parse
+        return metric.summary
     return parse_metric(metric).summary
 
 
-def partial_summary(per_query: pd.DataFrame,
-                    keys: list[str] | None = None) -> tuple[pd.DataFrame, list[ExactSum]]:
+def partial_summary(per_query: pd.DataFrame, keys: list[str] | None = None,
+                    metrics: Iterable[Metric] = ()) -> tuple[pd.DataFrame, list[ExactSum]]:
     """The groups (run, metric, policy, n_queries) and their exact sums of each metric's
     summands (:class:`Summary`), not yet finished: what a bucket or a Dask worker sends back
-    so that the summaries can be combined exactly. ``keys``: as :func:`summarize`."""
+    so that the summaries can be combined exactly. ``keys``: as :func:`summarize`;
+    ``metrics``: the evaluated :class:`~tiedrank.metrics.Metric` objects, whose summaries are
+    read as they are (a name of the frame not among them is parsed)."""
     grouped = per_query.groupby(SUMMARY_KEYS if keys is None else list(keys), observed=True,
                                 sort=False)
     codes = grouped.ngroup().to_numpy()
@@ -63,7 +74,8 @@ def partial_summary(per_query: pd.DataFrame,
     summary["n_queries"] = summary["n_queries"].astype(np.int64)
     values = per_query["value"].to_numpy(dtype=np.float64)
     metric_code, metric_names = pd.factorize(per_query["metric"])  # categorical: its codes
-    kinds = {i: summary_of(str(name)) for i, name in enumerate(metric_names)}
+    known = {m.name: m for m in metrics}
+    kinds = {i: summary_of(known.get(str(name), str(name))) for i, name in enumerate(metric_names)}
     if any(kind.name != "mean" for kind in kinds.values()):  # the mean sums the values as is
         values = values.copy()
         for i, kind in kinds.items():

@@ -35,7 +35,7 @@ import pandas as pd
 
 from .. import stats as cmp
 from ..core.evaluation import ALL_POLICIES, Evaluation, parse_policies
-from ..metrics import parse_metric
+from ..metrics import Metric
 from ..core.policies import POLICY_LABELS
 from ..core.summation import MIN_GEO_MEAN
 
@@ -297,13 +297,15 @@ def mean_difference(differences: pd.DataFrame, metric: str = "RR") -> float:
                          - cmp.summands(differences["baseline"], metric)))
 
 
-def mean_difference_help(metric: str, n_queries: int) -> str:
-    """What the "Mean difference" card shows, in words.
+def mean_difference_help(metric: Metric, n_queries: int) -> str:
+    """What the "Mean difference" card shows, in words, for the evaluated ``metric``
+    (``Evaluation.metric(name)``: the object, whose summary it reads).
 
-    >>> mean_difference_help("gm_map", 25)
+    >>> from tiedrank.metrics import Metric
+    >>> mean_difference_help(Metric("gm_map"), 25)
     'log(GM run / GM baseline): the mean of log(max(run, 1e-05)) − log(max(baseline, 1e-05)) over the 25 paired queries (gm_map is summarised by its geometric mean).'
     """
-    if parse_metric(metric).entry.summary == "geometric":
+    if metric.entry.summary == "geometric":
         return (f"log(GM run / GM baseline): the mean of log(max(run, {MIN_GEO_MEAN:g})) − "
                 f"log(max(baseline, {MIN_GEO_MEAN:g})) over the {n_queries} paired queries "
                 f"({metric} is summarised by its geometric mean).")

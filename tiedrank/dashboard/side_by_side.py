@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..io import query_documents, read_corpus
-from ..metrics import parse_metric
+from ..metrics import Metric
 from ..core.ties import TieTable
 from .drilldown import (  # noqa: F401  (the page's link and click, kept where every page reaches them)
     DRILL_PAIR_KEY,
@@ -185,14 +185,14 @@ def placement_wide(placement: pd.DataFrame) -> pd.DataFrame:
         "shift": (b.loc[a.index, "expected_rank"] - a["expected_rank"]).to_numpy(dtype=float)})
 
 
-def query_ranges(evaluation, runs: Sequence[str], query: str, metric: str) -> pd.DataFrame:
+def query_ranges(evaluation, runs: Sequence[str], query: str, metric: "str | Metric") -> pd.DataFrame:
     """Each run's range of ``metric`` on ``query`` over the tie orderings: run, metric,
     expected, best, worst, trec_eval, range (best - worst); one row per run of ``runs``
     evaluated on the query (none for a run that does not answer it).
 
     ``evaluation`` was evaluated with ``ties="all"`` for ``metric``.
     """
-    metric = parse_metric(metric).name
+    metric = str(metric)  # a Metric or its name, as the settings validated it
     per_query = evaluation.per_query
     rows = per_query[per_query["run"].astype(str).isin([str(r) for r in runs])
                      & (per_query["query"].astype(str) == str(query))

@@ -82,7 +82,7 @@ from tiedrank.dashboard.settings import URL_NAMES, Settings
 from tiedrank.dashboard.my_runs import RunSet, add_runs
 from tiedrank.dashboard.labels import query_label
 from tiedrank.core.data import Qrels, Run
-from tiedrank.core.errors import Finding, InputError
+from tiedrank.core.errors import Finding, InputError, Remedy
 from tiedrank.core.evaluation import Evaluation, build_tables, score_tables
 from tiedrank.core.options import EvaluationOptions
 from tiedrank.io import read_query_text
@@ -144,14 +144,25 @@ DUPLICATE_CHOICES = {"error": "error", "max": "keep the highest score"}
 """The upload form's "Duplicate documents" control: reader ``duplicates=`` -> label."""
 
 
+def control_remedy(remedy: Remedy) -> str:
+    """A reader's remedy in the dashboard's terms: the upload control that sets it
+    (``duplicates='max'`` is "Duplicate documents: keep the highest score"; a ``columns=``
+    mapping, the column choices of the file); the Python wording otherwise."""
+    if remedy.parameter == "duplicates" and remedy.value in DUPLICATE_CHOICES:
+        return remedy.sentence(f'choose "Duplicate documents: {DUPLICATE_CHOICES[remedy.value]}"'
+                               " under the uploads")
+    if remedy.parameter == "columns" and isinstance(remedy.value, dict):
+        return remedy.sentence(f"choose which column holds {', '.join(remedy.value)} (under "
+                               '"Columns of" the file)')
+    return remedy.python()
+
+
 def _name_the_control(err: InputError) -> InputError:
-    """The reader's hint names its Python argument; on the dashboard, name the control."""
-    message = str(err)
-    if "duplicates='max'" not in message:
+    """The reader's error with its remedy worded by the control that sets it (from the
+    error's fields: :meth:`~tiedrank.core.errors.Remedied.worded_with`)."""
+    if err.remedy is None:
         return err
-    return InputError(message.replace(
-        "pass duplicates='max' to keep the highest score",
-        'choose "Duplicate documents: keep the highest score" under the uploads'))
+    return InputError(err.worded_with(control_remedy))
 
 
 def _read(kind: str, name: str, fmt: str | None, columns: tuple, source,

@@ -54,6 +54,7 @@ from ..core.errors import Finding, InputError
 from ..core.evaluation import run_sources, unique_labels
 from ..core.hashing import bucket_of_hashes, hash_ids
 from ..core.machine import usable_cores
+from ..io.duplicates import KEEP_MAX
 
 BLOCK_BYTES = 16 << 20
 """Text read per block when streaming a TREC file (decompressed bytes)."""
@@ -169,7 +170,7 @@ def _shifted(error: InputError, first_line: int) -> InputError:
     if error.line is None or first_line == 1:
         return error
     return InputError(error.problem, source=error.source, line=error.line + first_line - 1,
-                      text=error.text, expected=error.expected)
+                      text=error.text, expected=error.expected, remedy=error.remedy)
 
 
 def _frames(source: Any, reader, kind: str, block_bytes: int,
@@ -553,8 +554,7 @@ def load_run(buckets: BucketSet, run_index: int, bucket: int, duplicates: str = 
             row = repeated
             raise InputError("duplicate document within a query", source=part.source,
                              text=f"query {row['query']!r}, doc {row['doc']!r}",
-                             expected="each document at most once per query; pass "
-                             "duplicates='max' to keep the highest score")
+                             expected="each document at most once per query", remedy=KEEP_MAX)
         if repeated is not None:
             checked = read_run(frame, name=part.name, duplicates="max", source_name=part.source)
             frame, findings = checked.frame, checked.findings

@@ -302,7 +302,7 @@ def _cutoffs(text: str, measure: TrecEvalMeasure, params: str) -> tuple[int, ...
 _NAME_WIDTH = 22  # trec_eval left-justifies names in 22 characters (its printf "%-22s")
 
 
-def trec_eval_position(metric: str) -> tuple[int, float]:
+def trec_eval_position(metric: "str | Metric") -> tuple[int, float]:
     """Where trec_eval prints ``metric``: (index in :data:`MEASURES`, cutoff); a metric
     trec_eval does not have comes after all of them.
 
@@ -356,7 +356,11 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
     frame = evaluation.per_query
     frame = frame[frame["run"] == run]
     names = list(dict.fromkeys(frame["metric"].astype(str)))
-    wrapped = {n for n in names if parse_metric(n).policy is not None}
+    # the evaluation's own objects (an Evaluation made elsewhere may hold names only)
+    evaluated = {m.name: m for m in evaluation.metrics}
+    metric = {n: evaluated.get(n) or parse_metric(n) for n in dict.fromkeys(
+        [*names, *evaluation.summary["metric"].astype(str)])}
+    wrapped = {n for n in names if metric[n].policy is not None}
     frame = frame[(frame["policy"] == label) | frame["metric"].isin(wrapped)]
     summary = evaluation.summary
     summary = summary[(summary["run"] == run) & ((summary["policy"] == label)
@@ -365,11 +369,12 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
         raise ValueError(f"no values for run {run!r} under policy {label!r}; evaluated: runs "
                          f"{', '.join(runs)}, policies "
                          f"{', '.join(dict.fromkeys(evaluation.per_query['policy'].astype(str)))}")
-    position = {m: trec_eval_position(m) for m in dict.fromkeys(summary["metric"].astype(str))}
+    position = {m: trec_eval_position(metric[m])
+                for m in dict.fromkeys(summary["metric"].astype(str))}
     order = sorted(position, key=position.__getitem__)
-    shown = {m: trec_eval_name(m) for m in order}  # a wrapped one as Best(map)
+    shown = {m: trec_eval_name(metric[m]) for m in order}  # a wrapped one as Best(map)
     order = [m for m in order if shown[m] not in asked]  # the count lines print those
-    kind = {m: parse_metric(m).summary.name for m in order}
+    kind = {m: metric[m].summary.name for m in order}
     # trec_eval prints gm_map and gm_bpref only on the all line; counts (num_nonrel_judged_ret)
     # as integers
     as_printed = {m: (int if kind[m] == "sum" else float) for m in order}

@@ -45,6 +45,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..core.errors import Remedy, RemediedValueError
 from ..core.ties import TieTable, segment_sum
 from .blocks import divide
 from .trec_gains import trec_gains
@@ -409,13 +410,14 @@ def _lattice(radix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _check_lattice(table: TieTable, groups: np.ndarray, size: np.ndarray) -> None:
     if len(size) and size.max() > LATTICE_LIMIT:
         g = groups[int(np.argmax(size))]
-        raise ValueError(
+        raise RemediedValueError(
             f"G: the tie group at ranks {table.group_above[g] + 1}-"
             f"{table.group_above[g] + table.group_size[g]} of query "
             f"{table.queries[table.group_query[g]]!r} has {int(size.max()):,} count vectors of "
             f"its grades (each grade level's count, multiplied), past tiedrank's limit of "
-            f"{LATTICE_LIMIT:,}; pass ties='trec_eval' to score G on one ordering (trec_eval's), "
-            "or merge grade levels in the qrels")
+            f"{LATTICE_LIMIT:,}; ",
+            Remedy("ties", "trec_eval", "to score G on one ordering (trec_eval's)"),
+            ", or merge grade levels in the qrels")
 
 
 def normalized_gain(table: TieTable) -> np.ndarray:

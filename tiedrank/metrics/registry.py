@@ -31,7 +31,7 @@ from ..core.peers import PEERS
 from ..core.policies import POLICY_WRAPPERS, WRAPPER_ALIASES
 from ..core.summation import SUMMARIES, Summary
 from ..core.ties import TieTable
-from ..core.validation import Interval, InvalidParameterError, Options, check
+from ..core.validation import REL_LEVEL, Interval, InvalidParameterError, Options, check
 from . import inferred as INF
 from . import interpolated
 from . import kernels as K
@@ -228,6 +228,8 @@ class Metric:
     def __post_init__(self) -> None:
         if self.k is not None:  # Metric(...) made directly: the parser's bound as well
             check_cutoff(self.k, f"metric {self.family!r}")
+        if self.rel is not None:  # RR(rel=2), map-l2, Metric(rel=...): the one level check
+            check("rel", self.rel, [REL_LEVEL], subject=f"metric {self.family!r}")
         if self.policy is not None:
             check("policy", self.policy, [Options(*POLICY_WRAPPERS.values())], function="Metric")
 
@@ -631,11 +633,9 @@ def _setting(subject: str, entry: MetricFamily, key: str, raw: str) -> tuple[str
         raise InvalidParameterError(key, raw, f"left out: {entry.name} is a binary metric "
                                     f"(write {entry.name}(rel=2) to count grade >= 2 as "
                                     "relevant)", subject=subject)
-    if name == "rel":
-        if not re.fullmatch(r"\d+", raw) or int(raw) < 1:
-            raise InvalidParameterError("rel", raw, "an integer >= 1 (grade >= rel is relevant)",
-                                        subject=subject)
-        return name, int(raw)
+    if name == "rel":  # the one level check, worded for this measure
+        level = int(raw) if re.fullmatch(r"[+-]?\d+", raw) else raw
+        return name, check("rel", level, [REL_LEVEL], subject=subject)
     if name == "judged_only":
         if raw.lower() not in ("true", "false"):
             raise InvalidParameterError("judged_only", raw, "True or False", subject=subject)
@@ -691,7 +691,7 @@ def metric_values(table: TieTable, metric: "str | Metric", *, gain: str = "linea
     if m.rel is not None and m.rel != table.rel_level:
         raise ValueError(f"{m.name} counts grade >= {m.rel} as relevant, but the table was built "
                          f"with rel_level={table.rel_level}; build it with "
-                         f"build_tie_table(..., rel_level={m.rel})")
+                         f"build_tie_table(run, qrels, EvaluationOptions(rel_level={m.rel}))")
     source = metric_view(table, m)
     if extreme is not None and not m.policy_invariant:
         if m.entry.extremes is not None:
