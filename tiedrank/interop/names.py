@@ -94,7 +94,7 @@ def _as_tiedrank(text: str) -> str | None:
     if cut:
         return f"{cut_families[cut.group(1).lower()]}@{cut.group(2)}"
     base, at, k = text.strip().partition("@")
-    if _known(base):  # tiedrank's own name (rbp is tiedrank's RBP, trec_eval's rbp_graded)
+    if _known(base):  # tiedrank's own name wins: rbp is RBP (trec_eval's rbp is RBP_graded)
         return None
     found = names.get(base.lower())
     return None if found is None else found + at + k
