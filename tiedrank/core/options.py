@@ -34,9 +34,10 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from ..io.duplicates import DUPLICATE_POLICIES
-from ..metrics import GAINS
 from .policies import parse_policies
 from .validation import REL_LEVEL, Interval, InvalidParameterError, Options, check
+GAINS = ("linear", "exp")
+"""DCG gains: the grade itself, or 2**grade - 1 (the ``gain`` option and nDCG's kernels)."""
 
 QUERY_SETS = ("trec_eval", "relevant")
 """``trec_eval``: queries with results and judgements (``complete`` adds the qrels' other

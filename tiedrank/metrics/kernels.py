@@ -26,13 +26,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..core.options import GAINS  # noqa: F401  (the vocabulary lives with the options)
 from ..core.ties import TieTable, segment_sum
 from ..core.validation import Options, check
 from .blocks import divide, per_query_docs, per_query_groups
-
-GAINS = ("linear", "exp")
-"""DCG gains: the grade itself, or 2**grade - 1."""
-
 
 # ---- shared building blocks (the rest: tiedrank.metrics.blocks) -------------------------
 def _cutoff(table: TieTable, k: int | np.ndarray | None) -> np.ndarray:
