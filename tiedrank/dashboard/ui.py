@@ -44,6 +44,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from tiedrank.app_files import APP_DIR
 from tiedrank.dashboard.cache import SHARED
 from tiedrank.dashboard.datasets import (
     SESSION,
@@ -465,13 +466,12 @@ def _enter_through_app(page_file: str | None) -> None:
     """
     try:
         if page_file:
-            st.session_state[RETURN_KEY] = os.path.relpath(page_file, _APP_DIR)
+            st.session_state[RETURN_KEY] = os.path.relpath(page_file, APP_DIR)
         st.switch_page("app.py")
     except StreamlitAPIException:  # not started through app.py at all
         st.session_state.pop(RETURN_KEY, None)
 
 
-_APP_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 # ---------------------------------------------------------------------------------------
