@@ -51,4 +51,5 @@ class BuildPyWithDashboard(build_py):
         return outputs
 
 
-setup(cmdclass={"build_py": BuildPyWithDashboard})
+if __name__ == "__main__":  # as setuptools' build backend runs it; tests import the class
+    setup(cmdclass={"build_py": BuildPyWithDashboard})
