@@ -1,4 +1,5 @@
-"""The installed dashboard in Chromium: the Overview of the bundled LLMJudge set is drawn.
+"""The installed dashboard in Chromium: a page opens by its address, and the Overview of the
+bundled LLMJudge set is drawn.
 
 Usage: python .ci/dashboard_smoke.py URL   (a server started by `tiedrank dashboard`)
 
@@ -30,6 +31,18 @@ def check(url: str) -> list[str]:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            # First a page's own address, on the fresh server: the dashboard runs app.py first
+            # and comes back to the page by its path relative to the installed app.py
+            # (tiedrank.app_files.APP_DIR; ui._enter_through_app)
+            page.goto(f"{url}/tie_structure")
+            try:
+                page.locator(f'h1:has-text("Tie structure"), {FAILED}').first.wait_for(
+                    state="visible", timeout=WAIT_MS)
+            except PlaywrightTimeout:
+                return [f"/tie_structure showed nothing in {WAIT_MS // 1000} s"]
+            if page.locator(FAILED).count():
+                return ["/tie_structure did not open the Tie structure page: "
+                        f"{page.locator(FAILED).first.inner_text()[:300]!r}"]
             page.goto(url)
             try:
                 page.locator(SHOWN).first.wait_for(state="visible", timeout=WAIT_MS)
