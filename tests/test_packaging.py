@@ -98,6 +98,7 @@ def test_ci_runs_the_readme_test_command_verbatim_then_the_lowest_versions():
 def _setup_module():
     """setup.py as a module (its ``setup()`` call runs only as ``__main__``, as the build
     backend runs it)."""
+    pytest.importorskip("setuptools")  # not in every virtual environment (Python >= 3.12)
     spec = importlib.util.spec_from_file_location("tiedrank_setup", ROOT / "setup.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -112,9 +113,9 @@ def _files(folder: Path) -> set[str]:
 def test_build_py_puts_the_dashboard_and_its_data_into_the_package(tmp_path):
     """The wheel's tiedrank/_app/ holds app.py, every page, the Streamlit configuration and
     every sample-data file (licences included), byte for byte; nothing else, no bytecode."""
+    setup = _setup_module()
     from setuptools.dist import Distribution
 
-    setup = _setup_module()
     dist = Distribution({"name": "tiedrank", "script_name": str(ROOT / "setup.py"),
                          "packages": []})  # the package's own modules: setuptools' job
     command = setup.BuildPyWithDashboard(dist)

@@ -347,7 +347,8 @@ def get_context() -> Context:
                             "to start; or pick one of the bundled datasets.")
         else:
             empty_state("No data is loaded: see the messages in the sidebar, or start the "
-                        "dashboard with `streamlit run app.py`.")
+                        "dashboard with `tiedrank dashboard` (or `streamlit run app.py` in a "
+                        "checkout).")
         st.stop()
     return ctx
 
