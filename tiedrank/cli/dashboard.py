@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import re
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -100,6 +101,11 @@ def _dashboard(args: argparse.Namespace) -> int:
         return 2
     from streamlit.web import cli as streamlit_cli  # the dashboard extra, checked above
 
+    # Streamlit owns the signals of its server: Ctrl-C and SIGTERM stop it gracefully once it
+    # runs. Until its handlers are in place, Python's defaults apply (as with `streamlit
+    # run`), not the CLI's, which raise into Streamlit's start-up and are lost there.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     # click's standalone mode ends with SystemExit(status): the console script's run()
     # turns it into the exit status
     streamlit_cli.main(args=command, prog_name="streamlit")
