@@ -1,6 +1,6 @@
 """tiedrank dashboard: evaluate rankers whose scores tie.
 
-Run with ``streamlit run app.py``. This entry point defines the pages (one list, below),
+Run with ``streamlit run app.py`` (installed: ``tiedrank dashboard``). This entry point defines the pages (one list, below),
 the sidebar data panel and the shared settings; every page reads them through
 ``tiedrank.dashboard.ui.get_context()``.
 """

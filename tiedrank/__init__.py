@@ -21,7 +21,7 @@ from .io import read_qrels, read_run, write_qrels, write_run
 from .metrics import METRIC_NAMES, Metric, metric_values, parse_metric
 from .core.ties import POLICIES, TieTable, build_tie_table
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _moved.install()
 

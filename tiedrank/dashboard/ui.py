@@ -44,6 +44,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from tiedrank.app_files import APP_DIR
 from tiedrank.dashboard.cache import SHARED
 from tiedrank.dashboard.datasets import (
     SESSION,
@@ -357,7 +358,8 @@ def get_context() -> Context:
                             "to start; or pick one of the bundled datasets.")
         else:
             empty_state("No data is loaded: see the messages in the sidebar, or start the "
-                        "dashboard with `streamlit run app.py`.")
+                        "dashboard with `tiedrank dashboard` (or `streamlit run app.py` in a "
+                        "checkout).")
         st.stop()
     return ctx
 
@@ -476,13 +478,12 @@ def _enter_through_app(page_file: str | None) -> None:
     """
     try:
         if page_file:
-            st.session_state[RETURN_KEY] = os.path.relpath(page_file, _APP_DIR)
+            st.session_state[RETURN_KEY] = os.path.relpath(page_file, APP_DIR)
         st.switch_page("app.py")
     except StreamlitAPIException:  # not started through app.py at all
         st.session_state.pop(RETURN_KEY, None)
 
 
-_APP_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 # ---------------------------------------------------------------------------------------

@@ -238,6 +238,12 @@ def compare_runs(source: Evaluation | pd.DataFrame, *, baseline: str | None = No
                  progress: Callable[[float, str], None] | None = None) -> Comparison:
     """Compare many runs against a baseline (or all pairs) with a corrected paired test.
 
+    Each metric is compared on the scale of its summary (:func:`compare_pair`): a run's
+    ``mean`` is its summary (the geometric mean for gm_map and gm_bpref, the sum for the
+    ``num_*`` counts), and for a geometric summary the tests, intervals, effect sizes and
+    ``diff`` are those of the floored logs ``log(max(x, 1e-5))``: ``diff`` is
+    ``log(GM_run / GM_baseline)`` and a significant test says the geometric means differ.
+
     Parameters
     ----------
     source : Evaluation or per-query DataFrame
@@ -251,12 +257,6 @@ def compare_runs(source: Evaluation | pd.DataFrame, *, baseline: str | None = No
     test : {"t", "wilcoxon", "randomization"}
     correction : {"holm", "bonferroni", "bh", "none"}
         Applied per metric over the family of tests run for it (NaN p-values left out).
-
-    Each metric is compared on the scale of its summary (:func:`compare_pair`): a run's
-    ``mean`` is its summary (the geometric mean for gm_map and gm_bpref, the sum for the
-    ``num_*`` counts), and for a geometric summary the tests, intervals, effect sizes and
-    ``diff`` are those of the floored logs ``log(max(x, 1e-5))``: ``diff`` is
-    ``log(GM_run / GM_baseline)`` and a significant test says the geometric means differ.
     pairs : {"baseline", "all"}
         Test each run against the baseline only, or every pair of runs (ranx's default).
     alpha : float
