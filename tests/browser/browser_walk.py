@@ -82,7 +82,7 @@ def _wait_for_content(page) -> None:
 def _options(page) -> list:
     """The options of the list a click just opened (drawn a moment after the click)."""
     try:
-        page.get_by_role("option").first.wait_for(state="visible", timeout=3_000)
+        page.get_by_role("option").first.wait_for(state="visible", timeout=6_000)
     except Exception:  # noqa: BLE001 - an empty list
         return []
     return _visible(page.get_by_role("option"))
@@ -217,20 +217,21 @@ def _upload(rng, page, box, folder: Path) -> str:
 
 
 SELECTORS = {
-    "page": (1.2, f"{MENU} a"),
-    "selectbox": (3, '[data-testid="stSelectbox"]'),
-    "multiselect": (3, '[data-testid="stMultiSelect"]'),
-    "number": (3, '[data-testid="stNumberInput"]'),
-    "slider": (3, '[data-testid="stSlider"]'),
-    "segment": (3, '[data-testid="stButtonGroup"] button'),
-    "radio": (2, '[data-testid="stRadio"] label:has(input)'),
-    "toggle": (2, '[data-testid="stCheckbox"] label'),
-    "button": (2, '[data-testid="stButton"] button'),
-    "editor": (12, '[data-testid="stDataFrame"]:has(td[aria-readonly="false"])'),
-    "upload": (4, '[data-testid="stFileUploader"]'),
-    "chart": (1.5, ".js-plotly-plot .points .point"),
+    "page": (10, f"{MENU} a"),
+    "selectbox": (12, '[data-testid="stSelectbox"]'),
+    "multiselect": (8, '[data-testid="stMultiSelect"]'),
+    "number": (10, '[data-testid="stNumberInput"]'),
+    "slider": (8, '[data-testid="stSlider"]'),
+    "segment": (8, '[data-testid="stButtonGroup"] button'),
+    "radio": (6, '[data-testid="stRadio"] label:has(input)'),
+    "toggle": (5, '[data-testid="stCheckbox"] label'),
+    "button": (5, '[data-testid="stButton"] button'),
+    "editor": (25, '[data-testid="stDataFrame"]:has(td[aria-readonly="false"])'),
+    "upload": (14, '[data-testid="stFileUploader"]'),
+    "chart": (6, ".js-plotly-plot .points .point"),
 }
-"""What a user can act on, by Streamlit test id: kind -> (weight, selector)."""
+"""What a user can act on, by Streamlit test id: kind -> (how often a user does that kind of
+thing when the page offers it, selector); then any element of that kind, uniformly."""
 
 _VISIBLE_JS = """selectors => Object.fromEntries(Object.entries(selectors).map(([kind, sel]) => [kind,
   [...document.querySelectorAll(sel)].map((e, i) => [i, e.getClientRects().length > 0,
@@ -246,9 +247,12 @@ def take_step(rng: random.Random, page, url: str, folder: Path, slow_widgets: bo
     if roll < 0.08:
         return open_link(rng, page, url)
     found = page.evaluate(_VISIBLE_JS, {kind: sel for kind, (_, sel) in SELECTORS.items()})
-    candidates = [(kind, index, text) for kind, items in found.items() for index, text in items
-                  if slow_widgets or not (kind == "button" and "PNG" in text)]
-    kind, index, text = rng.choices(candidates, [SELECTORS[k][0] for k, _, _ in candidates])[0]
+    offered = {kind: [(i, text) for i, text in items if slow_widgets or not (
+        kind == "button" and "PNG" in text)] for kind, items in found.items()}
+    offered = {kind: items for kind, items in offered.items() if items}
+    # a kind of thing first, then one of them: a chart's 500 points are one choice, not 500
+    kind = rng.choices(list(offered), [SELECTORS[k][0] for k in offered])[0]
+    index, text = rng.choice(offered[kind])
     element = page.locator(SELECTORS[kind][1]).nth(index)
     if kind == "selectbox":
         return _pick_selectbox(rng, page, element)

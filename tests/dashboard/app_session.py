@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ from streamlit.proto.ButtonGroup_pb2 import ButtonGroup as ButtonGroupProto
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block, Widget
-from walk_model import NOT_DRAWN, UPLOADS, Violation, python_words
+from walk_model import NOT_DRAWN, UPLOADS, Violation, echo_problems, python_words
 
 from tiedrank.dashboard.datasets import BUNDLED
 from tiedrank.dashboard.settings import URL_NAMES, params_from_settings
@@ -387,4 +388,25 @@ def violations(at: AppTest) -> list[Violation]:
             any(n.type == "title" for n in main) and any(n.type in CONTENT_TYPES for n in main)):
         found.append(Violation("empty page", page, "neither a titled page with content nor a message"))
     found += [Violation("settings", page, p) for p in _settings_problems(at)]
+    settings = at.session_state[SETTINGS_KEY] if SETTINGS_KEY in at.session_state else None
+    if settings is not None:
+        found += [Violation("settings", page, p) for p in echo_problems(
+            "\n".join(main_words(at)), dataclasses.asdict(settings), page)]
     return found
+
+
+def main_words(at: AppTest) -> list[str]:
+    """What the main area says: text, messages, titles, and the widgets' labels, options and
+    help (a help tooltip repeats the setting it uses: "k = 10 from the sidebar")."""
+    words = []
+    for node in at.main:
+        if isinstance(node, Block):
+            continue
+        proto = getattr(node, "proto", None)
+        if node.type in ("markdown", "caption", "title", "header", "subheader", "text", "code",
+                         *ALERT_TYPES):
+            words.append(str(node.value))
+        elif isinstance(node, Widget):
+            words += [str(getattr(node, "label", "")), str(getattr(proto, "help", ""))]
+            words += [str(o) for o in getattr(node, "options", [])]
+    return words

@@ -81,3 +81,10 @@ def test_learn_names_a_bad_cell_in_the_tables_words():
         Action("edit", "learn_editor_S2", {"edited_rows": {"4": {"doc": "d1"}}, "added_rows": [],
                                            "deleted_rows": []}),
     ])
+
+
+@pytest.mark.xfail(strict=True, reason="issue 28 #5, pages/tie_structure.py (branch `layout`): "
+                   "the text says the opposite of the query-set setting")
+def test_tie_structure_follows_the_query_set_setting():
+    assert_survives([Action("open", "pages/tie_structure.py",
+                            {"queries": "relevant", "dataset": "trec_eval", "rel": "2"})])
