@@ -34,6 +34,14 @@ def test_invalid_values_are_left_out():
                                                      "query_set": "relevant"}
 
 
+@pytest.mark.parametrize("odd", ["²", "٣", "１０", "9" * 5000, "1e3", "+5", " 5", "0"],
+                         ids=["superscript", "arabic-indic", "fullwidth", "5000-digits", "exponent",
+                              "plus", "space", "zero"])
+def test_digits_a_link_of_this_app_cannot_hold_are_left_out(odd):
+    """Issue 28's ``?k=²`` (found by the stateful tester): str.isdigit() said yes, int() raised."""
+    assert settings_from_params({"k": odd, "rel": odd}, SOURCES, LEVELS) == {}
+
+
 def test_params_round_trip():
     state = {"data_source": "simulated", "rel_level": 1, "k": 20, "gain": "exp", "round": 3,
              "complete": True, "query_set": "relevant"}

@@ -178,6 +178,23 @@ URL_NAMES = {"data_source": "dataset", "rel_level": "rel", "k": "k", "gain": "ga
 (:mod:`tiedrank.dashboard.upload_store`), in the link only while the dataset is ``upload``."""
 
 
+_ASCII_DIGITS = re.compile(r"[0-9]{1,6}")
+
+
+def _whole_number(text: str, top: int) -> int | None:
+    """``text`` as a whole number in 1..``top``, or None. ASCII digits only: ``"²"`` and
+    ``"٣"`` pass ``str.isdigit`` but are not what a link of this app holds (``int("²")``
+    raises), and six digits at most (``int`` refuses numbers of 4,300 digits or more).
+
+    >>> _whole_number("12", 100), _whole_number("²", 100), _whole_number("101", 100)
+    (12, None, None)
+    """
+    if not _ASCII_DIGITS.fullmatch(text):
+        return None
+    number = int(text)
+    return number if 1 <= number <= top else None
+
+
 def settings_from_params(params: Mapping[str, str], sources: Iterable[str],
                          dataset_rel_levels: Mapping[str, int]) -> dict[str, object]:
     """The sidebar state a link asks for: session-state key -> value, for the valid values
@@ -198,8 +215,9 @@ def settings_from_params(params: Mapping[str, str], sources: Iterable[str],
     sources = list(sources)
     parsers = {
         "data_source": lambda v: v if v in sources else None,
-        "rel_level": lambda v: int(v) if v.isdigit() and REL_LEVEL.accepts(int(v)) else None,
-        "k": lambda v: int(v) if v.isdigit() and 1 <= int(v) <= 10_000 else None,
+        "rel_level": lambda v: (lambda n: n if n is not None and REL_LEVEL.accepts(n) else None)(
+            _whole_number(v, 10**6)),
+        "k": lambda v: _whole_number(v, 10_000),
         "gain": lambda v: v if v in ("linear", "exp") else None,
         "round": lambda v: next((o for o in ROUND_OPTIONS if str(o) == v), None),
         "complete": lambda v: {"1": True, "0": False}.get(v),
