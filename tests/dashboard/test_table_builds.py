@@ -21,9 +21,9 @@ def builds(monkeypatch):
     seen: list[tuple[str, int]] = []
     original = core.build_tie_table
 
-    def counting(run, qrels, **kwargs):
-        seen.append((run.name, kwargs.get("rel_level")))
-        return original(run, qrels, **kwargs)
+    def counting(run, qrels, options=None, **kwargs):
+        seen.append((run.name, getattr(options, "rel_level", kwargs.get("rel_level"))))
+        return original(run, qrels, options, **kwargs)
 
     SHARED.clear()  # tables cached by earlier tests would hide the builds
     monkeypatch.setattr(core, "build_tie_table", counting)
