@@ -149,9 +149,13 @@ def test_refused_forms_say_what_to_write(text, words):
 @pytest.mark.parametrize("items, words", [
     ("yaap", "not yet tie-aware in tiedrank"), ("P.5,5", "repeated"), ("P.x", "integers"),
     ("Rprec_mult.x", "numbers separated by commas"), ("set_F.0.5,1", "one number"),
-    ("ndcg.1=4", "gain pairs"), ("G.1=3.5,2=9", "gain pairs such as G.1=4.0"),
+    ("ndcg.x=4", "does not read x="), ("G.1=3.5,2=9", "gain pairs such as G.1=4.0"),
+    ("ndcg.0=2", "grades >= 1"), ("map.5", "takes no parameters"),
+    ("P.5", ["P.10"]), ("P_avgjg", "unknown metric"),
     ("runid.2", "takes no parameters"),
 ])
 def test_trec_eval_refusals(items, words):
+    if isinstance(words, list):  # two parameter lists for one measure: trec_eval reads one
+        items, words = [items, *words], "two parameter lists"
     with pytest.raises(ValueError, match=words):
         expand_metrics(items)

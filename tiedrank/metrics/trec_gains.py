@@ -33,6 +33,8 @@ Examples
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ..core.ties import TieTable, segment_sum
@@ -86,15 +88,16 @@ def trec_gains(table: TieTable) -> np.ndarray:
 
 # ---- utility: a set measure ------------------------------------------------------------------
 def utility(table: TieTable, coefficients: tuple[float, float, float, float] = UTILITY_DEFAULTS,
-            ) -> np.ndarray:
+            docs: float | None = 0.0) -> np.ndarray:
     """trec_eval's ``utility`` (m_utility.c): a weighted contingency table of the retrieved set.
 
     utility = c1 * rel_ret + c2 * (ret - rel_ret) + c3 * (R - rel_ret)
     + c4 * (D + rel_ret - ret - R)
 
     with ret documents retrieved, rel_ret of them relevant, R relevant in the qrels and D the
-    collection size, which trec_eval reads from ``-N`` and takes as 0 by default (so does
-    tiedrank: with c4 != 0 the last term is trec_eval's, -c4 (ret + R - rel_ret)). The value
+    collection size ``docs``, which trec_eval reads from ``-N`` and takes as 0 by default (so
+    does tiedrank: with c4 != 0 and no ``docs`` the last term is trec_eval's,
+    -c4 (ret + R - rel_ret)). The value
     depends on the retrieved set only, never on the order: every tie policy gives it. ``-M``
     keeps trec_eval's first M documents before the table is built, so a group it splits is
     split as trec_eval splits it.
@@ -115,7 +118,9 @@ def utility(table: TieTable, coefficients: tuple[float, float, float, float] = U
     ret = table.n_retrieved.astype(np.float64)
     rel = table.n_relevant.astype(np.float64)
     rel_ret = table.relevant_retrieved.astype(np.float64)
-    value = c1 * rel_ret + c2 * (ret - rel_ret) + c3 * (rel - rel_ret) + c4 * (rel_ret - ret - rel)
+    # trec_eval's order of operations (m_utility.c); the last count is an integer there
+    value = (c1 * rel_ret + c2 * (ret - rel_ret) + c3 * (rel - rel_ret)
+             + c4 * (float(docs or 0) + rel_ret - ret - rel))
     # -c: a query the run misses scores 0, as trec_eval.c resets utility for its empty ranking
     answered = table.n_retrieved > 0 if table.in_run is None else table.in_run
     return np.where(answered, value, 0.0)
@@ -201,8 +206,26 @@ def rbp_graded(table: TieTable, p: float = 0.9) -> np.ndarray:
     >>> rbp_graded(build_tie_table(run, qrels), 0.5)  # gains 1, 1/2; mean 3/4 at weights 1/2, 1/4
     array([0.5625])
     """
-    weight = (1.0 - p) * np.power(p, (table.doc_rank - 1).astype(np.float64))
-    return _per_query_docs(table, _group_mean(table, rbp_gains(table)) * weight)
+    # trec_eval's order of operations: sum += gain * cur_p, rank by rank, with cur_p = p^(i-1)
+    # by repeated multiplication; then (1 - p) * sum. The values are often decimals that end
+    # in 5 (0.1 * 0.9^3 / 2 = 0.03645), so the last bit decides the 4th decimal printed.
+    weight = persistence_powers(p, int(table.doc_rank.max(initial=1)))[table.doc_rank - 1]
+    return (1.0 - p) * _per_query_docs(table, _group_mean(table, rbp_gains(table)) * weight)
+
+
+@lru_cache(maxsize=8)
+def _powers(p: float, length: int) -> np.ndarray:
+    powers = np.empty(length)
+    powers[0] = 1.0
+    np.cumprod(np.full(length - 1, p), out=powers[1:])  # in order: cur_p = cur_p * p
+    powers.setflags(write=False)
+    return powers
+
+
+def persistence_powers(p: float, count: int) -> np.ndarray:
+    """p^0, p^1, ..., p^count as trec_eval's rbp loops make them (m_rbp.c: ``cur_p = cur_p *
+    p`` once a rank), which can differ from ``p ** i`` in the last bit. Cached, read-only."""
+    return _powers(float(p), 1 << max(int(count), 1).bit_length())[:count + 1]
 
 
 def _rbp_judged_mass(table: TieTable, p: float, judged_first: "bool | None") -> np.ndarray:
@@ -229,6 +252,39 @@ def _rbp_residual(table: TieTable, p: float, judged_first: "bool | None") -> np.
     return np.where(any_unjudged, 1.0 - _rbp_judged_mass(table, p, judged_first), 0.0)
 
 
+def _rbp_residual_in_order(table: TieTable, p: float) -> np.ndarray:
+    """rbp_resid of a resolved table (one ordering) as m_rbp_resid.c computes it: over every
+    rank i of the N retrieved, ``sum += cur_p`` where the document is unjudged, then
+    ``cur_p + (1 - p) * sum``, with cur_p = p^(i-1) by repeated multiplication. Only the
+    judged documents need be in the table (the qrels view): the unjudged ranks are the
+    others. Queries go in chunks of a few million ranks, so memory stays bounded."""
+    retrieved = table.n_retrieved.astype(np.int64)
+    judged = table.doc_judged & (table.doc_grade >= 0)
+    judged_count = np.bincount(table.doc_query[judged], minlength=table.n_queries)
+    powers = persistence_powers(p, int(retrieved.max(initial=0)))
+    sums = np.zeros(table.n_queries)
+    judged_query, judged_rank = table.doc_query[judged], table.doc_rank[judged]
+    ends = np.cumsum(retrieved)
+    first = 0
+    while first < table.n_queries:
+        last = max(int(np.searchsorted(ends, ends[first] - retrieved[first] + _CHUNK, "right")),
+                   first + 1)  # queries [first, last): about _CHUNK ranks, at least one query
+        lengths = retrieved[first:last]
+        starts = np.cumsum(lengths) - lengths
+        weights = powers[np.arange(int(lengths.sum())) - np.repeat(starts, lengths)]
+        inside = (judged_query >= first) & (judged_query < last)
+        weights[starts[judged_query[inside] - first] + judged_rank[inside] - 1] = 0.0
+        sums[first:last] = np.bincount(np.repeat(np.arange(last - first), lengths),
+                                       weights=weights, minlength=last - first)
+        first = last
+    value = powers[retrieved] + (1.0 - p) * sums
+    return np.where(retrieved > judged_count, value, 0.0)
+
+
+_CHUNK = 1 << 22
+"""Ranks per chunk of :func:`_rbp_residual_in_order` (32 MB of weights)."""
+
+
 def rbp_residual(table: TieTable, p: float = 0.9) -> np.ndarray:
     """trec_eval's ``rbp_resid`` (m_rbp_resid.c): how much rbp could still rise if every
     unjudged document were fully relevant, p^N + (1 - p) sum_{i unjudged} p^(i - 1), with N
@@ -239,7 +295,9 @@ def rbp_residual(table: TieTable, p: float = 0.9) -> np.ndarray:
     group g (a_g above, n_g tied, j_g judged) takes away (j_g / n_g)(p^a_g - p^(a_g + n_g)).
     Groups without a judged document take nothing away, so the kernel reads the groups
     holding a qrels document (registry ``view="qrels"``), ranks and N kept; its extremes are
-    :func:`rbp_residual_extreme`.
+    :func:`rbp_residual_extreme`. On a resolved table (one ordering), the value is computed
+    in trec_eval's order of operations (:func:`_rbp_residual_in_order`): it is often a
+    decimal that ends in 5, so the last bit decides the 4th decimal printed.
 
     Examples
     --------
@@ -254,6 +312,8 @@ def rbp_residual(table: TieTable, p: float = 0.9) -> np.ndarray:
     >>> rbp_residual_extreme(table, 0.5, best=True), rbp_residual_extreme(table, 0.5, best=False)
     (array([0.75]), array([0.5]))
     """
+    if table.policy != "expected":
+        return _rbp_residual_in_order(table, p)
     return _rbp_residual(table, p, None)
 
 
