@@ -30,7 +30,7 @@ Examples
 ('nDCG@10', 'nDCG@20', 'nDCG@23')
 >>> parsed = read_parameters("utility", "2,-1,0,0")
 >>> parsed.metrics, parsed.label
-(('utility(rel_ret=2, nonrel_ret=-1, rel_missed=0, nonrel_missed=0)',), 'utility_2,-1,0,0')
+(('utility(2.0, -1.0, 0.0, 0.0)',), 'utility_2,-1,0,0')
 >>> output_name("Rprec_mult_0.40"), output_name("relative_P_5"), output_name("map")
 (('Rprec_mult', '0.40'), ('relative_P', '5'), None)
 """

@@ -37,7 +37,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..core.ties import TieTable, segment_sum
+from ..core.ties import TieTable, segment_cumsum, segment_sum
 from .kernels import discount
 
 UTILITY_DEFAULTS = (1.0, -1.0, 0.0, 0.0)
@@ -67,12 +67,12 @@ def _group_mean(table: TieTable, doc_values: np.ndarray) -> np.ndarray:
             / table.group_size)[table.doc_group]
 
 
-def _running_sum(values: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """Inclusive running sum of ``values`` restarted at each segment; ``first[i]`` is the
-    index of the first element of i's segment. Summed in long double, so a long table does
-    not cost a short segment its digits."""
-    total = np.cumsum(values, dtype=np.longdouble)
-    return (total - (total[first] - values[first])).astype(np.float64)
+def _running_sum(values: np.ndarray, starts: np.ndarray, exclusive: bool = False) -> np.ndarray:
+    """Running sum of ``values`` restarted at each segment (``starts``: the first index of
+    each), each segment on its own (:func:`~tiedrank.core.ties.segment_cumsum`), in long
+    double so that a long segment does not lose the digits of its short terms."""
+    return segment_cumsum(values, starts, exclusive=exclusive,
+                          dtype=np.longdouble).astype(np.float64)
 
 
 def unjudged_docs(table: TieTable) -> np.ndarray:
@@ -370,7 +370,8 @@ def _ideal_dcg_at(table: TieTable) -> tuple[np.ndarray, np.ndarray]:
     first = np.repeat(table.ideal_start[:-1], counts)
     position = np.arange(len(table.ideal_grade)) - first + 1
     gains = np.maximum(table.ideal_grade, 0).astype(np.float64)
-    running = _running_sum(gains * discount(position), first) if len(gains) else gains
+    running = (_running_sum(gains * discount(position), np.unique(first)) if len(gains)
+               else gains)
     positive = np.bincount(np.repeat(np.arange(table.n_queries), counts),
                            weights=(gains > 0), minlength=table.n_queries).astype(np.int64)
     return running, positive
@@ -428,8 +429,7 @@ def ndcg_rel(table: TieTable) -> np.ndarray:
     group_inverse = segment_sum(inverse_ideal, table.group_start)
     above = group_positive * table.sum_above(group_dcg) * group_inverse / table.group_size
     # pairs inside a group: disc of the earlier position over J of the later one
-    first = np.repeat(table.group_start, table.group_size)
-    disc_before = _running_sum(disc, first) - disc
+    disc_before = _running_sum(disc, table.group_start, exclusive=True)
     pairs = segment_sum(disc_before * inverse_ideal, table.group_start)
     n = table.group_size.astype(np.float64)
     within = (group_positive - 1).clip(0) * group_gain * _divide(pairs, n * (n - 1))
@@ -497,10 +497,9 @@ def r_level_ndcg(table: TieTable) -> np.ndarray:
     # suffix sums of 1/IDCG@c inside each query, then the first cutoff >= each rank
     suffix = np.zeros(len(cut_query) + 1)
     if len(cut_query):
-        reverse = np.cumsum(cut_inverse[::-1], dtype=np.longdouble)[::-1]
-        end = np.searchsorted(cut_query, cut_query, side="right")
-        tail = np.append(reverse, 0.0)[end]
-        suffix[:-1] = (reverse - tail).astype(np.float64)
+        backwards = cut_query[::-1]  # each query's cutoffs summed from its last, on their own
+        starts = np.flatnonzero(np.append(True, backwards[1:] != backwards[:-1]))
+        suffix[:-1] = _running_sum(cut_inverse[::-1], starts)[::-1]
     span = int(max(cut_at.max(initial=0), table.doc_rank.max(initial=0))) + 1
     keys = cut_query.astype(np.int64) * span + cut_at
     query = table.doc_query
