@@ -6,7 +6,7 @@ this repository)::
 
     git clone https://github.com/usnistgov/trec_eval /tmp/trec_eval_src   # or any copy
     make -C /tmp/trec_eval_src
-    python scripts/make_trec_eval_conformance_fixtures.py /tmp/trec_eval_src
+    python scripts/make_trec_eval_conformance_fixtures.py /tmp/trec_eval_src [COMMIT]
 
 Writes into ``tests/cli/trec_eval_fixtures/``:
 
@@ -192,12 +192,12 @@ def _record_cases(trec_eval: Path) -> list[dict]:
     return cases
 
 
-def main(source: str) -> None:
+def main(source: str, commit: str | None = None) -> None:
     source_dir = Path(source)
     trec_eval = source_dir / "trec_eval"
     version = subprocess.run([str(trec_eval), "-v"], capture_output=True, text=True).stderr.strip()
-    commit = subprocess.run(["git", "-C", str(source_dir), "rev-parse", "HEAD"],
-                            capture_output=True, text=True).stdout.strip() or "unknown"
+    commit = commit or subprocess.run(["git", "-C", str(source_dir), "rev-parse", "HEAD"],
+                                      capture_output=True, text=True).stdout.strip() or "unknown"
     suite = OUT / "suite"
     suite.mkdir(exist_ok=True)
     for expected, (flags, qrels, results) in SUITE.items():
@@ -216,5 +216,6 @@ def main(source: str) -> None:
         json.dump(payload, out, indent=0, sort_keys=True)
 
 
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "/tmp/trec_eval_src")
+if __name__ == "__main__":  # SOURCE_DIR [COMMIT] (the commit, when SOURCE_DIR is no git clone)
+    main(sys.argv[1] if len(sys.argv) > 1 else "/tmp/trec_eval_src",
+         sys.argv[2] if len(sys.argv) > 2 else None)
