@@ -215,9 +215,10 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
     """
     if isinstance(items, (str, Metric)) or (hasattr(items, "NAME") and hasattr(items, "params")):
         items = [items]
-    slots: list = []  # a Metric, or the name of a trec_eval measure filled in at the end
+    # a Metric, a printed name read back (its Parameters), or the name of a trec_eval
+    # measure, whose parameters are known once every item is read
+    slots: list = []
     given: dict[str, tuple[str, str]] = {}  # measure -> (its parameters, the item as typed)
-    extra: list[tuple[str, str, str]] = []  # printed names read back: (measure, params, text)
     for item in items:
         if not isinstance(item, str):
             slots.append(parse_metric(item))
@@ -230,12 +231,9 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
         name, dot, params = text.partition(".")
         measure = BY_NAME.get(name)
         if measure is None:
-            read_back = output_name(text) if text not in BY_NAME else None
-            if read_back is None:
-                slots.append(parse_metric(text))
-            else:
-                extra.append((*read_back, text))
-                slots.append(("extra", len(extra) - 1))
+            read_back = output_name(text)
+            slots.append(parse_metric(text) if read_back is None
+                         else read_parameters(*read_back, text))
             continue
         if measure.tiedrank is None and not measure.count:
             raise ValueError(f"trec_eval measure {name!r} is not yet tie-aware in tiedrank; "
@@ -262,14 +260,11 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
         if isinstance(slot, Metric):
             metrics.append(slot)
             continue
-        if isinstance(slot, tuple):  # a printed name read back: the metrics it names
-            name, params, text = extra[slot[1]]
-            parsed = read_parameters(name, params, text)
-            if name == "relstring":
-                counts.append(name)
-                relstring = (parsed.relstring, text)
-                continue
-            metrics += _labelled(parsed, labels)
+        if isinstance(slot, Parameters):  # a printed name read back: the metrics it names
+            if slot.relstring is not None:
+                counts.append("relstring")
+                relstring = (slot.relstring, slot.label)
+            metrics += _labelled(slot, labels)
             continue
         measure = BY_NAME[slot]
         if measure.count:
