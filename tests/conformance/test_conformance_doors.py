@@ -167,7 +167,7 @@ def test_dask_equals_one_pass(tmp_path):
         == trec_eval
 
 
-@settings(max_examples=examples(3), deadline=None, suppress_health_check=QUIET)
+@settings(max_examples=examples(2), deadline=None, suppress_health_check=QUIET)
 @given(case=cases(), opts=options())
 def test_every_all_trec_measure_is_the_same_at_every_door(case, opts, tmp_path_factory):
     """trec_eval's measures too (issue 29: ndcg_rel differed between one pass and --buckets
