@@ -407,7 +407,8 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
     printed = dict(names or {})
     shown = {m: printed.get(m) or trec_eval_name(m)  # a wrapped one as Best(map)
              for m in dict.fromkeys(totals["metric"].astype(str))}
-    order = sorted(shown, key=lambda m: trec_eval_position(m, shown[m]))
+    position = {m: trec_eval_position(m, shown[m]) for m in shown}
+    order = sorted(shown, key=position.__getitem__)
     order = [m for m in order if shown[m] not in asked]  # the count lines print those
     kind = {m: parse_metric(m).summary.name for m in order}
     # trec_eval prints gm_map and gm_bpref only on the all line; counts (num_nonrel_judged_ret)
@@ -433,8 +434,7 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
             if tallies is not None and query in tallies.index:
                 lines += [_line(c, query, int(tallies.at[query, c]))
                           for c in _COUNT_COLUMNS if c in asked]
-            metric_lines = [(trec_eval_position(m, shown[m])[0],
-                             _line(shown[m], query, as_printed[m](values[m, query])))
+            metric_lines = [(position[m][0], _line(shown[m], query, as_printed[m](values[m, query])))
                             for m in order if (m, query) in values]
             if query in texts:  # trec_eval prints it among the measures, after P
                 metric_lines.append((at_text, f"{relstring[1]:<{_NAME_WIDTH}}\t{query}\t"
