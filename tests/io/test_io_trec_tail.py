@@ -1,6 +1,7 @@
 """trec_eval skips text after a run's tag (its own test run ``results.trunc`` has lines like
-``301 Q0 FBIS3-27619 99 2.138276 STANDARD more junk``): its runid is the 6th field of the
-last line (get_trec_results.c), and so is the name tiedrank gives the run."""
+``301 Q0 FBIS3-27619 99 2.138276 STANDARD more junk``): the tag is the 6th field. tiedrank
+names the run by its first line's (trec_eval's runid is the last line's: the two differ
+only when the tag changes between lines)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -34,8 +35,7 @@ def test_a_short_run_line_is_still_an_error(tmp_path):
         read_run(path)
 
 
-def test_the_last_lines_tag_names_the_run_as_trec_evals_runid(tmp_path):
+def test_the_first_lines_6th_field_names_the_run(tmp_path):
     path = tmp_path / "run.txt"
-    path.write_text("q1 Q0 d1 1 2.0 first junk\nq1 Q0 d2 2 1.0 middle\n"
-                    "q2 Q0 d3 1 1.0 last  more\tjunk\r\n\n  \n")
-    assert read_run(path).name == "last"
+    path.write_text("q1 Q0 d1 1 2.0 first  more\tjunk\nq1 Q0 d2 2 1.0 other\n")
+    assert read_run(path).name == "first"

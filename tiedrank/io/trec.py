@@ -54,9 +54,11 @@ def read_trec(loaded: Loaded, *, ncols: int, value_col: int,
         # pyarrow takes the column count from the first row, so check it here.
         raise InputError(f"wrong number of columns (found {len(fields)})", source=source,
                          line=line_no, text=first, expected=expected)
-    # trec_eval's runid is the 6th field of the last line it reads (get_trec_results.c keeps
-    # one run_id pointer, overwritten line by line; text after it, "more junk", is skipped)
-    tag = _last_tag(data, fields[5]) if ncols == 6 else None
+    # the tag is the 6th field, as trec_eval reads it: text after it ("STANDARD more junk")
+    # is skipped. The first line names the run, at every scale (the scaled paths read only
+    # a file's head for its name); trec_eval's runid is the last line's 6th field, which
+    # differs only in a file whose tag changes between lines
+    tag = fields[5] if ncols == 6 else None
 
     # Fast path: one delimiter character throughout.  Blank runs, leading or trailing blanks
     # show up as empty fields (or a column-count error), in which case we normalise and retry.
@@ -88,25 +90,6 @@ def read_trec(loaded: Loaded, *, ncols: int, value_col: int,
                              expected=expected) from None
     value = table.column(f"f{value_col}")
     return RawColumns(table.column("f0"), table.column("f2"), value, text_locator(data)), tag
-
-
-def _last_tag(data: bytes, first_tag: str) -> str:
-    """The 6th field of the last non-blank line of ``data`` (``first_tag`` when that line is
-    too short: it is then reported as a malformed line by the parser). Reads the file's tail
-    only.
-
-    >>> _last_tag(b"q1 Q0 d1 1 2 first junk\\nq1 Q0 d2 2 1 last  more junk\\n\\n", "first")
-    'last'
-    """
-    end = len(data)
-    while end > 0:
-        newline = data.rfind(b"\n", 0, end)  # then a CR line end inside that line only
-        start = max(newline, data.rfind(b"\r", newline + 1, end)) + 1
-        fields = blank_split(data[start:end].decode("utf-8", errors="replace"))
-        if fields:
-            return fields[5] if len(fields) > 5 else first_tag
-        end = start - 1
-    return first_tag
 
 
 def _parse(data: bytes | np.ndarray, delimiter: str, ncols: int, value_col: int,
