@@ -153,3 +153,20 @@ def test_every_recorded_input_under_every_flag_set_equals_trec_eval(tmp_path):
                                                  os.environ.get("TIEDRANK_TREC_EVAL"))
     assert n_cases == 560
     assert differences == [], f"{len(differences)} of {n_lines} lines differ: {differences[:5]}"
+
+
+def test_out_keeps_the_rows_on_disk_and_says_its_means_are_exact(tmp_path):
+    """With --out the per-query rows are written where they are computed, not gathered, so
+    the 'all' lines are the exact means, and stderr says so: on input 66 P_200's mean is
+    half-way (0.02125), which trec_eval's accumulation prints 0.0213 and the exact mean
+    0.0212."""
+    case = _recorded()["cases"][66]
+    (tmp_path / "q").write_text(case["qrels"])
+    (tmp_path / "r").write_text(case["run"])
+    files = [str(tmp_path / "q"), str(tmp_path / "r")]
+    assert "P_200                 \tall\t0.0213" in case["outputs"]["q_all"]["stdout"]
+    status, out, err = _tiedrank(["-m", "P.200", *files])
+    assert (status, out) == (0, "P_200                 \tall\t0.0213\n") and "exact" not in err
+    status, out, err = _tiedrank(["-m", "P.200", "--out", str(tmp_path / "out"), *files])
+    assert (status, out) == (0, "P_200                 \tall\t0.0212\n")
+    assert "exact means, not trec_eval's accumulation" in err

@@ -121,6 +121,10 @@ _TEXT = ("relstring",)
 RELSTRING_NEEDS_TABLES = ("relstring lines are read off the tie tables of one pass; the scaled "
                           "paths (--buckets, --dask, --out) keep none, so they are left out: "
                           "run without those flags to print them")  # per-query text lines, read off the table in the policy's order
+MEANS_NEED_ROWS = ("the 'all' lines are tiedrank's exact means, not trec_eval's accumulation "
+                   "(which adds the per-query values in its query order): the per-query rows "
+                   "are on disk (--out DIR/per_query); they can differ at a half-way 4th "
+                   "decimal")
 _COUNT_COLUMNS = _COUNTS[2:]  # per query (runid and num_q are per run)
 GROUPS: dict[str, tuple[str, ...]] = {
     "official": (*_COUNTS, "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall",
@@ -455,6 +459,9 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
             sums["num_rel"] = int(tallies["qrels_positive"].sum())
         lines += [_line(c, "all", sums[c]) for c in _COUNT_COLUMNS if c in asked]
     means = totals.set_index(totals["metric"].astype(str))["value"]
+    if chosen.name == "trec_eval" and any(m not in per_metric and kind[m] != "sum" and m not in
+                                          wrapped for m in order):
+        warnings.warn(MEANS_NEED_ROWS, UserWarning, stacklevel=2)
     for m in order:
         mean = means[m]
         if m in per_metric and chosen.name == "trec_eval" and m not in wrapped \
