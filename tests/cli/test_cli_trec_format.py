@@ -175,3 +175,22 @@ def test_bundled_example_with_c_l2_m100_equals_trec_eval_byte_for_byte():
     theirs = (FIXTURES / "out.sample.q.c.l2.M100.all_trec.txt").read_text()
     assert done.stdout == theirs
     assert "num_rel               \tall\t561\n" in done.stdout
+
+
+def test_no_summary_goes_with_the_trec_eval_format_and_collection_size_with_utility():
+    done = _tiedrank("-n", "-m", "P.5", f"{TREC}/qrels.test", f"{TREC}/results.test")
+    assert done.returncode == 2 and "-n (no 'all' lines) goes with --format trec_eval" in \
+        done.stderr
+    done = _tiedrank("--format", "trec_eval", "-n", "-m", "P.5", f"{TREC}/qrels.test",
+                     f"{TREC}/results.test")
+    assert done.returncode == 0 and done.stdout == ""  # trec_eval -n without -q: nothing
+    # -N: utility's fourth coefficient counts the documents neither retrieved nor relevant
+    lines = {}
+    for size in (None, 1000):
+        flags = [] if size is None else ["-N", str(size)]
+        done = _tiedrank("--format", "trec_eval", *flags, "-m", "utility.0,0,0,1",
+                         f"{TREC}/qrels.test", f"{TREC}/results.test")
+        assert done.returncode == 0, done.stderr
+        lines[size] = {name.strip(): float(value) for name, _, value in
+                       (line.split("\t") for line in done.stdout.splitlines())}
+    assert lines[1000]["utility_0,0,0,1"] == pytest.approx(lines[None]["utility_0,0,0,1"] + 1000)

@@ -1,5 +1,7 @@
-"""trec_eval reads text after a run's tag as part of the tag (its own test run
-``results.trunc`` has lines like ``301 Q0 FBIS3-27619 99 2.138276 STANDARD more junk``)."""
+"""trec_eval skips text after a run's tag (its own test run ``results.trunc`` has lines like
+``301 Q0 FBIS3-27619 99 2.138276 STANDARD more junk``): the tag is the 6th field. tiedrank
+names the run by its first line's (trec_eval's runid is the last line's: the two differ
+only when the tag changes between lines)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -19,7 +21,7 @@ def test_text_after_the_tag_changes_no_number(tmp_path, every):
     path.write_text("\n".join(junk) + "\n")
     qrels = read_qrels(f"{TREC}/qrels.test")
     plain, tailed = read_run(f"{TREC}/results.test"), read_run(path)
-    assert tailed.name == "STANDARD more junk"  # the first line names the run
+    assert tailed.name == "STANDARD"  # the 6th field, as trec_eval's runid
     pd.testing.assert_frame_equal(plain.frame, tailed.frame)
     a = evaluate(plain, qrels, ["AP", "P@10", "RR"], ties="all").summary
     b = evaluate(tailed, qrels, ["AP", "P@10", "RR"], ties="all").summary
@@ -31,3 +33,9 @@ def test_a_short_run_line_is_still_an_error(tmp_path):
     path.write_text("q1 Q0 d1 1 2.0 tag\nq1 Q0 d2 2 1.0\n")
     with pytest.raises(InputError, match="line 2: wrong number of columns"):
         read_run(path)
+
+
+def test_the_first_lines_6th_field_names_the_run(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.0 first  more\tjunk\nq1 Q0 d2 2 1.0 other\n")
+    assert read_run(path).name == "first"

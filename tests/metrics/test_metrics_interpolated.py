@@ -376,9 +376,12 @@ def test_names_forms_and_refusals():
         [f"iprec_at_recall_{v:3.2f}" for v in LEVELS]
     assert [m.name for m in expand_metrics("11pt_avg").metrics] == ["11pt_avg"]
     assert "11pt_avg" in {m.name for m in expand_metrics("all_trec").metrics}
+    request = expand_metrics(["all_trec", "11pt_avg..25,.5,.75"])  # trec_eval's own test form
+    assert "11pt_avg" not in {m.name for m in request.metrics}  # the levels replace the 11
+    assert dict(request.names) == {"11pt_avg(levels=0.25 0.5 0.75)": "11pt_avg_.25,.5,.75"}
     for text, words in (("iprec_at_recall(1.5)", "recall must be in"),
                         ("iprec_at_recall.0.1,0.1", "repeated"),
-                        ("11pt_avg.0.2,0.5", "takes no parameters"),
+                        ("11pt_avg.0.5,0.2", "ascending"),
                         ("11pt_avg@5", "takes no cutoff")):
         with pytest.raises(ValueError, match=words):
             expand_metrics(text)

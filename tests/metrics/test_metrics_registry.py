@@ -23,7 +23,8 @@ def _example(form: str) -> str:
     return (form.replace("@k", "@2").replace("alpha=a", "alpha=2").replace("beta=b", "beta=2")
             .replace("p=p", "p=0.5").replace("mult=m", "mult=0.5")
             .replace("=c1", "=2").replace("=c2", "=-1").replace("=c3", "=0.5").replace("=c4", "=0")
-            .replace("recall=r", "recall=0.5"))
+            .replace("recall=r", "recall=0.5").replace("docs=N", "docs=100")
+            .replace("levels=r1 r2 ...", "levels=0.25 0.5"))
 
 
 @pytest.mark.parametrize("form", METRIC_NAMES)

@@ -149,9 +149,103 @@ def test_refused_forms_say_what_to_write(text, words):
 @pytest.mark.parametrize("items, words", [
     ("yaap", "not yet tie-aware in tiedrank"), ("P.5,5", "repeated"), ("P.x", "integers"),
     ("Rprec_mult.x", "numbers separated by commas"), ("set_F.0.5,1", "one number"),
-    ("ndcg.1=4", "gain pairs"), ("G.1=3.5,2=9", "gain pairs such as G.1=4.0"),
+    ("ndcg.x=4", "does not read x="), ("G.1=3.5,2=9", "gain pairs such as G.1=4.0"),
+    ("ndcg.0=2", "grades >= 1"), ("map.5", "takes no parameters"),
+    ("P.5", ["P.10"]), ("P_avgjg", "unknown metric"),
     ("runid.2", "takes no parameters"),
 ])
 def test_trec_eval_refusals(items, words):
+    if isinstance(words, list):  # two parameter lists for one measure: trec_eval reads one
+        items, words = [items, *words], "two parameter lists"
     with pytest.raises(ValueError, match=words):
         expand_metrics(items)
+
+
+@pytest.mark.parametrize("form, names, printed", [
+    # trec_eval's own test suite (its Makefile's quicktest)
+    ("ndcg_cut.10,20,23.4", ["nDCG@10", "nDCG@20", "nDCG@23"], {}),  # atol: 23.4 is 23
+    ("Rprec_mult.5.0,0.2,0.35", ["Rprec_mult(mult=0.2)", "Rprec_mult(mult=0.35)",
+                                 "Rprec_mult(mult=5)"], {}),
+    ("utility.2,-1,0,0", ["utility(rel_ret=2, nonrel_ret=-1, rel_missed=0, nonrel_missed=0)"],
+     {"utility(rel_ret=2, nonrel_ret=-1, rel_missed=0, nonrel_missed=0)": "utility_2,-1,0,0"}),
+    ("ndcg.1=3,2=9,4=4.5", ["nDCG(gain=1:3 2:9 4:4.5)"],
+     {"nDCG(gain=1:3 2:9 4:4.5)": "ndcg_1=3,2=9,4=4.5"}),
+    ("11pt_avg..25,.5,.75", ["11pt_avg(levels=0.25 0.5 0.75)"],
+     {"11pt_avg(levels=0.25 0.5 0.75)": "11pt_avg_.25,.5,.75"}),
+    ("iprec_at_recall..10,.20", ["iprec_at_recall(recall=0.1)", "iprec_at_recall(recall=0.2)"],
+     {}),
+    ("set_F.1", ["set_F(beta=1)"], {"set_F(beta=1)": "set_F_1"}),  # as typed, not "set_F"
+    ("rbp.p=0.80", ["RBP_graded(p=0.8)"], {"RBP_graded(p=0.8)": "rbp_p=0.80"}),
+    # trec_eval's printed names, read back
+    ("Rprec_mult_0.40", ["Rprec_mult(mult=0.4)"], {}),
+    ("iprec_at_recall_0.30", ["iprec_at_recall(recall=0.3)"], {}),
+    ("relative_P_5", ["relative_P@5"], {}),
+    ("utility_2,-1,0,0", ["utility(rel_ret=2, nonrel_ret=-1, rel_missed=0, nonrel_missed=0)"],
+     {"utility(rel_ret=2, nonrel_ret=-1, rel_missed=0, nonrel_missed=0)": "utility_2,-1,0,0"}),
+    ("rbp_resid_p=0.5", ["rbp_resid(p=0.5)"], {"rbp_resid(p=0.5)": "rbp_resid_p=0.5"}),
+    ("11pt_avg_.25,.5,.75", ["11pt_avg(levels=0.25 0.5 0.75)"],
+     {"11pt_avg(levels=0.25 0.5 0.75)": "11pt_avg_.25,.5,.75"}),
+])
+def test_trec_evals_parameter_forms_and_printed_names(form, names, printed):
+    request = expand_metrics(form)
+    assert [m.name for m in request.metrics] == names
+    assert dict(request.names) == printed
+
+
+def test_relstring_length_and_parameters_replacing_a_groups_defaults():
+    assert expand_metrics("relstring.20").relstring == (20, "relstring_20")
+    assert expand_metrics("relstring_20").relstring == (20, "relstring_20")
+    assert expand_metrics("all_trec").relstring == (10, "relstring")
+    # as in trec_eval, a measure named with parameters takes them wherever else it is named
+    request = expand_metrics(["all_trec", "P.5", "ndcg.1=3"])
+    names = [m.name for m in request.metrics]
+    assert [n for n in names if n.startswith("P@")] == ["P@5"]
+    assert "nDCG" not in names and "nDCG(gain=1:3)" in names
+    assert names.count("nDCG(gain=1:3)") == 1 and "nDCG@10" in names  # ndcg_cut keeps its own
+    assert [m.name for m in expand_metrics(["P", "P.5"]).metrics] == ["P@5"]
+
+
+def _gain_orders(scores, grades, extra, gains):
+    """nDCG of every ordering inside the tie groups, gain = ``gains`` of the grade (the grade
+    itself where not named, 0 for grades <= 0), ideal = the judged gains sorted: brute force."""
+    import itertools
+
+    def gain(g):
+        return 0.0 if g is None or g <= 0 else float(gains.get(g, g))
+
+    ideal = sorted((gain(g) for g in list(grades) + list(extra) if g is not None), reverse=True)
+    idcg = sum(v / np.log2(i + 2) for i, v in enumerate(ideal))
+    levels = sorted(set(scores), reverse=True)
+    groups = [[i for i, s in enumerate(scores) if s == v] for v in levels]
+    values = []
+    for parts in itertools.product(*(itertools.permutations(g) for g in groups)):
+        order = [i for part in parts for i in part]
+        dcg = sum(gain(grades[i]) / np.log2(r + 2) for r, i in enumerate(order))
+        values.append(dcg / idcg if idcg > 0 else 0.0)
+    return np.array(values)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_gain_map_that_does_not_follow_the_grades_under_every_policy(seed):
+    """trec_eval's ndcg.1=3,2=9,4=4.5: grade 3 gains 3, less than grade 2's 9, so the ideal
+    sorts by gain and the best and worst case put the highest (lowest) gain first, not the
+    highest grade. Oracle: every ordering enumerated."""
+    from oracles import make_inputs
+
+    rng = np.random.default_rng(seed)
+    gains = {1: 3.0, 2: 9.0, 4: 4.5}
+    queries = {}
+    for q in range(3):
+        n = int(rng.integers(2, 7))
+        scores = list(rng.integers(0, 3, n).astype(float))
+        grades = [None if rng.random() < 0.2 else int(rng.integers(0, 5)) for _ in range(n)]
+        queries[f"q{q}"] = (scores, grades, [int(rng.integers(0, 5))])
+    run, qrels = make_inputs(queries)
+    ev = evaluate(run, qrels, ["ndcg.1=3,2=9,4=4.5"], ties=["expected", "optimistic",
+                                                            "pessimistic"])
+    for (query, policy), value in ev.per_query.set_index(["query", "policy"])["value"].items():
+        scores, grades, extra = queries[query]
+        every = _gain_orders(scores, grades, extra, gains)
+        reference = {"expected": every.mean(), "optimistic": every.max(),
+                     "pessimistic": every.min()}[policy]
+        assert value == pytest.approx(reference, abs=1e-12), (query, policy)

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from ..core.evaluation import DEFAULT_METRICS, build_tables, metric_request, score_tables
-from ..interop.trec_eval import DEFAULT_GROUP
+from ..interop.trec_eval import DEFAULT_GROUP, with_collection_size
 from ..metrics import METRIC_NAMES
 from ..core.policies import ALL_POLICIES, POLICIES, REPORT_COLUMNS
 from ..report import natural_rank, render
@@ -21,7 +21,7 @@ from ..core.summaries import summary_note
 from ..core.validation import check_arguments
 from . import scale
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
-                      add_rel_level, evaluation_options)
+                      add_rel_level, evaluation_options, integer_at_least)
 
 
 def register(subparsers: "argparse._SubParsersAction") -> None:
@@ -36,6 +36,13 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     add_evaluation_options(parser)
     parser.add_argument("-q", "--per-query", action="store_true",
                         help="one row per query (trec_eval -q)")
+    parser.add_argument("-n", "--no-summary", action="store_true",
+                        help="with --format trec_eval: no 'all' lines, only the per-query "
+                             "ones of -q (trec_eval -n)")
+    parser.add_argument("-N", "--collection-size", type=integer_at_least(0), default=None,
+                        metavar="N",
+                        help="documents in the collection, read by utility's fourth "
+                             "coefficient (trec_eval -N; default 0, as trec_eval)")
     add_output(parser, extra=("trec_eval",))
     scale.add_arguments(parser)
     parser.set_defaults(handler=_evaluate)
@@ -66,6 +73,9 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
 def _evaluate(args: argparse.Namespace) -> int:
     check_arguments(render, fmt="table" if args.format == "trec_eval" else args.format,
                     digits=args.digits)  # before the work
+    if args.no_summary and args.format != "trec_eval":
+        raise ValueError("-n (no 'all' lines) goes with --format trec_eval; the other formats "
+                         "print the summary, or with -q the per-query rows only")
     ties = args.ties if args.ties is not None else (
         "trec_eval" if args.format == "trec_eval" else "all")
     options = evaluation_options(args, [t.strip() for t in ties.split(",") if t.strip()])
@@ -74,8 +84,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         [DEFAULT_GROUP] if args.format == "trec_eval" else list(DEFAULT_METRICS)))
     if request.note:
         print(f"# note: {request.note}", file=sys.stderr)
-    metrics = list(request.metrics)
-    args.counts = request.counts  # the count lines of --format trec_eval
+    metrics = with_collection_size(request.metrics, args.collection_size)
+    args.request = request  # the count lines, printed names, relstring of --format trec_eval
     try:
         scaled = scale.scaled_evaluation(args, metrics, options)  # --buckets / --dask / --out
     except ImportError as error:  # no Dask: one line, exit status 2
@@ -96,10 +106,14 @@ def show(evaluation, args: argparse.Namespace) -> int:
         runs = list(evaluation.tables) or list(dict.fromkeys(evaluation.summary["run"].astype(str)))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
+            request = getattr(args, "request", None)
+            layout = ({} if request is None else
+                      {"names": request.names, "relstring": request.relstring})
             for run in runs:  # one trec_eval output per run, in the order given
                 sys.stdout.write(evaluation.to_trec_eval(
                     evaluation.options.policy_labels[0], run=run, per_query=args.per_query,
-                    counts=getattr(args, "counts", True)))
+                    counts=True if request is None else request.counts,
+                    summary=not getattr(args, "no_summary", False), **layout))
         for message in dict.fromkeys(str(w.message) for w in caught):
             print(f"# note: {message}", file=sys.stderr)
         for finding in evaluation.findings:

@@ -5,6 +5,7 @@ import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -106,7 +107,8 @@ class Evaluation:
         return wide.reset_index()
 
     def to_trec_eval(self, policy: str = "trec_eval", *, run: str | None = None,
-                     per_query: bool = True, counts: "Iterable[str] | bool" = False) -> str:
+                     per_query: bool = True, counts: "Iterable[str] | bool" = False,
+                     **layout: Any) -> str:
         """trec_eval's text output for one policy and one run, as trec_eval prints it:
         ``measure<TAB>query<TAB>value`` lines with trec_eval's measure names (``ndcg_cut_10``,
         ``P_10``, ``recip_rank``, ``map``) in its order, per query (``per_query``, its
@@ -114,9 +116,12 @@ class Evaluation:
         (``True``: ``runid``, ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``, as
         trec_eval prints them with no ``-m``; or a list of those). See
         :func:`tiedrank.interop.trec_eval.format_trec_eval` (plugged in through
-        :data:`tiedrank.core.peers.PEERS`).
+        :data:`tiedrank.core.peers.PEERS`), which also takes ``names`` (printed names of
+        measures given parameters), ``relstring`` (its length and name) and ``summary``
+        (``False``: no ``all`` lines, trec_eval's ``-n``).
         """
-        return PEERS.format_trec_eval(self, policy, run=run, per_query=per_query, counts=counts)
+        return PEERS.format_trec_eval(self, policy, run=run, per_query=per_query, counts=counts,
+                                      **layout)
 
     def to_ranx(self, policy: str = "expected", *, run: str | None = None) -> dict:
         """Like ``ranx.evaluate(qrels, run, metrics)``: ``{ranx name: mean}`` for one policy
@@ -423,7 +428,7 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
                         values[policy, metric] = (query_ids, metric_values(
                             table, metric, gain=options.gain)[included])
                         continue
-                    if metric.entry.extremes is not None and policy.name in EXTREME_POLICIES:
+                    if metric.extremes is not None and policy.name in EXTREME_POLICIES:
                         # unj, rbp_resid: their own best and worst, from the expected table
                         values[policy, metric] = (query_ids, metric_values(
                             table, metric, gain=options.gain, extreme=policy.name)[included])

@@ -28,12 +28,16 @@ from typing import Any
 class MetricRequest:
     """What a list of metrics asks for: tiedrank's ``metrics`` (each once, in order), and what
     another tool's list form adds: the output ``counts`` lines it names (trec_eval's ``runid``,
-    ``num_q``, ...), and the measures it names that are ``not_yet`` tie-aware in tiedrank (left
-    out, and said so in :attr:`note`). What :attr:`Peers.expand_metrics` returns."""
+    ``num_q``, ...), the measures it names that are ``not_yet`` tie-aware in tiedrank (left
+    out, and said so in :attr:`note`), the ``names`` it prints for measures given real or
+    paired parameters (metric name -> printed name: ``utility_2,-1,0,0`` as typed) and the
+    ``relstring`` length with its printed name. What :attr:`Peers.expand_metrics` returns."""
 
     metrics: tuple  # of Metric
     counts: tuple[str, ...] = ()
     not_yet: tuple[str, ...] = ()
+    names: tuple[tuple[str, str], ...] = ()
+    relstring: tuple[int, str] = (10, "relstring")  # trec_eval's default length
 
     @property
     def note(self) -> str | None:

@@ -27,9 +27,10 @@ Examples
 """
 from __future__ import annotations
 
+import math
 import re
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -37,10 +38,11 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import REGISTRY, Metric, parse_metric
-from ..metrics.interpolated import RECALL_LEVELS
-from ..metrics.registry import MAX_CUTOFF
+from ..metrics.interpolated import RECALL_LEVELS, recall_cutoffs
 from ..core.peers import MetricRequest
 from .names import trec_eval_name
+from .trec_eval_params import (CUTOFFS, REAL_CUTOFFS, RELSTRING_DEFAULT, Parameters, output_name,
+                               read_parameters)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.evaluation import Evaluation
@@ -126,6 +128,10 @@ _TEXT = ("relstring",)
 RELSTRING_NEEDS_TABLES = ("relstring lines are read off the tie tables of one pass; the scaled "
                           "paths (--buckets, --dask, --out) keep none, so they are left out: "
                           "run without those flags to print them")  # per-query text lines, read off the table in the policy's order
+MEANS_NEED_ROWS = ("the 'all' lines are tiedrank's exact means, not trec_eval's accumulation "
+                   "(which adds the per-query values in its query order): the per-query rows "
+                   "are on disk (--out DIR/per_query); they can differ at a half-way 4th "
+                   "decimal")
 _COUNT_COLUMNS = _COUNTS[2:]  # per query (runid and num_q are per run)
 GROUPS: dict[str, tuple[str, ...]] = {
     "official": (*_COUNTS, "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall",
@@ -149,28 +155,38 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
     ----------
     items : str, Metric, ir_measures measure, or an iterable of those
         trec_eval's forms: a measure with its parameters as on trec_eval's ``-m``
-        (``P.5,10`` = P@5 and P@10, cutoffs sorted; ``ndcg_cut.5,10``, ``map_cut.10``,
-        ``success.1,5``, ``recall.5``), a cutoff measure alone with trec_eval's default
-        cutoffs (``P`` = P@5, 10, 15, 20, 30, 100, 200, 500, 1000; ``success`` = 1, 5, 10),
-        ``map``, ``ndcg``, ``recip_rank``, ``Rprec``, ``bpref``, ``gm_map``, ``set_P``, ...,
-        a real parameter list (``Rprec_mult.0.2,1`` = multiples of R,
-        ``iprec_at_recall.0.1,0.5`` = recall levels, ``set_F.0.5`` = beta; alone, trec_eval's
-        defaults: ``iprec_at_recall`` = 0.0, 0.1, ..., 1.0), a count line named on its own
-        (``num_ret``: also a summed metric), or a group (``official``, ``all_trec``, ``set``). trec_eval's names are case-sensitive, as in trec_eval. Anything else is
-        read by :func:`~tiedrank.metrics.parse_metric` (``nDCG@10``, ``ndcg_cut_10``,
-        ``map-l2``, ``Expected(nDCG@10)``, ir_measures objects).
+        (``P.5,10`` = P@5 and P@10, cutoffs sorted; ``ndcg_cut.10,20,23.4``, the last read
+        as 23 as trec_eval reads it; ``success.1,5``, ``recall.5``), a cutoff measure alone
+        with trec_eval's default cutoffs (``P`` = P@5, 10, 15, 20, 30, 100, 200, 500, 1000;
+        ``success`` = 1, 5, 10), ``map``, ``ndcg``, ``recip_rank``, ``Rprec``, ``bpref``,
+        ``gm_map``, ``set_P``, ..., real parameters (``Rprec_mult.5.0,0.2,0.35`` =
+        multiples of R, ``iprec_at_recall..10,.5`` = recall levels, ``11pt_avg..25,.5,.75``
+        = its levels, ``set_F.0.5`` = beta, ``utility.2,-1,0,0`` = its coefficients,
+        ``relstring.20`` = its length; alone, trec_eval's defaults), name=value pairs
+        (``rbp.p=0.8``, ``ndcg.1=3,2=9,4=4.5`` = the gains of grades 1, 2, 4), trec_eval's
+        printed names (``Rprec_mult_0.40``, ``iprec_at_recall_0.30``, ``relative_P_5``), a
+        count line named on its own (``num_ret``: also a summed metric), or a group
+        (``official``, ``all_trec``, ``set``). As in trec_eval, a measure named with
+        parameters takes those instead of its defaults wherever else it is named (``-m
+        all_trec -m P.5``: P_5 only). trec_eval's names are case-sensitive, as in
+        trec_eval. Anything else is read by :func:`~tiedrank.metrics.parse_metric`
+        (``nDCG@10``, ``ndcg_cut_10``, ``map-l2``, ``Expected(nDCG@10)``, ir_measures
+        objects).
 
     Returns
     -------
     MetricRequest
-        The metrics (duplicates removed), the count lines, the group members left out.
+        The metrics (duplicates removed), the count lines, the group members left out, the
+        printed names of measures given parameters, the relstring length.
 
     Raises
     ------
     ValueError
         For a measure named on its own that tiedrank does not compute yet (``yaap``),
-        parameters trec_eval's measure does not take here (``map.5``), bad or repeated
-        cutoffs (``P.0``, ``P.5,5``), and every error of :func:`parse_metric`.
+        parameters trec_eval's measure does not read (``map.5``), bad or repeated cutoffs
+        (``P.0``, ``P.5,5``), one measure given two parameter lists (trec_eval reads the
+        first only: ``P.5`` and ``P.10`` are ``P.5,10``), and every error of
+        :func:`parse_metric`.
 
     Examples
     --------
@@ -180,54 +196,98 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
     ['nDCG@10', 'AP(rel=2)']
     >>> [m.name for m in expand_metrics(["Rprec_mult.1,0.2", "set_F.0.5", "bpref"]).metrics]
     ['Rprec_mult(mult=0.2)', 'Rprec_mult(mult=1)', 'set_F(beta=0.5)', 'bpref']
+    >>> request = expand_metrics(["all_trec", "relstring.20", "utility.2,-1,0,0"])
+    >>> request.relstring, dict(request.names)["utility(rel_ret=2, nonrel_ret=-1, rel_missed=0, nonrel_missed=0)"]
+    ((20, 'relstring_20'), 'utility_2,-1,0,0')
     """
     if isinstance(items, (str, Metric)) or (hasattr(items, "NAME") and hasattr(items, "params")):
         items = [items]
-    metrics: list[Metric] = []
-    counts: list[str] = []
-    not_yet: list[str] = []
+    # a Metric, a printed name read back (its Parameters), or the name of a trec_eval
+    # measure, whose parameters are known once every item is read
+    slots: list = []
+    given: dict[str, tuple[str, str]] = {}  # measure -> (its parameters, the item as typed)
     for item in items:
         if not isinstance(item, str):
-            metrics.append(parse_metric(item))
+            slots.append(parse_metric(item))
             continue
         text = item.strip()
         names = GROUPS.get(text)
         if names is not None:
-            for name in names:
-                measure = BY_NAME[name]
-                if measure.count:
-                    counts.append(name)
-                elif measure.tiedrank is None:
-                    not_yet.append(name)
-                else:
-                    metrics += _metrics_of(measure, measure.values or measure.cutoffs)
+            slots += names
             continue
         name, dot, params = text.partition(".")
         measure = BY_NAME.get(name)
         if measure is None:
-            metrics.append(parse_metric(text))
-        elif measure.count:
-            if dot:
-                raise ValueError(f"trec_eval measure {text!r}: {name} takes no parameters" + (
-                    " in tiedrank, which prints trec_eval's default 10 characters; write "
-                    "relstring" if name in _TEXT else ""))
-            counts.append(name)
-            if measure.tiedrank:  # named on its own: also a metric (summed), for every format
-                metrics.append(parse_metric(measure.tiedrank))
-        elif measure.tiedrank is None:
+            read_back = output_name(text)
+            slots.append(parse_metric(text) if read_back is None
+                         else read_parameters(*read_back, text))
+            continue
+        if measure.tiedrank is None and not measure.count:
             raise ValueError(f"trec_eval measure {name!r} is not yet tie-aware in tiedrank; "
                              f"tiedrank's trec_eval measures: {', '.join(supported())}")
-        elif dot and (measure.pairs or measure.coefficients):
-            metrics.append(_with_parameters(text, measure, params))
+        if dot:
+            if name in _COUNTS:
+                raise ValueError(f"trec_eval measure {text!r}: {name} takes no parameters")
+            if name in given and given[name][0] != params:
+                raise ValueError(
+                    f"trec_eval measure {name!r} is given two parameter lists "
+                    f"({given[name][1]} and {text}); trec_eval reads the first only: give one"
+                    + (f", e.g. {name}.{given[name][0]},{params}" if name in CUTOFFS
+                       + REAL_CUTOFFS else ""))
+            given.setdefault(name, (params, text))
+        slots.append(name)
+        if measure.count and measure.tiedrank and not dot:
+            slots.append(parse_metric(measure.tiedrank))  # num_ret named on its own: a metric
+    metrics: list[Metric] = []
+    counts: list[str] = []
+    not_yet: list[str] = []
+    labels: dict[str, str] = {}
+    relstring = (RELSTRING_DEFAULT, "relstring")
+    for slot in slots:
+        if isinstance(slot, Metric):
+            metrics.append(slot)
+            continue
+        if isinstance(slot, Parameters):  # a printed name read back: the metrics it names
+            if slot.relstring is not None:
+                counts.append("relstring")
+                relstring = (slot.relstring, slot.label)
+            metrics += _labelled(slot, labels)
+            continue
+        measure = BY_NAME[slot]
+        if measure.count:
+            counts.append(slot)
+            if slot in given:  # relstring.20
+                parsed = read_parameters(slot, *given[slot])
+                relstring = (parsed.relstring, parsed.label)
+        elif measure.tiedrank is None:
+            not_yet.append(slot)
+        elif slot in given:
+            metrics += _labelled(read_parameters(slot, *given[slot]), labels)
         else:
-            defaults = measure.values or measure.cutoffs
-            given = (_values(text, measure, params) if measure.values
-                     else _cutoffs(text, measure, params)) if dot else defaults
-            metrics += _metrics_of(measure, given)
+            metrics += _metrics_of(measure, measure.values or measure.cutoffs)
     order = {name: i for i, name in enumerate(_COUNTS + _TEXT)}
     return MetricRequest(tuple(dict.fromkeys(metrics)),
                          tuple(sorted(dict.fromkeys(counts), key=order.__getitem__)),
-                         tuple(dict.fromkeys(not_yet)))
+                         tuple(dict.fromkeys(not_yet)), tuple(labels.items()), relstring)
+
+
+def _labelled(parsed: Parameters, labels: dict[str, str]) -> list[Metric]:
+    """The metrics of ``parsed``, their printed name kept in ``labels``."""
+    metrics = [parse_metric(m) for m in parsed.metrics]
+    if parsed.label is not None:
+        labels.update({m.name: parsed.label for m in metrics})
+    return metrics
+
+
+def with_collection_size(metrics: "Iterable[Metric]", docs: int | None) -> list[Metric]:
+    """``metrics`` with utility's collection size set to ``docs`` (trec_eval's ``-N``: the
+    number of documents in the collection, read by utility's fourth coefficient only).
+
+    >>> [m.name for m in with_collection_size(expand_metrics("utility.1,-1,0,1").metrics, 40)]
+    ['utility(rel_ret=1, nonrel_ret=-1, rel_missed=0, nonrel_missed=1, docs=40)']
+    """
+    return [Metric(**{**m.__dict__, "docs": float(docs)})
+            if docs is not None and m.family == "utility" else m for m in metrics]
 
 
 def supported() -> list[str]:
@@ -243,94 +303,52 @@ def _metrics_of(measure: TrecEvalMeasure, cutoffs: tuple) -> list[Metric]:
     return [parse_metric(f"{measure.tiedrank}@{k}") for k in cutoffs]
 
 
-def _with_parameters(text: str, measure: TrecEvalMeasure, params: str) -> Metric:
-    """``rbp.p=0.8`` (name=value pairs) or ``utility.1,-1,0,0`` (the coefficients in
-    trec_eval's order) as the tiedrank metric."""
-    subject = f"trec_eval measure {text!r}"
-    parts = [p.strip() for p in params.split(",")]
-    number = r"[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?"
-    if measure.coefficients:
-        if len(parts) != measure.coefficients or not all(re.fullmatch(number, p) for p in parts):
-            raise ValueError(f"{subject}: the parameter must be {measure.coefficients} numbers "
-                             f"separated by commas, e.g. {measure.name}.1,-1,0,0")
-        return parse_metric(f"{measure.tiedrank}({', '.join(parts)})")
-    pairs = [p.partition("=") for p in parts]
-    if not all(eq and name in measure.pairs and re.fullmatch(number, value)
-               for name, eq, value in pairs):
-        raise ValueError(f"{subject}: the parameter must be name=value with name "
-                         f"{' or '.join(measure.pairs)}, e.g. {measure.name}.p=0.8")
-    return parse_metric(f"{measure.tiedrank}({', '.join(f'{n}={v}' for n, _, v in pairs)})")
-
-
-def _values(text: str, measure: TrecEvalMeasure, params: str) -> tuple[float, ...]:
-    """The real parameters of ``Rprec_mult.0.2,1`` (sorted, as trec_eval sorts them) or
-    ``set_F.0.5`` (one value)."""
-    subject = f"trec_eval measure {text!r}"
-    parts = [p.strip() for p in params.split(",")]
-    example = f"{measure.name}.{measure.values[0]:g}" + (",1" if len(measure.values) > 1 else "")
-    if not all(re.fullmatch(r"\d+(\.\d*)?|\.\d+", p) for p in parts) or \
-            (len(parts) > 1 and len(measure.values) == 1):
-        many = "numbers separated by commas" if len(measure.values) > 1 else "one number"
-        raise ValueError(f"{subject}: the parameter must be {many}, e.g. {example}")
-    values = sorted(float(p) for p in parts)
-    if len(set(values)) < len(values):
-        raise ValueError(f"{subject}: a value is repeated; write each once")
-    return tuple(values)
-
-
-def _cutoffs(text: str, measure: TrecEvalMeasure, params: str) -> tuple[int, ...]:
-    """The cutoff list of ``P.5,10`` (sorted, as trec_eval sorts it); trec_eval's refusals
-    (a cutoff that is not a positive integer, a repeated one) in tiedrank's words."""
-    subject = f"trec_eval measure {text!r}"
-    if not measure.cutoffs:
-        raise ValueError(f"{subject}: tiedrank's {measure.name} takes no parameters; write "
-                         f"{measure.name}" + (f" (trec_eval's gain pairs such as {measure.name}"
-                                              ".1=4.0 are not read: map the grades in the qrels)"
-                                              if measure.name in ("ndcg", "G") else ""))
-    parts = [p.strip() for p in params.split(",")]
-    if not all(re.fullmatch(r"\d+", p) and 1 <= int(p) <= MAX_CUTOFF for p in parts):
-        raise ValueError(f"{subject}: cutoffs must be integers >= 1 separated by commas, e.g. "
-                         f"{measure.name}.5,10")
-    values = sorted(int(p) for p in parts)
-    if len(set(values)) < len(values):
-        raise ValueError(f"{subject}: a cutoff is repeated; write each once, e.g. "
-                         f"{measure.name}.{','.join(map(str, sorted(set(values))))}")
-    return tuple(values)
-
-
 # ---- output -------------------------------------------------------------------------------
 _NAME_WIDTH = 22  # trec_eval left-justifies names in 22 characters (its printf "%-22s")
 
 
-def trec_eval_position(metric: "str | Metric") -> tuple[int, float]:
-    """Where trec_eval prints ``metric``: (index in :data:`MEASURES`, cutoff); a metric
-    trec_eval does not have comes after all of them.
+def trec_eval_position(metric: "str | Metric", printed: str | None = None) -> tuple[int, float]:
+    """Where trec_eval prints ``metric`` (under its printed name ``printed``, by default its
+    trec_eval name): (index in :data:`MEASURES`, cutoff); a metric trec_eval does not have
+    comes after all of them. The measure is the longest of trec_eval's names that the
+    printed name is or begins with followed by ``_`` (``relative_P_5`` is relative_P's).
 
     >>> sorted(["P@10", "AP", "P@5", "TsRR2", "RR"], key=trec_eval_position)
     ['AP', 'RR', 'P@5', 'P@10', 'TsRR2']
     """
-    name = trec_eval_name(metric)
-    base, _, cut = name.rpartition("_")
-    if re.fullmatch(r"\d+(\.\d+)?", cut) and base in BY_NAME:  # P_10, Rprec_mult_0.20
-        return MEASURES.index(BY_NAME[base]), float(cut)
-    if base in BY_NAME:  # a parameter trec_eval appends: utility_2,-1,0,0, rbp_p=0.8
-        return MEASURES.index(BY_NAME[base]), 0
-    if name in BY_NAME:
-        return MEASURES.index(BY_NAME[name]), 0
-    return len(MEASURES), 0
+    name = trec_eval_name(metric) if printed is None else printed
+    bases = [b for b in BY_NAME if name == b or name.startswith(b + "_")]
+    if not bases:
+        return len(MEASURES), 0
+    base = max(bases, key=len)
+    cut = name[len(base) + 1:]
+    return MEASURES.index(BY_NAME[base]), float(cut) if re.fullmatch(r"\d+(\.\d+)?", cut) else 0
 
 
 def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
                      run: str | None = None, per_query: bool = True,
-                     counts: "Iterable[str] | bool" = False) -> str:
+                     counts: "Iterable[str] | bool" = False,
+                     names: "Mapping[str, str] | Iterable[tuple[str, str]] | None" = None,
+                     relstring: tuple[int, str] = (RELSTRING_DEFAULT, "relstring"),
+                     summary: bool = True) -> str:
     """trec_eval's text output of one run of ``evaluation`` under ``policy``.
 
     Per query (``per_query``, trec_eval's ``-q``): the queries in trec_eval's order (by
     their bytes), each with ``num_ret``, ``num_rel``, ``num_rel_ret`` (those asked) and
-    every metric; then the ``all`` lines: ``runid``, ``num_q``, the summed counts, and each
-    metric's mean. Metrics are in trec_eval's order (``map`` before ``P_5``; cutoffs
-    ascending); those trec_eval lacks follow under tiedrank's names. A wrapped metric
-    (``Best(AP)``) is printed under its own policy, as ``Best(map)``.
+    every metric; then the ``all`` lines (unless ``summary`` is False, trec_eval's ``-n``):
+    ``runid``, ``num_q``, the summed counts, and each metric's mean. Metrics are in
+    trec_eval's order (``map`` before ``P_5``; cutoffs ascending); those trec_eval lacks
+    follow under tiedrank's names. A wrapped metric (``Best(AP)``) is printed under its own
+    policy, as ``Best(map)``.
+
+    Under the ``trec_eval`` policy the numbers are trec_eval's to the last byte: each
+    ``all`` line is trec_eval's own accumulation (meas_acc.c, meas_avg.c: the per-query
+    doubles added one by one in its query order, then divided; gm_map and gm_bpref sum the
+    logarithms so), not the correctly rounded mean, since the two may print the two sides of
+    a half-way 4th decimal; with ``-J`` a query left with no document prints ``-nan`` for
+    ``iprec_at_recall`` and ``11pt_avg`` at the levels whose cutoff is 0 (trec_eval divides
+    0 by 0 there), and so does their ``all`` line. Under every other policy the ``all``
+    lines are tiedrank's exact means.
 
     Parameters
     ----------
@@ -344,7 +362,15 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
     counts : bool or iterable of str
         The count lines: ``False`` none (as trec_eval with ``-m`` naming measures only),
         ``True`` all five (as trec_eval with no ``-m``), or some of ``runid``, ``num_q``,
-        ``num_ret``, ``num_rel``, ``num_rel_ret``.
+        ``num_ret``, ``num_rel``, ``num_rel_ret`` (and ``relstring``).
+    names : mapping or pairs, optional
+        The printed name of some metrics (metric name -> trec_eval's name), for measures
+        given parameters on trec_eval's ``-m`` (:attr:`MetricRequest.names`:
+        ``utility_2,-1,0,0`` as typed).
+    relstring : (int, str)
+        The relstring length and printed name (``relstring.20``: ``(20, "relstring_20")``).
+    summary : bool
+        Print the ``all`` lines (trec_eval without ``-n``).
     """
     from ..core.policies import parse_policies
 
@@ -355,40 +381,43 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
     asked = _COUNTS if counts is True else tuple(c for c in _COUNTS if c in set(counts or ()))
     frame = evaluation.per_query
     frame = frame[frame["run"] == run]
-    names = list(dict.fromkeys(frame["metric"].astype(str)))
+    metric_names = list(dict.fromkeys(frame["metric"].astype(str)))
     # the evaluation's own objects (an Evaluation made elsewhere may hold names only)
     evaluated = {m.name: m for m in evaluation.metrics}
     metric = {n: evaluated.get(n) or parse_metric(n) for n in dict.fromkeys(
-        [*names, *evaluation.summary["metric"].astype(str)])}
-    wrapped = {n for n in names if metric[n].policy is not None}
+        [*metric_names, *evaluation.summary["metric"].astype(str)])}
+    wrapped = {n for n in metric_names if metric[n].policy is not None}
     frame = frame[(frame["policy"] == label) | frame["metric"].isin(wrapped)]
-    summary = evaluation.summary
-    summary = summary[(summary["run"] == run) & ((summary["policy"] == label)
-                                                  | summary["metric"].isin(wrapped))]
-    if frame.empty and summary.empty:
+    totals = evaluation.summary
+    totals = totals[(totals["run"] == run) & ((totals["policy"] == label)
+                                              | totals["metric"].isin(wrapped))]
+    if frame.empty and totals.empty:
         raise ValueError(f"no values for run {run!r} under policy {label!r}; evaluated: runs "
                          f"{', '.join(runs)}, policies "
                          f"{', '.join(dict.fromkeys(evaluation.per_query['policy'].astype(str)))}")
-    position = {m: trec_eval_position(metric[m])
-                for m in dict.fromkeys(summary["metric"].astype(str))}
-    order = sorted(position, key=position.__getitem__)
-    shown = {m: trec_eval_name(metric[m]) for m in order}  # a wrapped one as Best(map)
+    printed = dict(names or {})
+    shown = {m: printed.get(m) or trec_eval_name(metric[m])  # a wrapped one as Best(map)
+             for m in dict.fromkeys(totals["metric"].astype(str))}
+    position = {m: trec_eval_position(metric[m], shown[m]) for m in shown}
+    order = sorted(shown, key=position.__getitem__)
     order = [m for m in order if shown[m] not in asked]  # the count lines print those
     kind = {m: metric[m].summary.name for m in order}
     # trec_eval prints gm_map and gm_bpref only on the all line; counts (num_nonrel_judged_ret)
     # as integers
     as_printed = {m: (int if kind[m] == "sum" else float) for m in order}
     tallies = _run_counts(evaluation, run)
+    per_metric = _per_metric_values(frame, order, tallies, evaluation.options.judged_only
+                                    and chosen.name == "trec_eval", wrapped)
     table = evaluation.tables.get(run)
     wants_text = per_query and counts is not True and "relstring" in set(counts or ())
     if wants_text and table is None:  # the scaled paths keep no table to read them from
         warnings.warn(RELSTRING_NEEDS_TABLES, UserWarning, stacklevel=2)
-    texts = _relevance_strings(table, chosen) if wants_text else {}
+    texts = _relevance_strings(table, chosen, relstring[0]) if wants_text else {}
     at_text = MEASURES.index(BY_NAME["relstring"])
     lines: list[str] = []
     if per_query:
-        values = {(m, q): v for m, q, v in
-                  frame[["metric", "query", "value"]].astype({"metric": str}).itertuples(index=False)}
+        values = {(m, q): v for m in order if kind[m] != "geometric mean"
+                  for q, v in zip(*per_metric.get(m, ((), ())))}
         queries = sorted(set(frame["query"].astype(str)) |
                          (set(tallies.index) if tallies is not None else set()),
                          key=lambda q: q.encode("utf-8"))
@@ -396,13 +425,14 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
             if tallies is not None and query in tallies.index:
                 lines += [_line(c, query, int(tallies.at[query, c]))
                           for c in _COUNT_COLUMNS if c in asked]
-            metric_lines = [(position[m][0], _line(shown[m], query,
-                                                   as_printed[m](values[m, query])))
-                            for m in order if (m, query) in values and kind[m] != "geometric mean"]
+            metric_lines = [(position[m][0], _line(shown[m], query, as_printed[m](values[m, query])))
+                            for m in order if (m, query) in values]
             if query in texts:  # trec_eval prints it among the measures, after P
-                metric_lines.append((at_text, f"{'relstring':<{_NAME_WIDTH}}\t{query}\t"
+                metric_lines.append((at_text, f"{relstring[1]:<{_NAME_WIDTH}}\t{query}\t"
                                               f"'{texts[query]}'"))
             lines += [line for _, line in sorted(metric_lines, key=lambda item: item[0])]
+    if not summary:  # trec_eval -n: no line of the summary, runid included
+        return "\n".join(lines) + "\n" if lines else ""
     if "runid" in asked:
         lines.append(f"{'runid':<{_NAME_WIDTH}}\tall\t{run}")
     if tallies is not None:
@@ -415,13 +445,77 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
             # (m_num_rel.c, te_calc_avg_num_rel), while its per-query lines count grade >= -l
             sums["num_rel"] = int(tallies["qrels_positive"].sum())
         lines += [_line(c, "all", sums[c]) for c in _COUNT_COLUMNS if c in asked]
-    means = summary.set_index(summary["metric"].astype(str))["value"]
-    lines += [_line(shown[m], "all", as_printed[m](means[m])) for m in order
-              if not np.isnan(means[m])]
+    means = totals.set_index(totals["metric"].astype(str))["value"]
+    if chosen.name == "trec_eval" and any(m not in per_metric and kind[m] != "sum" and m not in
+                                          wrapped for m in order):
+        warnings.warn(MEANS_NEED_ROWS, UserWarning, stacklevel=2)
+    for m in order:
+        mean = means[m]
+        if m in per_metric and chosen.name == "trec_eval" and m not in wrapped \
+                and kind[m] != "sum" and len(per_metric[m][1]):
+            mean = _accumulated(per_metric[m][1], kind[m])
+        elif np.isnan(mean):  # no query to average
+            continue
+        lines.append(_line(shown[m], "all", as_printed[m](mean)))
     return "\n".join(lines) + "\n"
 
 
-def _relevance_strings(table, policy) -> dict[str, str]:
+_MIN_GEO_MEAN = 0.00001
+"""trec_eval's floor of a value in a geometric mean (trec_eval.h MIN_GEO_MEAN)."""
+
+
+def _accumulated(values: np.ndarray, kind: str) -> float:
+    """trec_eval's summary of one measure: its per-query doubles (in trec_eval's query
+    order) added one by one from 0 (te_acc_meas_s: ``accum += value``), then divided by the
+    number of queries (te_calc_avg_meas_s); a geometric mean adds ``log(max(value,
+    0.00001))`` and ends with ``exp(sum / n)`` (te_calc_avg_meas_s_gm), with C's log and
+    exp. ``np.cumsum`` adds in order, one by one (``np.sum`` would add pairwise)."""
+    if kind == "geometric mean":
+        logs = np.fromiter(map(math.log, np.maximum(values, _MIN_GEO_MEAN)), np.float64,
+                           len(values))
+        return math.exp(float(np.cumsum(logs)[-1]) / len(values))
+    return float(np.cumsum(values)[-1]) / len(values)
+
+
+def _per_metric_values(frame: pd.DataFrame, order: list[str], tallies: "pd.DataFrame | None",
+                       judged_only_trec_eval: bool, wrapped: set
+                       ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per metric: (query ids, values) in trec_eval's query order (by bytes), the values
+    trec_eval prints per query: with ``-J`` under trec_eval's order, NaN where trec_eval
+    divides 0 by 0 (:func:`_trec_eval_nan`)."""
+    out = {}
+    sub = frame[["metric", "query", "value"]].reset_index(drop=True)
+    query_text = sub["query"].astype(str).to_numpy(dtype=object)
+    in_order = sorted(set(query_text), key=lambda q: q.encode("utf-8"))  # trec_eval's strcmp
+    position = pd.Categorical(query_text, categories=in_order).codes
+    for metric, rows in sub.groupby(sub["metric"].astype(str), sort=False, observed=True):
+        if metric not in order:
+            continue
+        at = rows.index.to_numpy()
+        at = at[np.argsort(position[at], kind="stable")]
+        query, value = query_text[at], sub["value"].to_numpy(dtype=np.float64)[at]
+        if judged_only_trec_eval and tallies is not None and metric not in wrapped:
+            value = np.where(_trec_eval_nan(parse_metric(metric), query, tallies), np.nan, value)
+        out[metric] = (query, value)
+    return out
+
+
+def _trec_eval_nan(metric: Metric, query: np.ndarray, tallies: pd.DataFrame) -> np.ndarray:
+    """Where trec_eval prints ``-nan`` per query: iprec_at_recall and 11pt_avg of a query left
+    with no document (``-J``) take ``num_rel_ret / num_ret`` = 0/0 as their interpolated
+    precision at every level whose cutoff lround(level * R) is 0 (m_iprec_at_recall.c,
+    m_11pt_avg.c); 11pt_avg adds it into its sum."""
+    if metric.family not in ("iprec_at_recall", "11pt_avg") or metric.judged_only is False:
+        return np.zeros(len(query), dtype=bool)
+    rows = tallies.reindex(query)
+    empty = rows["num_ret"].to_numpy() == 0
+    levels = ((metric.recall,) if metric.family == "iprec_at_recall"
+              else metric.levels or RECALL_LEVELS)
+    zero_cut = (recall_cutoffs(rows["num_rel"].to_numpy(np.int64), np.array(levels)) == 0)
+    return empty & zero_cut.any(axis=1)
+
+
+def _relevance_strings(table, policy, length: int = RELSTRING_DEFAULT) -> dict[str, str]:
     """Per evaluated query: trec_eval's relstring in ``policy``'s order (none for the
     expected policy: a string has no mean over the orderings, see
     :func:`~tiedrank.metrics.trec_gains.relevance_strings`)."""
@@ -429,7 +523,7 @@ def _relevance_strings(table, policy) -> dict[str, str]:
         return {}
     from ..metrics.trec_gains import relevance_strings
 
-    strings = relevance_strings(table.resolve(policy.name, policy.seed))
+    strings = relevance_strings(table.resolve(policy.name, policy.seed), length)
     kept = table.evaluated
     return dict(zip(table.queries[kept].astype(str), strings[kept]))
 
@@ -495,7 +589,9 @@ def _run_counts(evaluation: "Evaluation", run: str) -> pd.DataFrame | None:
 
 
 def _line(name: str, query: str, value: "int | float") -> str:
-    text = str(value) if isinstance(value, (int, np.integer)) else f"{value:6.4f}"
+    # trec_eval's printf("%6.4f") of 0.0 / 0.0 (x86's NaN has its sign bit set)
+    text = str(value) if isinstance(value, (int, np.integer)) else (
+        "  -nan" if math.isnan(value) else f"{value:6.4f}")
     return f"{name:<{_NAME_WIDTH}}\t{query}\t{text}"
 
 

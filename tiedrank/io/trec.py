@@ -54,8 +54,11 @@ def read_trec(loaded: Loaded, *, ncols: int, value_col: int,
         # pyarrow takes the column count from the first row, so check it here.
         raise InputError(f"wrong number of columns (found {len(fields)})", source=source,
                          line=line_no, text=first, expected=expected)
-    # trec_eval reads text after the run tag as part of the tag ("STANDARD more junk")
-    tag = " ".join(fields[5:]) if ncols == 6 else None
+    # the tag is the 6th field, as trec_eval reads it: text after it ("STANDARD more junk")
+    # is skipped. The first line names the run, at every scale (the scaled paths read only
+    # a file's head for its name); trec_eval's runid is the last line's 6th field, which
+    # differs only in a file whose tag changes between lines
+    tag = fields[5] if ncols == 6 else None
 
     # Fast path: one delimiter character throughout.  Blank runs, leading or trailing blanks
     # show up as empty fields (or a column-count error), in which case we normalise and retry.

@@ -14,8 +14,9 @@ from .kernels import (GAINS, FirstRelevantPmf, average_precision, bpref, dcg, di
                       set_recall, set_relative_precision, success, tmhits_grag, tsrr, tsrr2)
 from .interpolated import (RECALL_LEVELS, eleven_point_average, interpolated_precision,
                            recall_cutoffs)
+from .dispatch import metric_values, metric_view
 from .registry import (CUTOFF_RULES, METRIC_NAMES, REGISTRY, Metric, MetricFamily, Parameter, family,
-                       metric_values, parse_metric, register)
+                       parse_metric, register)
 
 __all__ = [
     "CUTOFF_RULES", "GAINS", "METRIC_NAMES", "REGISTRY", "FirstRelevantPmf", "Metric", "MetricFamily",

@@ -146,9 +146,15 @@ def _infap_counts(table: TieTable) -> tuple[np.ndarray, ...]:
 def _infap_term(j, r, n, u) -> np.ndarray:
     """m_infap.c's term of a relevant document at 0-based rank j with r relevant, n judged
     non-relevant and u pooled-unjudged documents above it:
-    [1 + (r + n + u)(r + eps) / (r + n + 2 eps)] / (j + 1) (1 at j = 0, where r = n = u = 0)."""
-    ratio = (r + INFAP_EPSILON) / (r + n + 2 * INFAP_EPSILON)
-    return (1.0 + (r + n + u) * ratio) / (j + 1.0)
+    [1 + (r + n + u)(r + eps) / (r + n + 2 eps)] / (j + 1) (1 at j = 0, where r = n = u = 0),
+    computed as m_infap.c writes it, 1/(j+1) + (j/(j+1)) ((r+n+u)/j) ((r+eps)/(r+n+2 eps)),
+    so that an ordering's value has trec_eval's bits (infAP is rational: a value can end in
+    5 at the 5th decimal, and then the last bit decides the 4th one printed)."""
+    fj = np.asarray(j, dtype=np.float64)
+    later = np.maximum(fj, 1.0)  # j = 0 takes the 1 below; no division by 0
+    ratio = (r + INFAP_EPSILON) / ((r + n) + 2 * INFAP_EPSILON)
+    term = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((r + n + u) / later) * ratio
+    return np.where(fj == 0, 1.0, term)
 
 
 def inferred_ap(table: TieTable) -> np.ndarray:

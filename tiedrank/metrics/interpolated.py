@@ -97,6 +97,25 @@ _FLOAT64_LOG_COUNT = 700.0
 count of a group is at most C(n, m))."""
 
 
+def parse_levels(text: str) -> tuple[float, ...]:
+    """``"0.25 0.5 0.75"``: distinct recall levels in [0, 1], ascending (11pt_avg's
+    ``levels=``); ``ValueError`` in words otherwise.
+
+    >>> parse_levels("0.5 0.25")
+    (0.25, 0.5)
+    """
+    try:
+        levels = tuple(sorted(float(v) for v in text.split()))
+    except ValueError:
+        levels = ()
+    if not levels or not all(0 <= v <= 1 for v in levels):
+        raise ValueError("levels must be numbers in [0, 1] separated by blanks, e.g. "
+                         "11pt_avg(levels=0.25 0.5 0.75)")
+    if len(set(levels)) < len(levels):
+        raise ValueError("a recall level is repeated; give each once")
+    return levels
+
+
 def recall_cutoffs(n_relevant: np.ndarray, recall: "float | np.ndarray") -> np.ndarray:
     """trec_eval 10's cutoff of each query: lround(recall * R), half away from zero.
 
@@ -165,8 +184,10 @@ def interpolated_precision(table: TieTable, recall: float) -> np.ndarray:
     return _levels(table, (float(recall),))[:, 0]
 
 
-def eleven_point_average(table: TieTable) -> np.ndarray:
-    """``11pt_avg``: the mean of ``iprec_at_recall`` over the 11 levels 0.0, 0.1, ..., 1.0.
+def eleven_point_average(table: TieTable,
+                         levels: tuple[float, ...] = RECALL_LEVELS) -> np.ndarray:
+    """``11pt_avg``: the mean of ``iprec_at_recall`` over the 11 levels 0.0, 0.1, ..., 1.0
+    (or over ``levels``, ascending: trec_eval's ``11pt_avg..25,.5,.75``).
 
     (1/11) sum_rho iprec(rho), summed from rho = 1.0 down, as trec_eval adds them; the
     expectation is the mean of the levels' expectations (linearity), and best and worst
@@ -196,11 +217,11 @@ def eleven_point_average(table: TieTable) -> np.ndarray:
     >>> round(float(eleven_point_average(build_tie_table(run, qrels))[0]), 4)
     0.6545
     """
-    levels = _levels(table, RECALL_LEVELS)
+    values = _levels(table, tuple(levels))
     total = np.zeros(table.n_queries)
-    for column in range(len(RECALL_LEVELS) - 1, -1, -1):  # trec_eval's order of the sum
-        total += levels[:, column]
-    return total / len(RECALL_LEVELS)
+    for column in range(len(levels) - 1, -1, -1):  # trec_eval's order of the sum
+        total += values[:, column]
+    return total / len(levels)
 
 
 def _levels(table: TieTable, recalls: tuple[float, ...]) -> np.ndarray:

@@ -30,6 +30,7 @@ from ..core.options import GAINS  # noqa: F401  (the vocabulary lives with the o
 from ..core.ties import TieTable, segment_sum
 from ..core.validation import Options, check
 from .blocks import divide, per_query_docs, per_query_groups
+from .gain_maps import is_gain_map, map_gains, resolve_by_gain, sorted_descending
 
 # ---- shared building blocks (the rest: tiedrank.metrics.blocks) -------------------------
 def _cutoff(table: TieTable, k: int | np.ndarray | None) -> np.ndarray:
@@ -40,7 +41,10 @@ def _cutoff(table: TieTable, k: int | np.ndarray | None) -> np.ndarray:
 
 
 def gain(grades: np.ndarray, kind: str = "linear") -> np.ndarray:
-    """Gain of each grade: ``linear`` = grade, ``exp`` = 2**grade - 1 (negatives count 0)."""
+    """Gain of each grade: ``linear`` = grade, ``exp`` = 2**grade - 1 (negatives count 0), or
+    a gain map ``1:3 2:9`` (:mod:`tiedrank.metrics.gain_maps`)."""
+    if is_gain_map(kind):
+        return map_gains(grades, kind)
     check("gain", kind, [Options(*GAINS)])
     clipped = np.maximum(grades, 0).astype(np.float64)
     return clipped if kind == "linear" else np.exp2(clipped) - 1.0
@@ -199,7 +203,10 @@ def ideal_dcg(table: TieTable, k: int | None = None, gain_kind: str = "linear") 
     counts = np.diff(table.ideal_start)
     query = np.repeat(np.arange(table.n_queries), counts)
     rank = np.arange(len(table.ideal_grade)) - np.repeat(table.ideal_start[:-1], counts) + 1
-    values = gain(table.ideal_grade, gain_kind) * discount(rank)
+    gains = gain(table.ideal_grade, gain_kind)
+    if is_gain_map(gain_kind):  # a map need not follow the grades: the ideal sorts by gain
+        gains = sorted_descending(query, gains)
+    values = gains * discount(rank)
     if k is not None:
         values = values * (rank <= k)
     return np.bincount(query, weights=values, minlength=table.n_queries)
@@ -208,6 +215,12 @@ def ideal_dcg(table: TieTable, k: int | None = None, gain_kind: str = "linear") 
 def ndcg(table: TieTable, k: int | None = None, gain_kind: str = "linear") -> np.ndarray:
     """nDCG@k = E[DCG@k] / IDCG@k (IDCG is not random, so the ratio is exact)."""
     return divide(dcg(table, k, gain_kind), ideal_dcg(table, k, gain_kind))
+
+
+def graded_extreme(table: TieTable, metric, best: bool) -> np.ndarray:
+    """Best (worst) case of a graded metric (nDCG, DCG) under a gain map: its kernel on the
+    table resolved by gain, highest (lowest) first (see :mod:`tiedrank.metrics.gain_maps`)."""
+    return metric.entry.kernel(resolve_by_gain(table, metric.gain, best), metric, metric.gain)
 
 
 # ---- metrics defined on the tie groups ---------------------------------------------------
@@ -355,8 +368,13 @@ def set_relative_precision(table: TieTable) -> np.ndarray:
 
 
 def set_map(table: TieTable) -> np.ndarray:
-    """``set_map`` = num_rel_ret^2 / (num_ret R) = set_P * set_recall (unranked AP)."""
-    return set_precision(table) * set_recall(table)
+    """``set_map`` = num_rel_ret^2 / (num_ret R) (unranked AP; set_P * set_recall).
+
+    Computed as m_set_map.c computes it, one division of two exact products: the product
+    of the two rounded ratios can differ in the last bit, and print the other side of a
+    half-way 4th decimal."""
+    rel_ret = num_relevant_retrieved(table)
+    return divide(rel_ret * rel_ret, num_retrieved(table) * num_relevant(table))
 
 
 # ---- bpref ---------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from . import inferred as INF
 from . import interpolated
 from . import kernels as K
 from . import trec_gains as TG
+from .gain_maps import canonical_gain_map, is_gain_map
 
 CUTOFF_RULES = ("none", "optional", "required")
 VIEWS = ("scoring", "judged", "qrels", "whole")
@@ -72,6 +73,7 @@ class Parameter:
     requirement: str
     hint: str
     placeholder: str
+    shown_at_default: bool = True  # False: left out of the name at its default (docs)
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,8 @@ class MetricFamily:
     :meth:`~tiedrank.core.ties.TieTable.qrels_groups` view, the groups holding a qrels document,
     ranks kept (unj and rbp_resid too: they count the unjudged documents as the retrieved
     ones less the judged ones); ``"whole"`` for a measure that must see every document."""
+    levels: tuple[float, ...] = ()
+    """Default recall levels of a family averaged over levels (11pt_avg); () takes none."""
     summary: str = "mean"
     """How per-query values become the run's value: one of :data:`~tiedrank.core.summation.SUMMARIES`
     (``"mean"``; ``"sum"`` for trec_eval's counts; ``"geometric"`` for gm_map, gm_bpref)."""
@@ -178,7 +182,9 @@ class Metric:
     nonrel_ret: float | None = None
     rel_missed: float | None = None
     nonrel_missed: float | None = None
+    docs: float | None = None
     recall: float | None = None
+    levels: tuple[float, ...] | None = None
     rel: int | None = None
     judged_only: bool | None = None
     gain: str | None = None
@@ -194,7 +200,10 @@ class Metric:
     @property
     def name(self) -> str:
         """The canonical spelling, e.g. ``nDCG@10``, ``TsRR(alpha=1)``, ``Best(AP)``."""
-        args = ", ".join([f"{p.name}={getattr(self, p.name):g}" for p in self.entry.parameters]
+        args = ", ".join([f"{p.name}={getattr(self, p.name):g}" for p in self.entry.parameters
+                          if p.shown_at_default or getattr(self, p.name) != p.default]
+                         + ([f"levels={' '.join(map(repr, self.levels))}"]
+                            if self.levels not in (None, self.entry.levels) else [])
                          + [f"{name}={value}" for name, value in self.settings.items()])
         base = f"{self.family}({args})" if args else self.family
         base = base if self.k is None else f"{base}@{self.k}"
@@ -219,6 +228,12 @@ class Metric:
         of the order inside tie groups (counts, set measures). Scored once, on the
         expected table."""
         return self.entry.tie_aware_by_definition or self.entry.order_independent
+
+    @property
+    def extremes(self) -> Extremes | None:
+        """The family's :attr:`MetricFamily.extremes`; under a gain map, the orders by gain."""
+        return K.graded_extreme if self.entry.graded and is_gain_map(self.gain or "") \
+            else self.entry.extremes
 
     @property
     def summary(self) -> Summary:
@@ -358,19 +373,23 @@ del _entry
 _COEFFICIENTS = tuple(
     Parameter(name, default, math.isfinite, "a finite number", "number", f"{name}=c{i}")
     for i, (name, default) in enumerate(zip(("rel_ret", "nonrel_ret", "rel_missed",
-                                             "nonrel_missed"), TG.UTILITY_DEFAULTS), start=1))
+                                             "nonrel_missed"), TG.UTILITY_DEFAULTS), start=1)) + (
+    Parameter("docs", 0.0, lambda d: math.isfinite(d) and d >= 0 and d == int(d),
+              "an integer >= 0", "integer >= 0 (documents in the collection, trec_eval -N)",
+              "docs=N", shown_at_default=False),)
 _UNJUDGED = (" It counts unjudged documents (absent from the qrels, or a negative grade) as "
              "the retrieved ones less the judged ones, and its best and worst put them first "
              "or last in each group.")
 
 for _entry in (
     _trec("utility", lambda t, m, g: TG.utility(t, (m.rel_ret, m.nonrel_ret, m.rel_missed,
-                                                    m.nonrel_missed)),
+                                                    m.nonrel_missed), m.docs),
           parameters=_COEFFICIENTS, **_SET,
           description="trec_eval's set utility: rel_ret * rel retrieved + nonrel_ret * "
                       "non-relevant retrieved + rel_missed * relevant missed + "
-                      "nonrel_missed * (0 - the retrieved and relevant documents, trec_eval "
-                      "without -N); default 1, -1, 0, 0" + _SPLIT),
+                      "nonrel_missed * (docs - the retrieved and relevant documents; docs: "
+                      "the collection's size, trec_eval's -N, default 0); default 1, -1, "
+                      "0, 0" + _SPLIT),
     _trec("unj", lambda t, m, g: TG.unjudged_at(t, m.k), cutoff="required",
           view="qrels", extremes=lambda t, m, best: TG.unjudged_extreme(t, m.k, best),
           description="trec_eval's unj_k: unjudged documents in the top k, over k" + _UNJUDGED),
@@ -423,10 +442,12 @@ for _entry in (
           description="interpolated precision at a recall level: max of j/rank_j over "
                       "the j-th relevant documents, j >= lround(recall * R) (trec_eval's "
                       "iprec_at_recall_<recall>; -m iprec_at_recall: the 11 levels)"),
-    _trec("11pt_avg", lambda t, m, g: interpolated.eleven_point_average(t),
-          cutoff="none",
+    _trec("11pt_avg", lambda t, m, g: interpolated.eleven_point_average(
+              t, m.levels or interpolated.RECALL_LEVELS),
+          cutoff="none", levels=interpolated.RECALL_LEVELS,
+          usage=("11pt_avg", "11pt_avg(levels=r1 r2 ...)"),
           description="mean of iprec_at_recall at the recall levels 0.0, 0.1, ..., 1.0 "
-                      "(trec_eval's 11pt_avg)"),
+                      "or those given (trec_eval's 11pt_avg, 11pt_avg..25,.5,.75)"),
 ):
     register(_entry)
 del _entry
@@ -597,6 +618,9 @@ def _parse_parameters(subject: str, entry: MetricFamily, args: str | None) -> di
     for item in given:
         key, raw = _ITEM.fullmatch(item).groups()
         raw = raw.strip().strip("'\"")
+        if key == "levels" and entry.levels:
+            values["levels"] = _checked(interpolated.parse_levels, raw, subject)
+            continue
         if key in ("rel", "judged_only", "gain", "dcg"):
             name, value = _setting(subject, entry, key, raw)
             values[name] = value
@@ -616,6 +640,13 @@ def _parse_parameters(subject: str, entry: MetricFamily, args: str | None) -> di
         if not parameter.accepts(values[parameter.name]):
             raise ValueError(f"{subject}: {parameter.name} must be {parameter.requirement}")
     return values
+
+
+def _checked(parse: Callable[[str], object], raw: str, subject: str) -> object:
+    try:
+        return parse(raw)
+    except ValueError as error:
+        raise ValueError(f"{subject}: {error}") from None
 
 
 def _setting(subject: str, entry: MetricFamily, key: str, raw: str) -> tuple[str, object]:
@@ -640,61 +671,11 @@ def _setting(subject: str, entry: MetricFamily, key: str, raw: str) -> tuple[str
         if raw.lower() not in ("true", "false"):
             raise InvalidParameterError("judged_only", raw, "True or False", subject=subject)
         return name, raw.lower() == "true"
+    if name == "gain" and key == "gain" and is_gain_map(raw):  # trec_eval's ndcg.1=3,2=9
+        return name, _checked(canonical_gain_map, raw, subject)
     spellings = {"log2": "linear", "exp-log2": "exp"} if key == "dcg" else \
         {g: g for g in K.GAINS}
     if raw.lower() not in spellings:
         allowed = " or ".join(repr(s) for s in spellings)
         raise InvalidParameterError(key, raw, allowed, subject=subject)
     return name, spellings[raw.lower()]
-
-
-# ---- dispatch ------------------------------------------------------------------------------
-def metric_view(table: TieTable, metric: Metric) -> TieTable:
-    """The view of ``table`` that ``metric``'s kernel reads (:attr:`MetricFamily.view`)."""
-    view = metric.entry.view
-    if view == "whole":
-        return table
-    if view in ("judged", "qrels") and table.policy != "expected":  # resolved: read it whole
-        return table
-    if view == "judged":
-        return table.view(judged_only=True)
-    if view == "qrels":
-        return table.qrels_groups()
-    return table.scoring()
-
-
-def metric_values(table: TieTable, metric: "str | Metric", *, gain: str = "linear",
-                  extreme: str | None = None) -> np.ndarray:
-    """Per-query values of ``metric`` on ``table`` (one float per ``table.queries``).
-
-    Metrics defined on tie groups (TsRR, TsRR2, MTRR_GRAG, TMHits_GRAG) need the expected
-    (unresolved) table; pass that one for them under every policy. ``extreme``
-    (``"optimistic"`` or ``"pessimistic"``) asks for the largest or smallest value over the
-    tie orderings of the expected ``table``: the family's own ``extremes`` where it has
-    them, the kernel on the table resolved by that grade order otherwise.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from tiedrank.core.data import Qrels, Run
-    >>> from tiedrank.core.ties import build_tie_table
-    >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("ab"), "score": [1.0, 1.0]}))
-    >>> table = build_tie_table(run, Qrels(pd.DataFrame({"query": "q", "doc": ["a"],
-    ...                                                  "relevance": [0]})))
-    >>> [float(metric_values(table, "unj@1", extreme=e)[0]) for e in ("optimistic", "pessimistic")]
-    [1.0, 0.0]
-    """
-    m = parse_metric(metric)
-    check("gain", gain, [Options(*K.GAINS)], function="metric_values")
-    if extreme is not None:
-        check("extreme", extreme, [Options(*EXTREME_POLICIES)], function="metric_values")
-    if m.rel is not None and m.rel != table.rel_level:
-        raise ValueError(f"{m.name} counts grade >= {m.rel} as relevant, but the table was built "
-                         f"with rel_level={table.rel_level}; build it with "
-                         f"build_tie_table(run, qrels, EvaluationOptions(rel_level={m.rel}))")
-    source = metric_view(table, m)
-    if extreme is not None and not m.policy_invariant:
-        if m.entry.extremes is not None:
-            return m.entry.extremes(source, m, EXTREME_POLICIES[extreme])
-        source = source.resolve(extreme)
-    return m.entry.kernel(source, m, m.gain or gain)

@@ -33,9 +33,11 @@ Examples
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
-from ..core.ties import TieTable, segment_sum
+from ..core.ties import TieTable, segment_cumsum, segment_sum
 from .blocks import divide, per_query_docs, per_query_groups
 from .kernels import discount
 
@@ -54,12 +56,12 @@ def _group_mean(table: TieTable, doc_values: np.ndarray) -> np.ndarray:
             / table.group_size)[table.doc_group]
 
 
-def _running_sum(values: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """Inclusive running sum of ``values`` restarted at each segment; ``first[i]`` is the
-    index of the first element of i's segment. Summed in long double, so a long table does
-    not cost a short segment its digits."""
-    total = np.cumsum(values, dtype=np.longdouble)
-    return (total - (total[first] - values[first])).astype(np.float64)
+def _running_sum(values: np.ndarray, starts: np.ndarray, exclusive: bool = False) -> np.ndarray:
+    """Running sum of ``values`` restarted at each segment (``starts``: the first index of
+    each), each segment on its own (:func:`~tiedrank.core.ties.segment_cumsum`), in long
+    double so that a long segment does not lose the digits of its short terms."""
+    return segment_cumsum(values, starts, exclusive=exclusive,
+                          dtype=np.longdouble).astype(np.float64)
 
 
 def unjudged_docs(table: TieTable) -> np.ndarray:
@@ -75,15 +77,16 @@ def trec_gains(table: TieTable) -> np.ndarray:
 
 # ---- utility: a set measure ------------------------------------------------------------------
 def utility(table: TieTable, coefficients: tuple[float, float, float, float] = UTILITY_DEFAULTS,
-            ) -> np.ndarray:
+            docs: float | None = 0.0) -> np.ndarray:
     """trec_eval's ``utility`` (m_utility.c): a weighted contingency table of the retrieved set.
 
     utility = c1 * rel_ret + c2 * (ret - rel_ret) + c3 * (R - rel_ret)
     + c4 * (D + rel_ret - ret - R)
 
     with ret documents retrieved, rel_ret of them relevant, R relevant in the qrels and D the
-    collection size, which trec_eval reads from ``-N`` and takes as 0 by default (so does
-    tiedrank: with c4 != 0 the last term is trec_eval's, -c4 (ret + R - rel_ret)). The value
+    collection size ``docs``, which trec_eval reads from ``-N`` and takes as 0 by default (so
+    does tiedrank: with c4 != 0 and no ``docs`` the last term is trec_eval's,
+    -c4 (ret + R - rel_ret)). The value
     depends on the retrieved set only, never on the order: every tie policy gives it. ``-M``
     keeps trec_eval's first M documents before the table is built, so a group it splits is
     split as trec_eval splits it.
@@ -104,7 +107,9 @@ def utility(table: TieTable, coefficients: tuple[float, float, float, float] = U
     ret = table.n_retrieved.astype(np.float64)
     rel = table.n_relevant.astype(np.float64)
     rel_ret = table.relevant_retrieved.astype(np.float64)
-    value = c1 * rel_ret + c2 * (ret - rel_ret) + c3 * (rel - rel_ret) + c4 * (rel_ret - ret - rel)
+    # trec_eval's order of operations (m_utility.c); the last count is an integer there
+    value = (c1 * rel_ret + c2 * (ret - rel_ret) + c3 * (rel - rel_ret)
+             + c4 * (float(docs or 0) + rel_ret - ret - rel))
     # -c: a query the run misses scores 0, as trec_eval.c resets utility for its empty ranking
     answered = table.n_retrieved > 0 if table.in_run is None else table.in_run
     return np.where(answered, value, 0.0)
@@ -190,8 +195,26 @@ def rbp_graded(table: TieTable, p: float = 0.9) -> np.ndarray:
     >>> rbp_graded(build_tie_table(run, qrels), 0.5)  # gains 1, 1/2; mean 3/4 at weights 1/2, 1/4
     array([0.5625])
     """
-    weight = (1.0 - p) * np.power(p, (table.doc_rank - 1).astype(np.float64))
-    return per_query_docs(table, _group_mean(table, rbp_gains(table)) * weight)
+    # trec_eval's order of operations: sum += gain * cur_p, rank by rank, with cur_p = p^(i-1)
+    # by repeated multiplication; then (1 - p) * sum. The values are often decimals that end
+    # in 5 (0.1 * 0.9^3 / 2 = 0.03645), so the last bit decides the 4th decimal printed.
+    weight = persistence_powers(p, int(table.doc_rank.max(initial=1)))[table.doc_rank - 1]
+    return (1.0 - p) * per_query_docs(table, _group_mean(table, rbp_gains(table)) * weight)
+
+
+@lru_cache(maxsize=8)
+def _powers(p: float, length: int) -> np.ndarray:
+    powers = np.empty(length)
+    powers[0] = 1.0
+    np.cumprod(np.full(length - 1, p), out=powers[1:])  # in order: cur_p = cur_p * p
+    powers.setflags(write=False)
+    return powers
+
+
+def persistence_powers(p: float, count: int) -> np.ndarray:
+    """p^0, p^1, ..., p^count as trec_eval's rbp loops make them (m_rbp.c: ``cur_p = cur_p *
+    p`` once a rank), which can differ from ``p ** i`` in the last bit. Cached, read-only."""
+    return _powers(float(p), 1 << max(int(count), 1).bit_length())[:count + 1]
 
 
 def _rbp_judged_mass(table: TieTable, p: float, judged_first: "bool | None") -> np.ndarray:
@@ -218,6 +241,39 @@ def _rbp_residual(table: TieTable, p: float, judged_first: "bool | None") -> np.
     return np.where(any_unjudged, 1.0 - _rbp_judged_mass(table, p, judged_first), 0.0)
 
 
+def _rbp_residual_in_order(table: TieTable, p: float) -> np.ndarray:
+    """rbp_resid of a resolved table (one ordering) as m_rbp_resid.c computes it: over every
+    rank i of the N retrieved, ``sum += cur_p`` where the document is unjudged, then
+    ``cur_p + (1 - p) * sum``, with cur_p = p^(i-1) by repeated multiplication. Only the
+    judged documents need be in the table (the qrels view): the unjudged ranks are the
+    others. Queries go in chunks of a few million ranks, so memory stays bounded."""
+    retrieved = table.n_retrieved.astype(np.int64)
+    judged = table.doc_judged & (table.doc_grade >= 0)
+    judged_count = np.bincount(table.doc_query[judged], minlength=table.n_queries)
+    powers = persistence_powers(p, int(retrieved.max(initial=0)))
+    sums = np.zeros(table.n_queries)
+    judged_query, judged_rank = table.doc_query[judged], table.doc_rank[judged]
+    ends = np.cumsum(retrieved)
+    first = 0
+    while first < table.n_queries:
+        last = max(int(np.searchsorted(ends, ends[first] - retrieved[first] + _CHUNK, "right")),
+                   first + 1)  # queries [first, last): about _CHUNK ranks, at least one query
+        lengths = retrieved[first:last]
+        starts = np.cumsum(lengths) - lengths
+        weights = powers[np.arange(int(lengths.sum())) - np.repeat(starts, lengths)]
+        inside = (judged_query >= first) & (judged_query < last)
+        weights[starts[judged_query[inside] - first] + judged_rank[inside] - 1] = 0.0
+        sums[first:last] = np.bincount(np.repeat(np.arange(last - first), lengths),
+                                       weights=weights, minlength=last - first)
+        first = last
+    value = powers[retrieved] + (1.0 - p) * sums
+    return np.where(retrieved > judged_count, value, 0.0)
+
+
+_CHUNK = 1 << 22
+"""Ranks per chunk of :func:`_rbp_residual_in_order` (32 MB of weights)."""
+
+
 def rbp_residual(table: TieTable, p: float = 0.9) -> np.ndarray:
     """trec_eval's ``rbp_resid`` (m_rbp_resid.c): how much rbp could still rise if every
     unjudged document were fully relevant, p^N + (1 - p) sum_{i unjudged} p^(i - 1), with N
@@ -228,7 +284,9 @@ def rbp_residual(table: TieTable, p: float = 0.9) -> np.ndarray:
     group g (a_g above, n_g tied, j_g judged) takes away (j_g / n_g)(p^a_g - p^(a_g + n_g)).
     Groups without a judged document take nothing away, so the kernel reads the groups
     holding a qrels document (registry ``view="qrels"``), ranks and N kept; its extremes are
-    :func:`rbp_residual_extreme`.
+    :func:`rbp_residual_extreme`. On a resolved table (one ordering), the value is computed
+    in trec_eval's order of operations (:func:`_rbp_residual_in_order`): it is often a
+    decimal that ends in 5, so the last bit decides the 4th decimal printed.
 
     Examples
     --------
@@ -243,6 +301,8 @@ def rbp_residual(table: TieTable, p: float = 0.9) -> np.ndarray:
     >>> rbp_residual_extreme(table, 0.5, best=True), rbp_residual_extreme(table, 0.5, best=False)
     (array([0.75]), array([0.5]))
     """
+    if table.policy != "expected":
+        return _rbp_residual_in_order(table, p)
     return _rbp_residual(table, p, None)
 
 
@@ -299,7 +359,8 @@ def _ideal_dcg_at(table: TieTable) -> tuple[np.ndarray, np.ndarray]:
     first = np.repeat(table.ideal_start[:-1], counts)
     position = np.arange(len(table.ideal_grade)) - first + 1
     gains = np.maximum(table.ideal_grade, 0).astype(np.float64)
-    running = _running_sum(gains * discount(position), first) if len(gains) else gains
+    running = (_running_sum(gains * discount(position), np.unique(first)) if len(gains)
+               else gains)
     positive = np.bincount(np.repeat(np.arange(table.n_queries), counts),
                            weights=(gains > 0), minlength=table.n_queries).astype(np.int64)
     return running, positive
@@ -357,8 +418,7 @@ def ndcg_rel(table: TieTable) -> np.ndarray:
     group_inverse = segment_sum(inverse_ideal, table.group_start)
     above = group_positive * table.sum_above(group_dcg) * group_inverse / table.group_size
     # pairs inside a group: disc of the earlier position over J of the later one
-    first = np.repeat(table.group_start, table.group_size)
-    disc_before = _running_sum(disc, first) - disc
+    disc_before = _running_sum(disc, table.group_start, exclusive=True)
     pairs = segment_sum(disc_before * inverse_ideal, table.group_start)
     n = table.group_size.astype(np.float64)
     within = (group_positive - 1).clip(0) * group_gain * divide(pairs, n * (n - 1))
@@ -426,10 +486,9 @@ def r_level_ndcg(table: TieTable) -> np.ndarray:
     # suffix sums of 1/IDCG@c inside each query, then the first cutoff >= each rank
     suffix = np.zeros(len(cut_query) + 1)
     if len(cut_query):
-        reverse = np.cumsum(cut_inverse[::-1], dtype=np.longdouble)[::-1]
-        end = np.searchsorted(cut_query, cut_query, side="right")
-        tail = np.append(reverse, 0.0)[end]
-        suffix[:-1] = (reverse - tail).astype(np.float64)
+        backwards = cut_query[::-1]  # each query's cutoffs summed from its last, on their own
+        starts = np.flatnonzero(np.append(True, backwards[1:] != backwards[:-1]))
+        suffix[:-1] = _running_sum(cut_inverse[::-1], starts)[::-1]
     span = int(max(cut_at.max(initial=0), table.doc_rank.max(initial=0))) + 1
     keys = cut_query.astype(np.int64) * span + cut_at
     query = table.doc_query
