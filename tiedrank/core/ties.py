@@ -58,6 +58,7 @@ from .errors import Finding
 from .hashing import hash_ids, mix, seed_word
 from .policies import POLICIES
 from .rounding import round_scores
+from .segments import segment_count, segment_cumsum, segment_sum
 
 if TYPE_CHECKING:  # pragma: no cover
     from .options import EvaluationOptions
@@ -140,7 +141,7 @@ class TieTable:
             table = base._judged_view() if judged and not base.judged_only else base
             if level != table.rel_level:
                 table = replace(table, rel_level=level,
-                                n_relevant=_segment_count(table.ideal_grade >= level,
+                                n_relevant=segment_count(table.ideal_grade >= level,
                                                           table.ideal_start))
             table.__dict__["_base"] = base
             views[slot] = table
@@ -405,64 +406,6 @@ class TieTable:
             rank[ascending] = np.arange(len(positions))
             return len(positions) - 1 - rank  # docno descending
         raise ValueError(f"unknown tie policy {policy!r}; expected one of {', '.join(POLICIES)}")
-
-
-def segment_sum(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Sum of ``values`` over the segments beginning at ``starts`` (empty-safe reduceat)."""
-    if len(starts) == 0:
-        return np.zeros(0, dtype=values.dtype)
-    return np.add.reduceat(values, starts)
-
-
-def segment_cumsum(values: np.ndarray, starts: np.ndarray, *, exclusive: bool = False,
-                   dtype: "np.dtype | type | None" = None) -> np.ndarray:
-    """Running sum of ``values`` restarted at each segment (``starts``: the first index of
-    each segment, ascending, ``starts[0] == 0``), inclusive or ``exclusive`` (the sum of the
-    elements before, 0 at a segment's start).
-
-    Each segment is summed on its own, left to right, from 0: its bits are those of
-    ``np.cumsum`` of the segment alone, whatever the segments before it (one whole-array
-    cumulative sum minus each segment's offset would carry the rounding of every earlier
-    segment into it). Integers take that one cumulative sum (exact); floats are laid out
-    one segment a row in arrays of rows of equal power-of-two width (at most twice the
-    values) and summed along the rows, one array per width.
-
-    Examples
-    --------
-    >>> segment_cumsum(np.array([1.0, 2.0, 3.0, 4.0, 5.0]), np.array([0, 2]))
-    array([ 1.,  3.,  3.,  7., 12.])
-    >>> segment_cumsum(np.array([1.0, 2.0, 3.0, 4.0, 5.0]), np.array([0, 2]), exclusive=True)
-    array([0., 1., 0., 3., 7.])
-    """
-    dtype = np.dtype(values.dtype if dtype is None else dtype)
-    n = len(values)
-    lengths = np.diff(np.append(starts, n)).astype(np.int64)
-    if np.issubdtype(dtype, np.integer):  # exact: one cumulative sum, offsets taken away
-        running = np.concatenate(([0], np.cumsum(values, dtype=dtype)))
-        out = running[1:] - np.repeat(running[starts], lengths)
-        return out - values if exclusive else out
-    out = np.zeros(n, dtype=dtype)
-    width_class = np.zeros(len(lengths), dtype=np.int64)
-    width_class[lengths > 0] = np.ceil(np.log2(lengths[lengths > 0])).astype(np.int64)
-    for width in np.unique(width_class[lengths > 0]):
-        rows = np.flatnonzero((width_class == width) & (lengths > 0))
-        column = np.arange(1 << int(width))
-        inside = column < lengths[rows, None]
-        at = (starts[rows, None] + column)[inside]
-        block = np.zeros(inside.shape, dtype=dtype)
-        block[inside] = values[at]
-        running = np.cumsum(block, axis=1, dtype=dtype)  # row by row, left to right
-        if exclusive:
-            running = np.concatenate((np.zeros((len(rows), 1), dtype=dtype), running[:, :-1]),
-                                     axis=1)
-        out[at] = running[inside]
-    return out
-
-
-def _segment_count(flags: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Number of true ``flags`` in each CSR segment ``starts[i]:starts[i + 1]``."""
-    running = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
-    return running[starts[1:]] - running[starts[:-1]]
 
 
 def _as_arrow_strings(series: pd.Series) -> pa.Array | pa.ChunkedArray:

@@ -46,7 +46,8 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.errors import Remedy, RemediedValueError
-from ..core.ties import TieTable, segment_sum
+from ..core.segments import segment_sum
+from ..core.ties import TieTable
 from .blocks import divide
 from .trec_gains import trec_gains
 

@@ -27,7 +27,8 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.options import GAINS  # noqa: F401  (the vocabulary lives with the options)
-from ..core.ties import TieTable, segment_sum
+from ..core.segments import segment_sum
+from ..core.ties import TieTable
 from ..core.validation import Options, check
 from .blocks import divide, per_query_docs, per_query_groups
 from .gain_maps import is_gain_map, map_gains, resolve_by_gain, sorted_descending

@@ -37,7 +37,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..core.ties import TieTable, segment_cumsum, segment_sum
+from ..core.segments import segment_cumsum, segment_sum
+from ..core.ties import TieTable
 from .blocks import divide, per_query_docs, per_query_groups
 from .kernels import discount
 

@@ -58,7 +58,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..metrics import Metric, discount, gain, ideal_dcg, parse_metric
-from ..core.ties import TieTable, segment_sum
+from ..core.segments import segment_sum
+from ..core.ties import TieTable
 
 GROUP_FAMILIES = ("AP", "DCG", "nDCG")
 """Metric families handled as sums of independent group terms."""
