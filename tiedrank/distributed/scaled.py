@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.data import Qrels, Run
-from ..core.evaluation import Evaluation, parse_metrics, read_qrels_input
+from ..core.evaluation import Evaluation, as_metrics, read_qrels_input
 from ..core.options import EvaluationOptions, make_options
 from .buckets import (
     BLOCK_BYTES,
@@ -138,7 +138,7 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
     >>> ev.report()[["expected", "best", "worst"]].values.tolist()
     [[0.875, 1.0, 0.75]]
     """
-    plan = Plan(tuple(parse_metrics(metrics)), make_options("evaluate", options, **option_values))
+    plan = Plan(tuple(as_metrics(metrics)), make_options("evaluate", options, **option_values))
     check_timeout(timeout)
     if buckets is None:
         buckets = choose_buckets(runs, qrels)
