@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 import os
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -220,5 +221,4 @@ def _one_pass(runs: Any, qrels: Any, plan: Plan, out: str | None
     if out is None:
         return ev, list(ev.tables)
     write_atomic(ev.per_query, Path(out, "per_query", "run00000-b00000.parquet"))
-    return Evaluation(ev.per_query.iloc[0:0], ev.summary, ev.tables, ev.findings, ev.rule,
-                      ev.options), list(ev.tables)
+    return replace(ev, per_query=ev.per_query.iloc[0:0]), list(ev.tables)  # rows on disk
