@@ -407,7 +407,7 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
             if tallies is not None and query in tallies.index:
                 lines += [_line(c, query, int(tallies.at[query, c]))
                           for c in _COUNT_COLUMNS if c in asked]
-            metric_lines = [(trec_eval_position(m)[0], _line(shown[m], query,
+            metric_lines = [(trec_eval_position(metric[m])[0], _line(shown[m], query,
                                                               as_printed[m](values[m, query])))
                             for m in order if (m, query) in values and kind[m] != "geometric mean"]
             if query in texts:  # trec_eval prints it among the measures, after P
