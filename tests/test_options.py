@@ -113,3 +113,65 @@ def test_relevant_only_query_set_and_a_metric_that_keeps_its_row(files):
     nobody = evaluate(files[1], files[0], ["RR"], rel_level=9, query_set="relevant")
     assert nobody.per_query.empty and nobody.summary["n_queries"].tolist() == [0]
     assert len(nobody.report()) == 1  # the metric keeps its row (NaN: no query counts)
+
+
+# ---- the relevance level: one check, one bound, one wording ---------------------------------
+LEVEL_RULE = "an integer >= 1 and <= 2,147,483,647 (grade >= level is relevant)"
+
+
+def _legacy_table(run, qrels, level):
+    import warnings
+
+    from tiedrank import build_tie_table
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the loose keyword, deprecated
+        return build_tie_table(run, qrels, rel_level=level)
+
+
+@pytest.mark.parametrize("level", [0, -1, 2**31, 2.0, True, "2"])
+def test_a_relevance_level_is_checked_once_in_the_same_words_everywhere(level):
+    # before: build_tie_table said "rel_level must be an integer >= 1, got 0", RR(rel=) "an
+    # integer >= 1 (grade >= rel is relevant)", enumerate_orderings took 0 (everything
+    # relevant), and Python took 2**31 while the dashboard's link stopped at 100
+    import pandas as pd
+
+    from tiedrank import Qrels, Run
+    from tiedrank.metrics import Metric
+    from tiedrank.sampling import enumerate_orderings
+
+    run = Run("r", pd.DataFrame({"query": "q", "doc": ["a"], "score": [1.0]}))
+    qrels = Qrels(pd.DataFrame({"query": ["q"], "doc": ["a"], "relevance": [1]}))
+    doors = {
+        "rel_level=": lambda: EvaluationOptions(rel_level=level),
+        "evaluate(): rel_level=": lambda: evaluate({"r": run.frame}, qrels.frame, "RR",
+                                                   rel_level=level),
+        "build_tie_table(): rel_level=": lambda: _legacy_table(run, qrels, level),
+        "metric 'RR': rel=": lambda: Metric("RR", rel=level),
+        "enumerate_orderings(): rel_level=": lambda: enumerate_orderings(
+            [1.0], [1], "RR", rel_level=level),
+    }
+    for where, door in doors.items():
+        with pytest.raises(InvalidParameterError) as caught:
+            door()
+        assert str(caught.value) == f"{where} must be {LEVEL_RULE}; got {level!r}"
+    if isinstance(level, int) and not isinstance(level, bool):  # typed in a metric's name
+        from tiedrank.metrics import parse_metric
+
+        with pytest.raises(InvalidParameterError) as caught:
+            parse_metric(f"RR(rel={level})")
+        assert str(caught.value) == f"metric 'RR(rel={level})': rel= must be {LEVEL_RULE}; got {level}"
+
+
+def test_the_largest_level_is_the_largest_grade_and_every_door_takes_it():
+    from tiedrank.core.validation import MAX_REL_LEVEL
+    from tiedrank.dashboard.settings import settings_from_params
+    from tiedrank.io.columns import MAX_GRADE
+    from tiedrank.metrics import parse_metric
+
+    assert MAX_REL_LEVEL == MAX_GRADE  # a level no qrels grade reaches would be pointless
+    assert EvaluationOptions(rel_level=MAX_REL_LEVEL).rel_level == MAX_REL_LEVEL
+    assert parse_metric(f"RR(rel={MAX_REL_LEVEL})").rel == MAX_REL_LEVEL
+    # the dashboard's link takes what Python takes (it stopped at 100), and drops the rest
+    for level, kept in ((150, True), (MAX_REL_LEVEL, True), (MAX_REL_LEVEL + 1, False), (0, False)):
+        assert ("rel_level" in settings_from_params({"rel": str(level)}, [], {})) == kept, level

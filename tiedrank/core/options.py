@@ -173,6 +173,20 @@ OPTION_NAMES = tuple(f.name for f in fields(EvaluationOptions))
 """Every keyword of :class:`EvaluationOptions` (what ``evaluate(**kwargs)`` passes on)."""
 
 
+def option_accepts(name: str, value: Any) -> bool:
+    """Whether the option ``name`` takes ``value``: the check of :class:`EvaluationOptions`,
+    for a door that keeps a bad value out rather than word it (the dashboard's link).
+
+    >>> option_accepts("rel_level", 2), option_accepts("rel_level", 0), option_accepts("gain", "exp")
+    (True, False, True)
+    """
+    try:
+        check(name, value, _CONSTRAINTS[name])
+    except InvalidParameterError:
+        return False
+    return True
+
+
 def make_options(function: str, options: EvaluationOptions | None = None,
                  **values: Any) -> EvaluationOptions:
     """``options`` with ``values`` applied (or a new value), errors naming ``function()``.

@@ -6,8 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..metrics import REGISTRY, Metric, parse_metric
-from ..core.options import EvaluationOptions
-from ..core.validation import MAX_REL_LEVEL, REL_LEVEL  # noqa: F401  (MAX_REL_LEVEL: the control's bound)
+from ..core.options import EvaluationOptions, option_accepts
+from ..core.validation import MAX_REL_LEVEL  # noqa: F401  (the sidebar control's bound)
 from .datasets import UPLOAD
 from .upload_store import KEY_PATTERN
 
@@ -215,10 +215,10 @@ def settings_from_params(params: Mapping[str, str], sources: Iterable[str],
     sources = list(sources)
     parsers = {
         "data_source": lambda v: v if v in sources else None,
-        "rel_level": lambda v: (lambda n: n if n is not None and REL_LEVEL.accepts(n) else None)(
-            _whole_number(v, 10**6)),
+        "rel_level": lambda v: (lambda n: n if n is not None and option_accepts("rel_level", n)
+                                else None)(_whole_number(v, 10**6)),
         "k": lambda v: _whole_number(v, 10_000),
-        "gain": lambda v: v if v in ("linear", "exp") else None,
+        "gain": lambda v: v if option_accepts("gain", v) else None,
         "round": lambda v: next((o for o in ROUND_OPTIONS if str(o) == v), None),
         "complete": lambda v: {"1": True, "0": False}.get(v),
         "query_set": lambda v: v if v in ZERO_RELEVANT_CHOICES else None,

@@ -49,7 +49,9 @@ class Plan:
     options: EvaluationOptions
 
     def metric_names(self) -> list[str]:
-        return [m.name for m in self.metrics]
+        """The metrics' names in the order one pass lists them (first seen in :meth:`pairs`:
+        a wrapped ``Best(AP)`` after the metrics of the evaluation's own policies)."""
+        return list(dict.fromkeys(metric for _, metric in self.pairs()))
 
     def pairs(self) -> list[tuple[str, str]]:
         """(policy label, metric name) of each result, in one-pass order (the core's

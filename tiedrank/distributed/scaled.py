@@ -4,11 +4,12 @@ from __future__ import annotations
 import math
 import os
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..core.data import Qrels, Run
-from ..core.evaluation import Evaluation, parse_metrics, read_qrels_input, unique_labels
+from ..core.evaluation import Evaluation, as_metrics, read_qrels_input, unique_labels
 from ..core.options import EvaluationOptions, make_options
 from .buckets import (
     BLOCK_BYTES,
@@ -137,7 +138,7 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
     >>> ev.report()[["expected", "best", "worst"]].values.tolist()
     [[0.875, 1.0, 0.75]]
     """
-    plan = Plan(tuple(parse_metrics(metrics)), make_options("evaluate", options, **option_values))
+    plan = Plan(tuple(as_metrics(metrics)), make_options("evaluate", options, **option_values))
     check_timeout(timeout)
     if buckets is None:
         buckets = choose_buckets(runs, qrels)
@@ -219,5 +220,4 @@ def _one_pass(runs: Any, qrels: Any, plan: Plan, out: str | None
     if out is None:
         return ev, list(ev.tables)
     write_atomic(ev.per_query, Path(out, "per_query", "run00000-b00000.parquet"))
-    return Evaluation(ev.per_query.iloc[0:0], ev.summary, ev.tables, ev.findings, ev.rule,
-                      ev.options), list(ev.tables)
+    return replace(ev, per_query=ev.per_query.iloc[0:0]), list(ev.tables)  # rows on disk

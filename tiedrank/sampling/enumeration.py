@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from ..metrics import metric_values, parse_metric
 from ..core.ties import TieTable
+from ..core.validation import REL_LEVEL, check
 
 __all__ = ["MAX_ORDERINGS", "count_orderings", "enumerate_orderings", "ordering_table",
            "query_orderings"]
@@ -116,6 +117,7 @@ def enumerate_orderings(scores, grades, metrics, *, docs=None, rel_level: int = 
     if total > max_orderings:
         raise ValueError(f"{total:,} orderings exceed the limit of {max_orderings:,}; "
                          "enumeration is for small examples (use the closed forms instead)")
+    check("rel_level", rel_level, [REL_LEVEL], function="enumerate_orderings")  # the one check
     metric_list = [parse_metric(m) for m in ([metrics] if isinstance(metrics, str) else metrics)]
     table = _one_query_table(scores, grades, np.asarray(unretrieved_grades, dtype=np.int64),
                              rel_level)
