@@ -13,7 +13,7 @@ import pytest
 
 from tiedrank import EvaluationOptions, distributed
 from tiedrank.core.evaluation import build_tables, parse_metrics, score_tables
-from tiedrank.core.summation import summary_note
+from tiedrank.core.summaries import summary_note
 from tiedrank.metrics import registry
 
 RUN = pd.DataFrame({"query": ["q1"] * 3 + ["q2"] * 3, "doc": list("abcdef"),

@@ -178,13 +178,13 @@ URL_NAMES = {"data_source": "dataset", "rel_level": "rel", "k": "k", "gain": "ga
 (:mod:`tiedrank.dashboard.upload_store`), in the link only while the dataset is ``upload``."""
 
 
-_ASCII_DIGITS = re.compile(r"[0-9]{1,6}")
+_ASCII_DIGITS = re.compile(r"[0-9]{1,10}")
 
 
 def _whole_number(text: str, top: int) -> int | None:
     """``text`` as a whole number in 1..``top``, or None. ASCII digits only: ``"²"`` and
     ``"٣"`` pass ``str.isdigit`` but are not what a link of this app holds (``int("²")``
-    raises), and six digits at most (``int`` refuses numbers of 4,300 digits or more).
+    raises), and ten digits at most (``int`` refuses numbers of 4,300 digits or more).
 
     >>> _whole_number("12", 100), _whole_number("²", 100), _whole_number("101", 100)
     (12, None, None)
@@ -216,7 +216,7 @@ def settings_from_params(params: Mapping[str, str], sources: Iterable[str],
     parsers = {
         "data_source": lambda v: v if v in sources else None,
         "rel_level": lambda v: (lambda n: n if n is not None and option_accepts("rel_level", n)
-                                else None)(_whole_number(v, 10**6)),
+                                else None)(_whole_number(v, MAX_REL_LEVEL)),
         "k": lambda v: _whole_number(v, 10_000),
         "gain": lambda v: v if option_accepts("gain", v) else None,
         "round": lambda v: next((o for o in ROUND_OPTIONS if str(o) == v), None),
