@@ -177,12 +177,13 @@ class EditHistory:
 
     Examples
     --------
-    >>> history = EditHistory("S2", [SCENARIOS["S2"].frame()])
+    >>> history = EditHistory.start("S2")
     >>> edited = SCENARIOS["S2"].frame().assign(grade=[0, 1, 2, 0, 0])
-    >>> history.record(edited), history.record(edited), len(history.tables)
-    (True, False, 2)
-    >>> history.undo(); history.editor_key, table_rows(history.base) == table_rows(SCENARIOS["S2"].frame())
-    ('learn_editor_S2_1', True)
+    >>> history.record(edited), history.record(edited), history.edits
+    (True, False, 1)
+    >>> history.undo()
+    >>> history.editor_key, history.edits, history.base["grade"].tolist()
+    ('learn_editor_S2_1', 0, ['0', '1', '0', '0', '0'])
     """
 
     scenario: str
@@ -214,9 +215,10 @@ class EditHistory:
 
     def record(self, table: pd.DataFrame) -> bool:
         """Add ``table`` as one more edit unless it equals the latest; whether it was added."""
+        table = editor_frame(table)  # compared as the editor holds it: grade 2 is "2"
         if table_rows(table) == table_rows(self.tables[-1]):
             return False
-        self.tables.append(editor_frame(table))
+        self.tables.append(table)
         return True
 
     def undo(self) -> None:
