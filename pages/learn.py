@@ -111,7 +111,7 @@ try:
     result = learn.evaluate_toy(edited, k=int(k), alpha=float(alpha), rel_level=int(rel_level),
                                 gain=gain or "linear")
 except (InputError, ValueError) as err:
-    hint.info("Your edited ranking cannot be evaluated yet: see the message beside the table.",
+    hint.info("Your edited ranking cannot be evaluated yet: see the message by the table.",
               icon=":material/edit:")
     with right:
         st.error(learn.toy_problem(err, edited), icon=":material/error:")
