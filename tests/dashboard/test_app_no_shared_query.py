@@ -85,15 +85,20 @@ def test_spread_keeps_the_chosen_query_when_its_label_changes(monkeypatch):
     at.switch_page("pages/spread.py")
     browser.run(at)
     runs = at.selectbox(key="spread_run").options
-    before = {}
-    for run in runs:  # a query whose RR range differs between two runs
-        at.selectbox(key="spread_run").select(run)
+
+    def labels() -> dict[str, str]:  # "<query id> — <text>  (RR range <width>)", by query id
+        return {label.split()[0]: label for label in at.selectbox(key="spread_query").options}
+
+    first, before = runs[0], labels()
+    for second in runs[1:]:  # a run where a query other than the widest has another label
+        at.selectbox(key="spread_run").select(second)
         browser.run(at)
-        # the labels read "<query id> — <text>  (RR range <width>)"
-        before[run] = {label.split()[0]: label for label in at.selectbox(key="spread_query").options}
-    first, second = runs[0], runs[1]
-    query = next(q for q in before[first] if q in before[second] and before[first][q] != before[second][q]
-                 and q != next(iter(before[second])))  # not the first: a reset would go there
+        after = labels()
+        query = next((q for q in before if q in after and before[q] != after[q]
+                      and q != next(iter(after))), None)
+        if query is not None:
+            break
+    assert query is not None
     at.selectbox(key="spread_run").select(first)
     browser.run(at)
     at.selectbox(key="spread_query").select(query)
