@@ -16,12 +16,18 @@ from tiedrank.dashboard.ui import (
     download_row,
     empty_state,
     figure_download,
+    kept_choice,
     number_cards,
     persist,
+    persist_choice,
     show_figure,
+    stacking_columns,
 )
 from tiedrank.core.errors import InputError
 from tiedrank.core.policies import POLICY_LABELS
+
+
+EDITS_KEY = "_learn_edits"  # session_state: the toy table's learn.EditHistory (undo, reset)
 
 
 def fmt(value: float) -> str:
@@ -36,46 +42,68 @@ st.caption("One query, a handful of documents. Edit the scores and grades and wa
            "metric under every tie policy. This page does not use the data in the sidebar.")
 
 keys = list(learn.SCENARIOS)
-scenario_kwargs = persist("learn_scenario", "S2")
-current = st.session_state["learn_scenario"]
+current = kept_choice("learn_scenario", keys, "S2")
+history = st.session_state.get(EDITS_KEY)
+if not isinstance(history, learn.EditHistory) or history.scenario != current:
+    history = st.session_state[EDITS_KEY] = learn.EditHistory.start(current)  # picked: reset
+if history.editor_key not in st.session_state:  # the editor is drawn afresh: from the latest table
+    history.remount()
 # the editor's pending edits are known before it is drawn: the selector can say "Custom"
 edited_before = walkthrough.is_edited(learn.SCENARIOS[current], walkthrough.apply_editor_state(
-    learn.SCENARIOS[current].frame(), st.session_state.get(f"learn_editor_{current}")))
+    history.base, st.session_state.get(history.editor_key)))
+
+
+def scenario_label(key: str) -> str:
+    custom = edited_before and key == current
+    return walkthrough.scenario_label(key, custom) + (
+        "  (seed)" if key in learn.SEED_SCENARIOS and not custom else "")
+
+
 scenario_key = st.selectbox(
-    "Scenario", keys, format_func=lambda k: walkthrough.scenario_label(k, edited_before and k == current)
-    + ("  (seed)" if k in learn.SEED_SCENARIOS and not (edited_before and k == current) else ""),
+    "Scenario", keys,
     help="S1-S4 are the seed notebook's scenarios (metrics-reference.md, section 7); V5-V10 are "
          "further test vectors of the reference. Picking one resets the table below; after an "
          "edit the selector shows Custom and the hint describes your ranking.",
-    **scenario_kwargs)
+    **persist_choice("learn_scenario", keys, "S2", labels=scenario_label))
 scenario = learn.SCENARIOS[scenario_key]
 hint = st.empty()
 
-c1, c2, c3, c4 = st.columns(4)
-k = c1.number_input("Cutoff k", min_value=1, max_value=50, step=1,
-                    help="The k of Success@k, P@k, nDCG@k and TMHits_GRAG@k. The reference's test "
-                         "vectors use k = 3.", **persist("learn_k", 3))
-alpha = c2.number_input("TsRR alpha", min_value=0.01, max_value=100.0, step=0.5, format="%.2f",
-                        help="TsRR's alpha (> 0); larger is harsher on ties.", **persist("learn_alpha", 1.0))
-rel_level = c3.number_input("Relevance level", min_value=1, max_value=10, step=1,
-                            help="A document is relevant for the binary metrics when its grade is "
-                                 "at least this.", **persist("learn_rel", 1))
-gain = c4.segmented_control("nDCG gain", ["linear", "exp"], required=True,
-                            help="Gain of grade g: linear = g, exp = 2^g - 1.", **persist("learn_gain", "linear"))
+controls = st.container(horizontal=True, gap="medium")  # wraps onto two rows in a narrow window
+k = controls.number_input("Cutoff k", min_value=1, max_value=50, step=1, width=150,
+                          help="The k of Success@k, P@k, nDCG@k and TMHits_GRAG@k. The reference's "
+                               "test vectors use k = 3.", **persist("learn_k", 3))
+alpha = controls.number_input("TsRR alpha", min_value=0.01, max_value=100.0, step=0.5, format="%.2f",
+                              width=150, help="TsRR's alpha (> 0); larger is harsher on ties.",
+                              **persist("learn_alpha", 1.0))
+rel_level = controls.number_input("Relevance level", min_value=1, max_value=10, step=1, width=150,
+                                  help="A document is relevant for the binary metrics when its "
+                                       "grade is at least this.", **persist("learn_rel", 1))
+gain = controls.segmented_control("nDCG gain", ["linear", "exp"], required=True, width="content",
+                                  help="Gain of grade g: linear = g, exp = 2^g - 1.",
+                                  **persist("learn_gain", "linear"))
 
 st.subheader("The ranking", divider="gray")
-left, right = st.columns([1, 1], gap="large")  # half: doc, score and grade fit at 800 px
+left, right = stacking_columns("learn_ranking", 2, below=1000)  # one above the other at 800 px
 with left:
     edited = st.data_editor(
-        scenario.frame(), num_rows="dynamic", hide_index=True, key=f"learn_editor_{scenario_key}",
+        history.base, num_rows="dynamic", hide_index=True, key=history.editor_key,
         column_config={
             "doc": st.column_config.TextColumn("doc", help="Document id (unique, non-empty).",
                                                width="small"),
             "score": st.column_config.NumberColumn("score", help="The ranker's score: higher ranks "
                                                    "higher; equal scores tie.", format="%.4g",
                                                    width="small"),
-            "grade": st.column_config.NumberColumn("grade", help="Relevance grade (integer; "
-                                                   "negative allowed).", step=1, width="small")})
+            "grade": st.column_config.TextColumn("grade", help="Relevance grade: a whole number "
+                                                 "(0 = not relevant; negative allowed).",
+                                                 width="small")})
+    history.record(edited)
+    buttons = st.container(horizontal=True, gap="small")
+    buttons.button("Undo last edit", key="learn_undo", icon=":material/undo:", on_click=history.undo,
+                   disabled=history.edits == 0,
+                   help="Put the table back as it was before your last edit (repeat to go further back).")
+    buttons.button(f"Reset to {scenario.key}", key="learn_reset", icon=":material/restart_alt:",
+                   on_click=history.reset, disabled=history.edits == 0,
+                   help=f"Forget every edit: the table of scenario {scenario.key} again.")
     st.caption("Add or delete rows at the bottom or with the row menu. Equal scores form a tie "
                "group; the file order (this table's order) is the 'file order' policy.")
 
@@ -83,16 +111,17 @@ try:
     result = learn.evaluate_toy(edited, k=int(k), alpha=float(alpha), rel_level=int(rel_level),
                                 gain=gain or "linear")
 except (InputError, ValueError) as err:
-    hint.info("Your edited ranking cannot be evaluated yet: see the message beside the table.",
+    hint.info("Your edited ranking cannot be evaluated yet: see the message by the table.",
               icon=":material/edit:")
     with right:
-        st.error(f"The table cannot be evaluated: {err}", icon=":material/error:")
-        st.caption("Line numbers count the table's rows from 1. Fix the cell (or delete the row) "
-                   "and everything below is recomputed.")
+        st.error(learn.toy_problem(err, edited), icon=":material/error:")
+        st.caption("Rows are counted as the table shows them, from 1. Fix the cell (or delete "
+                   "the row, or undo the last edit) and everything below is recomputed.")
     st.stop()
+ranking = result.ranking()  # as the readers read it: integer grades
 
-if walkthrough.is_edited(scenario, edited):
-    hint.info(walkthrough.ranking_hint(edited, int(rel_level)), icon=":material/edit:")
+if walkthrough.is_edited(scenario, ranking):
+    hint.info(walkthrough.ranking_hint(ranking, int(rel_level)), icon=":material/edit:")
 else:
     hint.info(scenario.description, icon=":material/lightbulb:")
 
@@ -123,7 +152,7 @@ download_row(table, f"toy_{scenario_key}_metrics", key="learn_metrics_table", di
 st.caption("TsRR, TsRR2, MTRR_GRAG and TMHits_GRAG are defined on the tie groups, so they take "
            "the same value under every policy. The others are exact expectations (first "
            "column) or the value of the one ordering a policy picks:")
-t_left, t_right = st.columns([2, 3], gap="large")
+t_left, t_right = stacking_columns("learn_policies", [2, 3], gap="large")
 with t_left:
     orders = learn.policy_orders(result)
     st.dataframe(orders, hide_index=True)
@@ -151,7 +180,7 @@ else:
         "difference": st.column_config.NumberColumn(format="%.1e", help="Mean over the orderings "
                                                     "minus the closed form: rounding error only.")})
     download_row(summary, f"toy_{scenario_key}_enumeration_check", key="learn_enum_summary", digits=6)
-    e_left, e_right = st.columns(2, gap="large")
+    e_left, e_right = stacking_columns("learn_orderings", 2, gap="large")
     with e_left:
         st.dataframe(orderings, hide_index=True, height="auto" if count <= 10 else 360, column_config={
             c: st.column_config.NumberColumn(format="%.4f") for c in metrics})
@@ -173,9 +202,9 @@ st.subheader(f"Step by step: E[AP] and E[nDCG@{int(k)}] from the tie groups", di
 st.markdown("Each tie group contributes on its own, whatever happens inside the others. The "
             "closed forms below (metrics-reference.md, section 3) add up one term per group; "
             "the enumeration of every ordering gives the same mean.")
-steps = walkthrough.walkthrough_check(edited, result, k=int(k), gain=gain or "linear",
+steps = walkthrough.walkthrough_check(ranking, result, k=int(k), gain=gain or "linear",
                                       rel_level=int(rel_level), limit=learn.ENUMERATION_LIMIT)
-w_ap, w_ndcg = st.columns(2, gap="large")
+w_ap, w_ndcg = stacking_columns("learn_steps", 2, gap="large")
 with w_ap:
     st.latex(walkthrough.AP_LATEX)
     if steps.ap.steps.empty:
@@ -195,7 +224,7 @@ download_row(steps.check, f"toy_{scenario_key}_walkthrough_check", key="learn_wa
 
 # ---- MTRR vs G-RAG -----------------------------------------------------------------------------
 st.subheader("MTRR = E[1/rank] is not the G-RAG paper's 1/E[rank]", divider="gray")
-f1, f2 = st.columns(2)
+f1, f2 = stacking_columns("learn_mtrr_formulas", 2)
 f1.latex(r"\mathrm{MTRR} = \mathbb{E}\!\left[\frac{1}{\mathrm{rank}_1}\right] = "
          r"\sum_{j=1}^{t-r+1} \frac{\binom{t-j}{r-1}}{\binom{t}{r}}\,\frac{1}{a+j}")
 f2.latex(r"\mathrm{MTRR}_{\text{G-RAG}} = \frac{1}{|P^+|}\sum_{g} k_g\,\frac{2}{2a_g + n_g + 1}")
@@ -204,7 +233,7 @@ st.markdown("The exact MTRR averages the reciprocal rank of the **first** releva
             "each positive's **middle** rank and averages over **all** positives. Since 1/x is "
             "convex, 1/E[rank] <= E[1/rank] (Jensen), and the gap grows with the tie.")
 comparison = learn.mtrr_comparison(result)
-g_left, g_right = st.columns([2, 3], gap="large")
+g_left, g_right = stacking_columns("learn_mtrr", [2, 3], gap="large")
 with g_left:
     if comparison.empty:
         empty_state("No relevant document is retrieved in the toy ranking: there is no first "

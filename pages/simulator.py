@@ -310,9 +310,12 @@ else:
 
 # ---- 4. quantise a loaded run ----------------------------------------------------------------
 st.subheader("4. Quantise a loaded run")
+for message in (ctx.left_out.values() if ctx is not None else ()):  # as on every page
+    st.warning(message, icon=":material/link_off:")
 if ctx is None or not ctx.runs:
-    empty_state("No data is loaded in the sidebar (**Data**), so there is no run to quantise. "
-                "Pick a dataset there, e.g. trec_eval's example run (continuous scores).")
+    if ctx is None or not ctx.left_out:  # else the message above says why
+        empty_state("No data is loaded in the sidebar (**Data**), so there is no run to quantise. "
+                    "Pick a dataset there, e.g. trec_eval's example run (continuous scores).")
 else:
     st.markdown(f"Turn a run of **{ctx.dataset_label}** into labels or a low-precision scorer and "
                 "compare its metrics before and after (settings of the sidebar). Runs with "

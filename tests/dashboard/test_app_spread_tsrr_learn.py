@@ -165,12 +165,12 @@ def test_learn_invalid_edits_show_errors():
                                            "deleted_rows": []}
     at.run()
     assert not at.exception
-    assert any("duplicate document" in e.value for e in at.error)
+    assert any("the document id 'd1' is also on row 1" in e.value for e in at.error)
     at.session_state["learn_editor_S2"] = {"edited_rows": {"1": {"score": None}}, "added_rows": [],
                                            "deleted_rows": []}
     at.run()
     assert not at.exception
-    assert any("missing score" in e.value for e in at.error)
+    assert any("Row 2 (d2): the score is empty" in e.value for e in at.error)
     # a valid edit: d3 joins d1 at the top, so d2 (relevant) is alone at rank 3
     at.session_state["learn_editor_S2"] = {"edited_rows": {"2": {"score": 0.9}}, "added_rows": [],
                                            "deleted_rows": []}

@@ -126,6 +126,165 @@ def toy_inputs(frame: pd.DataFrame, *, query: str = TOY_QUERY, name: str = "toy"
     return run, qrels
 
 
+def editor_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table the page's editor shows: ``doc`` and ``grade`` as text (a grade is typed as
+    text, so "1.5" or "a" reaches the readers and gets a message instead of being refused
+    or rounded by a number cell), ``score`` as numbers."""
+    def text(value) -> "str | None":
+        if value is None or (isinstance(value, float) and value != value):
+            return None
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            return str(int(value))  # a grade 2.0 that came back from a number cell reads "2"
+        return str(value)
+
+    out = frame.loc[:, list(TOY_COLUMNS)].reset_index(drop=True)
+    return pd.DataFrame({"doc": pd.Series([text(v) for v in out["doc"]], dtype=object),
+                         "score": pd.to_numeric(out["score"], errors="coerce").astype("float64"),
+                         "grade": pd.Series([text(v) for v in out["grade"]], dtype=object)})
+
+
+def _plain(value):
+    """A cell as a plain value: None for blank, a float for any number, stripped text."""
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return str(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return float(value)
+    text = str(value).strip()
+    return text or None
+
+
+def _plain_rows(frame: pd.DataFrame) -> list[tuple]:
+    return [tuple(_plain(v) for v in row) for row in
+            frame.reindex(columns=list(TOY_COLUMNS)).itertuples(index=False)]
+
+
+def table_rows(frame: pd.DataFrame) -> tuple:
+    """The rows of an edited toy table as plain values, fully blank rows left out: two tables
+    with the same rows are the same edit (whatever the cells' types)."""
+    return tuple(row for row in _plain_rows(frame) if any(v is not None for v in row))
+
+
+@dataclass
+class EditHistory:
+    """The toy table's edits on the Learn page, for "undo last edit" and "reset".
+
+    ``tables[0]`` is the scenario's table and each later entry the table after one more
+    edit. The page's editor shows ``base`` under ``editor_key``; the editor's own state holds
+    the edits made since. An editor cannot be told new contents under the same key, so undo
+    and reset change the key (``generation``) and the new editor starts from the table wanted.
+
+    Examples
+    --------
+    >>> history = EditHistory.start("S2")
+    >>> edited = SCENARIOS["S2"].frame().assign(grade=[0, 1, 2, 0, 0])
+    >>> history.record(edited), history.record(edited), history.edits
+    (True, False, 1)
+    >>> history.undo()
+    >>> history.editor_key, history.edits, history.base["grade"].tolist()
+    ('learn_editor_S2_1', 0, ['0', '1', '0', '0', '0'])
+    """
+
+    scenario: str
+    tables: list
+    generation: int = 0
+    shown: int = 0  # index in ``tables`` of the table the editor started from
+
+    @classmethod
+    def start(cls, scenario: str) -> "EditHistory":
+        return cls(scenario, [editor_frame(SCENARIOS[scenario].frame())])
+
+    @property
+    def editor_key(self) -> str:
+        """The editor's widget key: generation 0 keeps the historical ``learn_editor_<key>``."""
+        return f"learn_editor_{self.scenario}" + (f"_{self.generation}" if self.generation else "")
+
+    @property
+    def base(self) -> pd.DataFrame:
+        return self.tables[self.shown]
+
+    @property
+    def edits(self) -> int:
+        return len(self.tables) - 1
+
+    def remount(self) -> None:
+        """The editor is drawn afresh (its state is gone: the page was left, or the key is
+        new): it starts from the latest table, so no edit is lost."""
+        self.shown = len(self.tables) - 1
+
+    def record(self, table: pd.DataFrame) -> bool:
+        """Add ``table`` as one more edit unless it equals the latest; whether it was added."""
+        table = editor_frame(table)  # compared as the editor holds it: grade 2 is "2"
+        if table_rows(table) == table_rows(self.tables[-1]):
+            return False
+        self.tables.append(table)
+        return True
+
+    def undo(self) -> None:
+        """Forget the last edit: the editor shows the table before it."""
+        if len(self.tables) > 1:
+            self.tables.pop()
+        self._restart()
+
+    def reset(self) -> None:
+        """Forget every edit: the editor shows the scenario's table."""
+        del self.tables[1:]
+        self._restart()
+
+    def _restart(self) -> None:
+        self.generation += 1
+        self.shown = len(self.tables) - 1
+
+
+_TOY_REMEDIES = {
+    "non-integer grade": "the grade {grade} is not an integer. Type a whole number such as 0, 1, "
+                         "2 or 3 (0 = not relevant; negative grades are allowed)",
+    "missing grade": "the grade is empty. Type an integer grade such as 0, 1, 2 or 3 "
+                     "(0 = not relevant)",
+    "non-numeric score": "the score {score} is not a number. Type a number such as 0.5 "
+                         "(higher ranks higher; equal scores tie)",
+    "missing score": "the score is empty. Type a number such as 0.5 (higher ranks higher; "
+                     "equal scores tie)",
+    "NaN or infinite score": "the score {score} is not a finite number. Type a number such as "
+                             "0.5 (higher ranks higher; equal scores tie)",
+    "missing document id": "the doc cell is empty. Type a document id (such as d6), or delete "
+                           "the row",
+    "empty document id": "the doc cell is empty. Type a document id (such as d6), or delete "
+                         "the row",
+}
+
+
+def toy_problem(err: Exception, frame: pd.DataFrame) -> str:
+    """The message of a bad edit in the Learn page's words: the editor's row (counted from 1,
+    as the table shows them), the document, what is wrong and what to type instead. (The
+    readers' message names Python arguments, ``duplicates='max'``, the page has no control for.)
+
+    >>> frame = SCENARIOS["S2"].frame().astype(object)
+    >>> frame.iat[2, 2] = "1.5"
+    >>> try:
+    ...     evaluate_toy(frame)
+    ... except ValueError as err:
+    ...     print(toy_problem(err, frame))
+    Row 3 (d3): the grade '1.5' is not an integer. Type a whole number such as 0, 1, 2 or 3 (0 = not relevant; negative grades are allowed).
+    """
+    problem, line = getattr(err, "problem", None), getattr(err, "line", None)
+    rows = _plain_rows(frame)
+    kept = [i for i, row in enumerate(rows) if any(v is not None for v in row)]
+    if problem is None or line is None or not 0 < line <= len(kept):
+        return f"The table cannot be evaluated: {getattr(err, 'problem', None) or err}."
+    row = kept[line - 1]  # the readers count the rows they were given: blank rows left out
+    doc = rows[row][0]
+    if problem == "duplicate document within a query":
+        first = next(i + 1 for i in kept if rows[i][0] == doc)
+        return (f"Row {row + 1}: the document id {doc!r} is also on row {first}. A document "
+                "appears once in a ranking: rename one of them (such as d6) or delete the row.")
+    cells = frame.reindex(columns=list(TOY_COLUMNS)).iloc[row]
+    remedy = _TOY_REMEDIES.get(problem, problem)
+    shown = {c: repr(str(cells[c]).strip()) for c in ("score", "grade")}
+    return f"Row {row + 1}" + (f" ({doc})" if doc else "") + f": {remedy.format(**shown)}."
+
+
 @dataclass(frozen=True)
 class ToyResult:
     """Every metric of one toy ranking under every policy.
@@ -163,6 +322,10 @@ class ToyResult:
     def grades(self) -> np.ndarray:
         lookup = dict(zip(self.qrels.frame["doc"], self.qrels.frame["relevance"]))
         return np.array([lookup[d] for d in self.docs], dtype=np.int64)
+
+    def ranking(self) -> pd.DataFrame:
+        """The toy ranking as the readers read it (doc, score, integer grade; file order)."""
+        return pd.DataFrame({"doc": self.docs, "score": self.scores, "grade": self.grades})
 
     def ranked(self, policy: str) -> pd.DataFrame:
         """The documents in the order ``policy`` ranks them (rank, doc, score, grade)."""

@@ -45,13 +45,16 @@ def query_ranges(per_query: pd.DataFrame, run: str, metric: str, *,
     """Per query: worst, best, expected and trec_eval-order value, and the width best - worst.
 
     Sorted by width, widest first (ties by query id). ``per_query`` must hold the four
-    policies of ``ties="all"``.
+    policies of ``ties="all"``. Empty (same columns) when no query of ``run`` is evaluated.
     """
     wide = policy_values(per_query, run, metric)
     needed = ["pessimistic", "optimistic", "expected", "trec_eval"]
     missing = [p for p in needed if p not in wide.columns]
-    if missing:
+    if missing and not wide.empty:
         raise ValueError(f"the evaluation lacks the policies {', '.join(missing)}; use ties='all'")
+    if wide.empty:  # no query of the run is evaluated (say, none has a relevant document)
+        wide = pd.DataFrame({"query": pd.Series([], dtype=str),
+                             **{p: pd.Series([], dtype=np.float64) for p in needed}})
     out = pd.DataFrame({"query": wide["query"].astype(str)})
     if query_text is not None:
         out["text"] = [query_text.get(q, "") for q in out["query"]]

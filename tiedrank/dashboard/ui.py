@@ -80,6 +80,7 @@ from tiedrank.dashboard.session_uploads import (  # noqa: F401 - the sidebar's u
     upload_ident,
 )
 from tiedrank.dashboard.settings import URL_NAMES, Settings
+from tiedrank.dashboard.shared_queries import no_shared_query
 from tiedrank.dashboard.my_runs import RunSet, add_runs
 from tiedrank.dashboard.labels import query_label
 from tiedrank.core.data import Qrels, Run
@@ -288,6 +289,9 @@ class Context:
         sha256 over the contents of all inputs: the cache key of the data.
     findings : tuple of Finding
         Reader findings (duplicates resolved, ...).
+    left_out : dict of str to str
+        Runs that share no query with the qrels (not in ``runs``) -> the message every page
+        shows about them (:mod:`tiedrank.dashboard.shared_queries`).
     """
 
     qrels: Qrels
@@ -297,6 +301,7 @@ class Context:
     dataset_label: str = ""
     key: str = ""
     findings: tuple[Finding, ...] = ()
+    left_out: dict[str, str] = field(default_factory=dict)
 
     def tables(self) -> dict[str, TieTable]:
         """Run name -> expected tie-group table under the current settings (cached)."""
@@ -360,6 +365,10 @@ def get_context() -> Context:
             empty_state("No data is loaded: see the messages in the sidebar, or start the "
                         "dashboard with `tiedrank dashboard` (or `streamlit run app.py` in a "
                         "checkout).")
+        st.stop()
+    for message in ctx.left_out.values():  # the same message on every page
+        st.warning(message, icon=":material/link_off:")
+    if not ctx.runs:
         st.stop()
     return ctx
 
@@ -533,9 +542,12 @@ def _named(run: Run, name: str) -> Run:
 
 def _make_context(qrels: Qrels, runs: dict[str, Run], settings: Settings,
                   query_text: dict[str, str], label: str, parts: list[object]) -> Context:
+    left_out = no_shared_query(runs, qrels)  # nothing to evaluate: no page draws them
+    runs = {name: run for name, run in runs.items() if name not in left_out}
     findings = tuple(dict.fromkeys(list(qrels.findings) + [f for r in runs.values() for f in r.findings]))
     return Context(qrels=qrels, runs=runs, settings=settings, query_text=query_text,
-                   dataset_label=label, key=dataset_key(parts), findings=findings)
+                   dataset_label=label, key=dataset_key(parts), findings=findings,
+                   left_out=left_out)
 
 
 def upload_context(qrels_file: "UploadedLike | None", run_files: Sequence["UploadedLike"],
@@ -588,6 +600,7 @@ from tiedrank.dashboard.widgets import (  # noqa: E402,F401
     persist,
     count_run,
     persist_choice,
+    kept_choice,
     metric_multiselect,
     KEEP,
     RUN_SERIAL_KEY,

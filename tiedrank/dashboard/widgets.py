@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -161,10 +161,72 @@ def drawn_this_run() -> dict[str, Any]:
                         st.session_state)
 
 
-def persist_choice(key: str, options: Sequence, default: Any = None) -> dict:
+_LABELS_KEY = "_tiedrank_widget_labels"
+"""session_state key: per picker key, the labels its chosen options were drawn with -> option."""
+_LABELS_KEPT = 200
+"""At most this many labels remembered per picker (the oldest go first)."""
+
+
+def _seen_labels(key: str) -> dict:
+    return st.session_state.setdefault(_LABELS_KEY, {}).setdefault(key, {})
+
+
+def _as_option(value: Any, options: Sequence, seen: dict) -> Any:
+    """``value`` if it is an option, else the option a label of it names (this run's or an
+    earlier run's label), else ``value`` unchanged."""
+    try:
+        if value in options:
+            return value
+        found = seen.get(value)
+    except TypeError:  # an unhashable value cannot be a label
+        return value
+    return found if found is not None and found in options else value
+
+
+def _keys_not_labels(key: str, options: Sequence) -> None:
+    """Streamlit sends a picker's value over the wire as its label (``format_func``), and the
+    browser holds the label it was last told: after a label change (Learn's "Custom", a width
+    in a query's label) it sends back a label no option has, which Streamlit hands over as
+    the raw string. Put the option that label named back in the state: it holds keys."""
+    if key not in st.session_state:
+        return
+    seen = _seen_labels(key)
+    value = st.session_state[key]
+    if isinstance(value, list):
+        mapped = [_as_option(v, options, seen) for v in value]
+        if mapped != value:
+            st.session_state[key] = mapped
+    else:
+        mapped = _as_option(value, options, seen)
+        if mapped is not value and mapped != value:
+            st.session_state[key] = mapped
+
+
+def kept_choice(key: str, options: Sequence, default: Any = None) -> Any:
+    """The kept value of a picker (:func:`persist_choice`) that is drawn later in this run, as
+    one of ``options`` (``default`` when there is none): for a page that needs the choice
+    before it can draw the picker, e.g. because the labels depend on it."""
+    _keys_not_labels(key, options)
+    value = st.session_state.get(key, default)
+    try:
+        return value if value in options else default
+    except TypeError:
+        return default
+
+
+def persist_choice(key: str, options: Sequence, default: Any = None, *,
+                   labels: "Callable[[Any], str] | None" = None) -> dict:
     """:func:`persist` for a choice among ``options``: a kept value (or, for a multiselect,
     any kept item) that is no longer an option is dropped first, so a data or settings change
-    never leaves the widget pointing at something that does not exist."""
+    never leaves the widget pointing at something that does not exist.
+
+    ``labels`` is the picker's ``format_func`` (returned among the keyword arguments, so do
+    not pass it again). The state always holds options, never labels, and the labels may
+    change from run to run: a label the browser sends back is mapped to its option, and when
+    the chosen option's label changed since the last draw, the value is re-asserted so the
+    browser is told (and shows, and later sends) the new label.
+    """
+    _keys_not_labels(key, options)
     value = st.session_state.get(key)
     if isinstance(value, list):
         kept = [v for v in value if v in options]
@@ -174,7 +236,29 @@ def persist_choice(key: str, options: Sequence, default: Any = None) -> dict:
             st.session_state[key] = kept
     elif key in st.session_state and value not in options:
         del st.session_state[key]
-    return persist(key, default)
+    if labels is None:
+        return persist(key, default)
+    kwargs = persist(key, default)
+    _tell_new_labels(key, options, labels)
+    return {**kwargs, "format_func": labels}
+
+
+def _tell_new_labels(key: str, options: Sequence, labels: "Callable[[Any], str]") -> None:
+    """Re-assert the chosen value when its label differs from the one it was last drawn with,
+    and remember its label (the browser only ever holds the chosen option's label, and a
+    label of this run's options is mapped back by Streamlit itself)."""
+    seen = _seen_labels(key)
+    value = st.session_state.get(key)
+    chosen = [v for v in (value if isinstance(value, list) else [value]) if v in options]
+    last = {option: label for label, option in seen.items()}  # newest label of each option
+    now = {option: labels(option) for option in chosen}
+    if any(option in last and last[option] != label for option, label in now.items()):
+        st.session_state[key] = copy.deepcopy(value)
+    for option, label in now.items():
+        seen.pop(label, None)  # re-inserted last: it is the option's newest label
+        seen[label] = option
+    while len(seen) > _LABELS_KEPT:
+        del seen[next(iter(seen))]
 
 
 def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "Metrics") -> list[str]:
@@ -203,9 +287,11 @@ def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "
     return metrics
 
 
-def stacking_columns(key: str, n: int = 2, *, below: int = 1000) -> list:
-    """``n`` side-by-side columns that stack one above the other when the browser window is
-    narrower than ``below`` pixels.
+def stacking_columns(key: str, n: "int | Sequence[float]" = 2, *, below: int = 1000,
+                     gap: str = "medium") -> list:
+    """``n`` side-by-side columns (or columns of the relative widths ``n``, as ``st.columns``
+    takes them) that stack one above the other when the browser window is narrower than
+    ``below`` pixels.
 
     ``st.columns`` cannot know the window's width and Streamlit stacks columns itself only
     below 640 px, so two tables at half of an 800-px window (a 500-px main area beside the
@@ -217,4 +303,4 @@ def stacking_columns(key: str, n: int = 2, *, below: int = 1000) -> list:
             f" .st-key-{key} [data-testid='stHorizontalBlock'] {{ flex-direction: column; }}"
             f" .st-key-{key} [data-testid='stColumn'] {{ width: 100% !important;"
             f" flex: 1 1 auto !important; min-width: 100% !important; }} }}</style>")
-    return st.container(key=key).columns(n, gap="medium")
+    return st.container(key=key).columns(n, gap=gap)
