@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import hashlib
 import json
 import math
 import random
@@ -356,6 +357,8 @@ class WalkReport:
 
     def summary(self) -> dict:
         return {"steps": self.steps, "skipped": self.skipped, "distinct_states": len(self.states),
+                "state_hashes": sorted(hashlib.sha1(repr(s).encode()).hexdigest()[:12]
+                                       for s in self.states),
                 "pages": dict(self.pages), "actions": dict(self.kinds), "seconds": round(self.seconds, 1),
                 "known": [(name, str(v), [repr(a) for a in trail]) for name, v, trail in self.known],
                 "failures": [(str(v), [repr(a) for a in trail]) for v, trail in self.failures]}
