@@ -42,7 +42,7 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block, Widget
 from walk_model import HOSTILE_VALUES, Profile, Violation, known, pick_files, pick_link
 
-TYPED_OPTIONS = ["P@7", "RR@", "nDCG@0", "TsRR(alpha=0.5)", "<b>x</b>", "P@²", "", "bpref@5"]
+TYPED_OPTIONS = ["P@7", "RR@", "nDCG@0", "TsRR(alpha=0.5)", "<b>x</b>", "P@²", "bpref@5", "9" * 5000]
 """What a user types into a multiselect that accepts new options."""
 
 
@@ -100,7 +100,7 @@ def _number(rng: random.Random, low: float | None, high: float | None, step: flo
     if integer:
         return int(round(value))
     decimals = max(0, -int(math.floor(math.log10(step)))) if step < 1 else 0
-    return round(low + round((value - low) / step) * step, decimals + 1)
+    return min(high, max(low, round(low + round((value - low) / step) * step, decimals + 1)))
 
 
 def _choice_value(rng: random.Random, at: AppTest, widget) -> Any:
