@@ -1,6 +1,6 @@
 """tiedrank dashboard: evaluate rankers whose scores tie.
 
-Run with ``streamlit run app.py``. This entry point defines the pages (one list, below),
+Run with ``streamlit run app.py`` (installed: ``tiedrank dashboard``). This entry point defines the pages (one list, below),
 the sidebar data panel and the shared settings; every page reads them through
 ``tiedrank.dashboard.ui.get_context()``.
 """
@@ -22,6 +22,7 @@ from tiedrank.dashboard.datasets import (
     inspect_upload,
 )
 from tiedrank.dashboard.settings import (
+    MAX_REL_LEVEL,
     ROUND_OPTIONS,
     URL_NAMES,
     ZERO_RELEVANT_CHOICES,
@@ -256,7 +257,7 @@ def data_panel() -> None:
         summary = st.empty()
         st.header("Settings", divider="gray")
         st.number_input(
-            "Relevance level", min_value=1, max_value=100, step=1, key="rel_level",
+            "Relevance level", min_value=1, max_value=MAX_REL_LEVEL, step=1, key="rel_level",
             persist_state=common.KEEP,
             help="Binary metrics (RR, P, R, AP) count a document as relevant when its grade is at "
                  "least this. TREC Deep Learning uses 2 on a 0-3 scale; trec_eval's default is 1.")

@@ -77,12 +77,14 @@ def synthetic_inputs(n_queries: int, depth: int, relevant_share: float, seed: in
 
 def _table(args):
     from tiedrank.io import read_qrels, read_run
+    from tiedrank.core.options import EvaluationOptions
     from tiedrank.core.ties import build_tie_table
 
     if args.dataset == "llmjudge":
         base = ROOT / "sample_data" / "llmjudge"
         run = read_run(base / "runs" / f"{args.run}.txt", format="trec_qrels", name=args.run)
-        return build_tie_table(run, read_qrels(base / "qrels.test.txt"), rel_level=2)
+        return build_tie_table(run, read_qrels(base / "qrels.test.txt"),
+                               EvaluationOptions(rel_level=2))
     run, qrels = synthetic_inputs(args.queries, args.depth, args.relevant_share)
     return build_tie_table(run, qrels)
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 import streamlit as st
 
 from tiedrank.dashboard import agreement as view
-from tiedrank.dashboard.drilldown import DRILL_KEY, DRILL_PAIR_KEY
+from tiedrank.dashboard.drilldown import DRILL_KEY, DRILL_PAIR_KEY, drill_choices, url_from_choices
 from tiedrank.dashboard.figures.agreement import confusion_heatmap
-from tiedrank.dashboard.side_by_side import drill_choices, url_from_choices
 from tiedrank.dashboard.ui import (
     download_row,
     drill_down,

@@ -11,10 +11,10 @@ from __future__ import annotations
 import streamlit as st
 
 from tiedrank.dashboard import compare as view
-from tiedrank.dashboard.drilldown import DRILL_PAIR_KEY, clicked_query, selected_row_value
+from tiedrank.dashboard.drilldown import (DRILL_PAIR_KEY, clicked_query, drill_choices,
+                                          selected_row_value, url_from_choices)
 from tiedrank.dashboard.figures import compare as figures
 from tiedrank.dashboard.settings import metric_options
-from tiedrank.dashboard.side_by_side import drill_choices, url_from_choices
 from tiedrank.dashboard.ui import (
     drill_down,
     download_row,
@@ -251,7 +251,7 @@ else:
     cards.metric(f"{baseline} better", counts["loss"], help="Queries where the baseline's value is higher.",
                  width="content")
     cards.metric("Mean difference", f"{view.mean_difference(differences, chart_metric):+.4f}",
-                 width="content", help=view.mean_difference_help(chart_metric, len(differences)))
+                 width="content", help=view.mean_difference_help(evaluation.metric(chart_metric), len(differences)))
     st.markdown(view.difference_sentence(differences, run, baseline, chart_metric, policy_name))
     fig = _shared("compare_difference_figure", lambda: figures.difference_figure(
         differences, run, baseline, chart_metric, policy_name), *PAIR)
@@ -332,8 +332,8 @@ else:
     else:
         st.warning(headline, icon=":material/swap_vert:")
     st.markdown(view.stability_sentence(stability, bold=True))
-    st.caption(view.trec_eval_position_sentence(view.trec_eval_position(evaluation, stability),
-                                                run, baseline))
+    st.caption(view.trec_eval_among_tie_breaks_sentence(
+        view.trec_eval_among_tie_breaks(evaluation, stability), run, baseline))
     cards = number_cards()
     cards.metric("P(run beats baseline)", f"{stability.p_win:.1%}" + (
                         " (exact)" if stability.method == "exact" else f" ± {stability.se:.1%}"),

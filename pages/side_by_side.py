@@ -12,7 +12,7 @@ import streamlit as st
 from tiedrank.dashboard import side_by_side as view
 from tiedrank.dashboard.datasets import bundled_corpus_path
 from tiedrank.dashboard.figures.side_by_side import slope_figure
-from tiedrank.dashboard.settings import metric_options, validate_metrics
+from tiedrank.dashboard.settings import metric_options, read_metrics
 from tiedrank.dashboard.ui import (
     download_row,
     empty_state,
@@ -23,7 +23,6 @@ from tiedrank.dashboard.ui import (
     show_figure,
     stacking_columns,
 )
-from tiedrank.metrics import parse_metric
 
 ctx = get_context()
 k = ctx.settings.k
@@ -46,9 +45,9 @@ if in_link == st.session_state.get(URL_WRITTEN):
 drill = st.session_state.pop(view.DRILL_PAIR_KEY, None) or {}
 metrics = metric_options(k, moving=True)  # every registered family a tie order can move
 # a metric typed on Compare (opened by a click there) or in a link is offered too, if valid
-extra, _ = validate_metrics(m for m in (st.session_state.get("sbs_metric"), in_link.get("metric"),
-                                        drill.get("sbs_metric")) if m)
-metrics += [m for m in extra if m not in metrics and not parse_metric(m).policy_invariant]
+extra, _ = read_metrics(m for m in (st.session_state.get("sbs_metric"), in_link.get("metric"),
+                                    drill.get("sbs_metric")) if m)
+metrics += [m.name for m in extra if m.name not in metrics and not m.policy_invariant]
 if in_link:
     st.session_state.update(view.choices_from_url(in_link, runs, queries, metrics))
 if drill:

@@ -15,21 +15,14 @@ import streamlit as st
 
 from tiedrank.dashboard.datasets import SESSION, SESSION_LABEL
 from tiedrank.dashboard.figures import simulator as figures
-from tiedrank.dashboard.overview import (
-    order_flips,
-    overview_cells,
-    overview_long,
-    tie_statistics_frame,
-)
+from tiedrank.dashboard.my_runs import RunSet, add_message, already_kept
 from tiedrank.dashboard.settings import Settings, metric_choices
 from tiedrank.dashboard.simulator import (
     PRECISION_CHOICES,
     SWEEP_CHOICES,
-    RunSet,
-    add_message,
-    already_kept,
     evaluate_set,
     file_stem,
+    overview_tables,
     precision_label,
     qrels_bytes,
     quantized_set,
@@ -110,22 +103,20 @@ def metrics_block(run_set: RunSet, run_settings: Settings, *, key: str, basename
                     "so every binary metric is 0 on every query: lower the relevance level.")
         show_findings(list(evaluation.findings))
         return
-    flips = order_flips(report, "expected", "trec_eval")
-    table = overview_cells(report, list(metrics), flips=flips)
+    table, long_table, stats = overview_tables(report, evaluation.tables, metrics, run_settings.k)
     st.dataframe(table, hide_index=True, column_config={
         "run": st.column_config.TextColumn("run", pinned=True),
         **{c: st.column_config.TextColumn(c, width=260) for c in table.columns if c != "run"}})
     st.caption("Each cell: **expected** value over every ordering of the tied documents "
                "[**worst**, **best**] · value in **trec_eval**'s tie order (docno descending). "
                "⚠ marks runs whose order swaps between the expectation and trec_eval's order.")
-    download_row(overview_long(report), f"{basename}-metrics", key=f"{key}_metrics_download")
+    download_row(long_table, f"{basename}-metrics", key=f"{key}_metrics_download")
 
     fig = figures.spread_figure(report, metrics, runs=list(run_set.runs),
                                 title="The spread: each run's range over tie orderings")
     show_figure(fig, key=f"{key}_spread_chart")
     figure_download(fig, f"{basename}-spread", key=f"{key}_spread")
 
-    stats = tie_statistics_frame(evaluation.tables, top=run_settings.k)
     st.dataframe(stats, hide_index=True, column_config={
         "share of docs in ties": st.column_config.NumberColumn(format="percent"),
         f"mean group size (top {run_settings.k})": st.column_config.NumberColumn(format="%.2f"),

@@ -3,7 +3,7 @@
 Three views, each exact except the last (seeded sampling): one query's distribution of the
 first relevant rank, the worst-best range of every query, and the run's mean over random
 tie-breaks with trec_eval's reported value placed among them. Widgets and layout only; the
-numbers come from :mod:`tiedrank.spread` and :mod:`tiedrank.dashboard.learn`.
+numbers come from :mod:`tiedrank.sampling` and :mod:`tiedrank.dashboard.spread`.
 """
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ else:
                          width="content")
         sd = float(rr_variance(table).get(query, 0.0)) ** 0.5
         cards.metric("SD of RR", f"{sd:.4f}", width="content",
-                     help="Standard deviation of RR: exact, over tie orderings (tiedrank.spread.rr_variance).")
+                     help="Standard deviation of RR: exact, over tie orderings (tiedrank.sampling.rr_variance).")
         fig = figures.pmf_figure(pmf, marks, title=f"{run}, query {ctx.label(query)}")
         show_figure(fig, key="spread_pmf_chart")
         figure_download(fig, f"pmf_{run}_{query}", key="spread_pmf_fig")

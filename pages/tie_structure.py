@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from tiedrank.dashboard.datasets import bundled_corpus_path
-from tiedrank.dashboard.drilldown import DRILL_KEY, DRILL_PAIR_KEY, clicked_query
+from tiedrank.dashboard.drilldown import DRILL_KEY, DRILL_PAIR_KEY, clicked_query, url_from_choices
 from tiedrank.dashboard.figures.tie_structure import (
     group_size_figure,
     ranked_list_figure,
@@ -21,7 +21,6 @@ from tiedrank.dashboard.tie_structure import (
     tie_ratio_vs_range,
     top_strip,
 )
-from tiedrank.dashboard.side_by_side import url_from_choices
 from tiedrank.dashboard.ui import (
     drill_down,
     empty_state,

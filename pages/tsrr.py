@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from tiedrank.dashboard import learn
 from tiedrank.dashboard.figures import tsrr as figures
 from tiedrank.dashboard.tsrr import (
+    APPENDED_BASE,
     TSRR2_LATEX,
     TSRR_LATEX,
     NO_REFERENCES,
@@ -160,7 +160,7 @@ with one:
     download_row(tied, "tsrr_fully_tied", key="tsrr_tied_table", digits=6)
 with two:
     st.subheader("2. Appending irrelevant documents raises it")
-    base = learn.SCENARIOS["S2"]
+    base = APPENDED_BASE
     appended = st.slider(
         "Irrelevant documents appended at the bottom", min_value=0, max_value=200, step=1,
         help=f"Start from scenario S2 (scores {', '.join(map(str, base.scores))}; d2 relevant, tied "

@@ -1,10 +1,17 @@
 """The package's layers: the core never imports Streamlit or plotly, page logic never imports
-Streamlit (only ``tiedrank.dashboard.ui``, ``widgets`` and ``session_uploads`` do), the CLI never imports the dashboard, no
-module reaches into another module's private names, and no module outgrows one job."""
+Streamlit (only ``tiedrank.dashboard.ui``, ``widgets`` and ``session_uploads`` do), the CLI
+never imports the dashboard, no module reaches into another module's private names, and no
+module outgrows one job. The import graph (every import, at the top or inside a function)
+has no circle and no import from a lower layer to a higher one (the core imports no
+``interop``, ``distributed``, ``cli`` or ``dashboard``); a page imports no other page, and
+the dashboard's shared layer no page's logic; every metric family of the registry has an
+entry in ``docs/metrics-reference.md``."""
 from __future__ import annotations
 
 import ast
+import collections
 import pkgutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -183,3 +190,219 @@ def test_the_private_name_rule_sees_what_it_should(tmp_path, monkeypatch):
     monkeypatch.setattr(Path, "read_text", lambda self, encoding=None: source)
     found = _private_reaches(fake)
     assert len(found) == 2 and "tiedrank.io._load" in found[0] and "_segment_sum" in found[1]
+
+
+# ---- the import graph: no circle, no import from a lower layer to a higher one ---------------
+def _module_name(path: Path) -> str:
+    parts = ["tiedrank", *path.relative_to(ROOT).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+ALL_MODULES = {_module_name(p): p for p in ROOT.rglob("*.py")}
+
+
+def _as_module(name: str) -> str:
+    """The module a dotted import name lands in: ``tiedrank.metrics.parse_metric`` ->
+    ``tiedrank.metrics`` (a package counts as its ``__init__``)."""
+    parts = name.split(".")
+    while ".".join(parts) not in ALL_MODULES:
+        parts.pop()
+    return ".".join(parts)
+
+
+def _edges(path: Path) -> set[str]:
+    """The tiedrank modules ``path`` imports, at the top, inside a function or under
+    ``TYPE_CHECKING`` alike: ``from ..metrics import parse_metric`` is an edge to the package
+    ``tiedrank.metrics`` (its ``__init__``), ``from . import kernels`` one to the module.
+    (Importing a module runs its package's ``__init__`` too; that is not an edge of its own.)"""
+    package, found = _package_of(path), set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {_as_module(a.name) for a in node.names if a.name.split(".")[0] == "tiedrank"}
+        elif isinstance(node, ast.ImportFrom):
+            target = ".".join(_resolve(node, package))
+            if target.split(".")[0] != "tiedrank":
+                continue
+            found |= {f"{target}.{a.name}" if f"{target}.{a.name}" in ALL_MODULES
+                      else _as_module(target) for a in node.names}
+    return found - {_module_name(path)}
+
+
+IMPORT_GRAPH = {name: _edges(path) for name, path in ALL_MODULES.items()}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected parts of ``graph`` with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            part = []
+            while True:
+                member = stack.pop()
+                part.append(member)
+                if member == node:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def _cycle_through(graph: dict[str, set[str]], part: list[str]) -> list[str]:
+    """The shortest cycle inside the circle ``part``, as a path back to where it starts."""
+    members, best = set(part), None
+    for start in part:  # breadth first from each member: the first way back is the shortest
+        queue, seen = collections.deque([[start]]), {start}
+        while queue:
+            path = queue.popleft()
+            if best is not None and len(path) >= len(best):
+                break
+            for target in sorted(graph[path[-1]] & members):
+                if target == start:
+                    best = path + [start]
+                    queue.clear()
+                    break
+                if target not in seen:
+                    seen.add(target)
+                    queue.append(path + [target])
+    return best
+
+
+def test_the_import_graph_has_no_circle():
+    """A circle (``a`` imports ``b`` imports ``a``, directly or round several modules, at the
+    top or inside a function) means neither layer can be read, tested or moved alone."""
+    circles = [" -> ".join(_cycle_through(IMPORT_GRAPH, part))
+               + (f" (a circle of {len(part)} modules: {', '.join(part)})" if len(part) > 2 else "")
+               for part in _circles(IMPORT_GRAPH)]
+    assert circles == [], "import circles:\n" + "\n".join(circles)
+
+
+LAYERS = (
+    ("core", ("tiedrank.core", "tiedrank.io", "tiedrank.metrics", "tiedrank.sampling",
+              "tiedrank.stats", "tiedrank.simulate", "tiedrank.report")),
+    ("interop", ("tiedrank.interop",)),
+    ("public face", ("tiedrank", "tiedrank._moved")),
+    ("distributed", ("tiedrank.distributed",)),
+    ("doors", ("tiedrank.cli", "tiedrank.dashboard")),
+    ("entry point", ("tiedrank.__main__",)),
+)
+"""The layers, lowest first: a module imports its own layer and those below, never above.
+Other tools' names and objects come in through ``interop``, which the core never imports
+(``interop`` plugs its translators into ``tiedrank.core.peers`` instead); the CLI and the
+dashboard are doors side by side (neither imports the other)."""
+
+
+def _layer(module: str) -> tuple[int, str, str]:
+    """(height, layer, top package) of ``module``: the longest prefix of :data:`LAYERS`."""
+    best = max(((len(prefix), height, name, prefix) for height, (name, prefixes) in enumerate(LAYERS)
+                for prefix in prefixes if module == prefix or module.startswith(prefix + ".")))
+    return best[1], best[2], best[3]
+
+
+def test_every_module_has_a_layer():
+    assert [m for m in ALL_MODULES if not any(
+        m == p or m.startswith(p + ".") for _, prefixes in LAYERS for p in prefixes)] == []
+
+
+@pytest.mark.parametrize("module", sorted(ALL_MODULES))
+def test_no_import_from_a_lower_layer_to_a_higher_one(module):
+    """The core imports no ``interop``, ``distributed``, ``cli`` or ``dashboard`` (not even
+    inside a function); ``interop`` no door; the CLI and the dashboard not each other."""
+    height, layer, package = _layer(module)
+    wrong = []
+    for target in sorted(IMPORT_GRAPH[module]):
+        target_height, target_layer, target_package = _layer(target)
+        if target_height > height or (target_layer == layer == "doors" and target_package != package):
+            wrong.append(f"{target} ({target_layer})")
+    assert wrong == [], f"{module} ({layer}) imports {', '.join(wrong)}"
+
+
+# ---- the dashboard: pages import no other page; the shared layer imports no page logic ------
+PAGES = sorted(p.stem for p in (ROOT.parent / "pages").glob("*.py"))
+SHARED_DASHBOARD = {
+    "tiedrank.dashboard", "tiedrank.dashboard.cache", "tiedrank.dashboard.datasets",
+    "tiedrank.dashboard.drilldown", "tiedrank.dashboard.labels", "tiedrank.dashboard.my_runs",
+    "tiedrank.dashboard.session_uploads", "tiedrank.dashboard.settings", "tiedrank.dashboard.ui",
+    "tiedrank.dashboard.upload_store", "tiedrank.dashboard.warmup", "tiedrank.dashboard.widgets",
+    "tiedrank.dashboard.figures", "tiedrank.dashboard.figures.style"}
+"""The dashboard's shared layer: context, caches, settings, uploads, links between pages,
+labels, widgets and the figures' style; every page may use it."""
+OWN_LOGIC = {"tiedrank.dashboard.walkthrough": "learn", "tiedrank.dashboard.flips": "compare",
+             "tiedrank.dashboard.figures.flips": "compare"}
+"""Page-logic modules not named after their page."""
+
+
+def _page_of(module: str) -> str | None:
+    """The page whose logic ``module`` is (``tiedrank.dashboard.spread`` and
+    ``tiedrank.dashboard.figures.spread``: ``spread``), None for the shared layer."""
+    if module in SHARED_DASHBOARD:
+        return None
+    return OWN_LOGIC.get(module, module.rsplit(".", 1)[-1])
+
+
+def test_every_dashboard_module_is_shared_or_a_pages_logic():
+    dashboard = [m for m in ALL_MODULES if m.startswith("tiedrank.dashboard")]
+    assert [m for m in dashboard if _page_of(m) not in (None, *PAGES)] == []
+
+
+def _page_imports(path: Path) -> set[str]:
+    """The tiedrank modules and other pages a page file imports."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    return {_as_module(n) if n.startswith("tiedrank") else n for n in found
+            if n.startswith(("tiedrank", "pages"))}
+
+
+@pytest.mark.parametrize("page", [*PAGES, "app"])
+def test_pages_import_no_other_page(page):
+    """A page file imports its own logic (``tiedrank.dashboard.<page>``, its figures) and
+    the shared layer, never another page: neither its file nor its logic. Pages link to each
+    other through the shared layer (``drilldown``), and a page that shows what another
+    computes asks its own logic for it."""
+    path = ROOT.parent / ("app.py" if page == "app" else f"pages/{page}.py")
+    other = sorted(m for m in _page_imports(path) if m.startswith("pages") or (
+        m.startswith("tiedrank.dashboard") and _page_of(m) not in (None, page)))
+    assert other == [], f"{path.name} imports {', '.join(other)}"
+
+
+@pytest.mark.parametrize("module", sorted(SHARED_DASHBOARD & set(ALL_MODULES)))
+def test_the_shared_dashboard_layer_imports_no_page_logic(module):
+    logic = sorted(m for m in IMPORT_GRAPH[module] if m.startswith("tiedrank.dashboard")
+                   and _page_of(m) is not None)
+    assert logic == [], f"{module} (shared) imports page logic: {', '.join(logic)}"
+
+
+# ---- the metric reference covers every family ------------------------------------------------
+def test_every_registry_family_has_an_entry_in_the_metric_reference():
+    """``docs/metrics-reference.md`` names each family where it defines it: in a code span or
+    block (``set_F(beta) = ...``), a bold lead (**bpref**) or a heading. A family registered
+    without one fails here, so the reference cannot fall behind the registry."""
+    from tiedrank.metrics import REGISTRY
+
+    text = (ROOT.parent / "docs" / "metrics-reference.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```.*?```", text, re.S)
+    spans = re.findall(r"`[^`\n]+`", re.sub(r"```.*?```", "", text, flags=re.S))
+    named = "\n".join(blocks + spans + re.findall(r"\*\*[^*\n]+\*\*", text)
+                      + re.findall(r"^#+ .*$", text, re.M))
+    missing = [family for family in REGISTRY if not re.search(
+        rf"(?<![A-Za-z0-9_]){re.escape(family)}(?![A-Za-z0-9_])", named)]
+    assert missing == [], f"families without an entry in docs/metrics-reference.md: {missing}"

@@ -37,7 +37,8 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("flags, message", [
     (["-M", "0"], "-M/--depth must be an integer >= 1 or None; got 0"),
     (["--round", "16"], "--round must be an integer in [0, 15] or None; got 16"),
-    (["--rel-level", "0"], "--rel-level must be an integer >= 1; got 0"),
+    (["--rel-level", "0"], "--rel-level must be an integer >= 1 and <= 2,147,483,647 (grade >= "
+                            "level is relevant); got 0"),
     (["--ties", "median"], "--ties must be one of 'expected'"),
 ])
 @pytest.mark.parametrize("door", [[], ["--buckets", "2"]], ids=["one pass", "buckets"])

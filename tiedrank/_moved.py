@@ -11,20 +11,39 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+import types
 import warnings
 
 MOVED = {f"tiedrank.{name}": f"tiedrank.core.{name}" for name in (
     "data", "errors", "hashing", "options", "policies", "rounding", "summation", "ties",
     "validation")}
 """Old module path -> new module path."""
+ALSO_IN = {"tiedrank.summation": "tiedrank.core.summaries"}
+"""Old module path -> where the names that left its new module went: ``summarize``,
+``partial_summary``, ``summary_of`` and ``summary_note`` read the metric registry, which
+``tiedrank.core.summation`` sits below, so they live in ``tiedrank.core.summaries``."""
 
 
 class _AliasLoader(importlib.abc.Loader):
-    def __init__(self, target: str) -> None:
-        self.target = target
+    def __init__(self, target: str, also: str | None = None) -> None:
+        self.target, self.also = target, also
 
     def create_module(self, spec):
-        return importlib.import_module(self.target)
+        module = importlib.import_module(self.target)
+        if self.also is None:
+            return module
+        sources = (self.target, self.also)  # a view of both: the old module held them all
+
+        def __getattr__(name: str):
+            for source in sources:
+                found = importlib.import_module(source)
+                if hasattr(found, name):
+                    return getattr(found, name)
+            raise AttributeError(f"module {spec.name!r} has no attribute {name!r}")
+
+        view = types.ModuleType(spec.name, module.__doc__)
+        view.__getattr__ = __getattr__
+        return view
 
     def exec_module(self, module) -> None:  # the target module is already executed
         pass
@@ -37,7 +56,7 @@ class _MovedFinder(importlib.abc.MetaPathFinder):
             return None
         warnings.warn(f"{fullname} moved to {new}; the old path goes in the next release",
                       DeprecationWarning, stacklevel=3)
-        return importlib.util.spec_from_loader(fullname, _AliasLoader(new))
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(new, ALSO_IN.get(fullname)))
 
 
 def install() -> None:

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 import tiedrank
 from tiedrank.dashboard.learn import evaluate_toy
 from tiedrank.dashboard.settings import Settings
-from tiedrank.dashboard.simulator import evaluate_set, make_run_set
+from tiedrank.dashboard.my_runs import make_run_set
+from tiedrank.dashboard.simulator import evaluate_set
 from tiedrank.core.data import Qrels, Run
 
 METRICS = ["RR", "RR@2", "Success@2", "Hits@3", "P@2", "R@3", "AP", "AP@3", "nDCG", "nDCG@3",

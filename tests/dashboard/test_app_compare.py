@@ -390,16 +390,16 @@ def test_trec_eval_position_exact_matches_the_draws():
     ev = evaluate(_evaluation_runs(), _llmjudge_qrels(), ["P@10"], ties="all", rel_level=2)
     run, base = "h2oloo-fewself", "willia-umbrela1"
     exact = view.stability(ev, run, base, "P@10", n_draws=20_000, seed=4)
-    position = view.trec_eval_position(ev, exact)
+    position = view.trec_eval_among_tie_breaks(ev, exact)
     assert position["method"] == "exact"
     assert position["below"] + position["equal"] + position["above"] == pytest.approx(1.0)
     # the same question answered by the draws (the sampled branch): within sampling error
-    sampled = view.trec_eval_position(ev, exact.__class__(**{**exact.__dict__, "method": "sampled"}))
+    sampled = view.trec_eval_among_tie_breaks(ev, exact.__class__(**{**exact.__dict__, "method": "sampled"}))
     assert sampled["method"] == "sampled"
     for key in ("below", "equal"):
         assert abs(sampled[key] - position[key]) <= 4 * max(np.sqrt(position[key] * (1 - position[key]) / 20_000), 1e-3)
-    assert "trec_eval's difference" in view.trec_eval_position_sentence(position, run, base)
-    assert view.trec_eval_position_sentence(None, run, base) == ""
+    assert "trec_eval's difference" in view.trec_eval_among_tie_breaks_sentence(position, run, base)
+    assert view.trec_eval_among_tie_breaks_sentence(None, run, base) == ""
 
 
 def test_gm_map_is_compared_by_its_geometric_mean_on_the_page(at):

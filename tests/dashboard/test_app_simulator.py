@@ -13,15 +13,11 @@ from streamlit.testing.v1 import AppTest
 
 from tiedrank.dashboard.datasets import SESSION, SESSION_LABEL
 from tiedrank.dashboard.overview import format_cell
+from tiedrank.dashboard.my_runs import add_message, add_outcome, add_runs, already_kept, make_run_set
 from tiedrank.dashboard.settings import Settings
 from tiedrank.dashboard.simulator import (
-    add_message,
-    add_outcome,
-    add_runs,
-    already_kept,
     evaluate_set,
     file_stem,
-    make_run_set,
     quantized_set,
     simulate_set,
     simulated_spec,

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tiedrank import EvaluationOptions
 from tiedrank.dashboard.datasets import (
     BUNDLED,
     DEFAULT_DATASET,
@@ -24,8 +25,8 @@ from tiedrank.dashboard.figures.tie_structure import (
     tie_ratio_scatter,
     top_strip_figure,
 )
+from tiedrank.dashboard.labels import findings_messages, query_label
 from tiedrank.dashboard.overview import (
-    findings_messages,
     flip_sentences,
     format_cell,
     order_flips,
@@ -43,7 +44,6 @@ from tiedrank.dashboard.tie_structure import (
     group_size_bins,
     group_size_counts,
     order_queries,
-    query_label,
     query_overview,
     query_values,
     tie_ratio_vs_range,
@@ -100,7 +100,7 @@ def small_table():
     run = _run("r", [("q1", "d1", 0.9), ("q1", "d2", 0.5), ("q1", "d3", 0.5), ("q1", "d4", 0.5),
                      ("q1", "d5", 0.1), ("q2", "e1", 0.7), ("q2", "e2", 0.7)])
     qrels = _qrels([("q1", "d3", 2), ("q1", "d5", 1), ("q2", "e9", 1), ("q3", "f1", 1)])
-    return build_tie_table(run, qrels, rel_level=1)
+    return build_tie_table(run, qrels, EvaluationOptions(rel_level=1))
 
 
 # ---- registry, hashing, reading -----------------------------------------------------------
@@ -237,7 +237,7 @@ def test_query_documents(small_table):
     assert docs["group_size"].tolist() == [1, 3, 3, 3, 1]
     assert docs.loc[docs["doc"] == "d3", "grade"].item() == 2
     assert docs["group_relevant"].tolist() == [0, 1, 1, 1, 1]
-    assert len(query_documents(small_table, "q1", depth=2)) == 2
+    assert len(query_documents(small_table, "q1", top=2)) == 2
     assert query_documents(small_table, "q3").empty
     with pytest.raises(KeyError):
         query_documents(small_table, "nope")
@@ -309,7 +309,7 @@ def test_ranked_list_figure_modes(small_table):
     assert len(fig.layout.shapes) == 1  # one tied group outlined
     text = next(t for t in fig.data if t.type == "scatter")
     assert list(text.text) == ["3 tied"]
-    clipped = ranked_list_figure(query_documents(small_table, "q1", depth=3))
+    clipped = ranked_list_figure(query_documents(small_table, "q1", top=3))
     assert list(clipped.data[-1].text) == ["3 tied (2 shown)"]
     assert clipped.layout.shapes[0].x1 == 3
     per_doc = ranked_list_figure(docs, mode="documents")

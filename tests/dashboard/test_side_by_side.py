@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tiedrank import EvaluationOptions
 from tiedrank.core.data import Qrels, Run
 from tiedrank.dashboard import side_by_side as sbs
 from tiedrank.dashboard.figures.side_by_side import slope_figure
@@ -30,7 +31,7 @@ def data():
     frame = full_b.frame
     dropped = frame[frame["query"].isin(["q001", "q002"])].groupby("query").head(3)
     b = Run("0-10 cut", frame.drop(index=dropped.index).reset_index(drop=True))
-    tables = {r.name: build_tie_table(r, qrels, rel_level=REL) for r in (a, b)}
+    tables = {r.name: build_tie_table(r, qrels, EvaluationOptions(rel_level=REL)) for r in (a, b)}
     return qrels, a, b, tables, set(dropped["doc"])
 
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 from oracles import all_orderings, check_per_query_against_pytrec_eval, make_inputs
+from tiedrank import EvaluationOptions
 from tiedrank.core.data import Qrels, Run
 from tiedrank.core.evaluation import evaluate
 from tiedrank.metrics import inferred, metric_values, parse_metric
@@ -141,7 +142,7 @@ def tied_query(draw):
 @given(queries=st.lists(tied_query(), min_size=1, max_size=3), rel_level=st.integers(1, 2))
 def test_policies_match_enumeration(queries, rel_level):
     spec = {f"q{i}": q for i, q in enumerate(queries)}
-    table = build_tie_table(*make_inputs(spec), rel_level=rel_level)
+    table = build_tie_table(*make_inputs(spec), EvaluationOptions(rel_level=rel_level))
     for name in ("infAP", "G"):
         expected = metric_values(table, name)
         best = metric_values(table, name, extreme="optimistic")

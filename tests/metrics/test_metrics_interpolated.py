@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 from oracles import all_orderings, make_inputs, pytrec_eval_values, tied_and_tie_free
+from tiedrank import EvaluationOptions
 from tiedrank.cli import main
 from tiedrank.core.evaluation import evaluate
 from tiedrank.interop.names import trec_eval_name
@@ -108,7 +109,7 @@ def tied_query(draw):
 @given(queries=st.lists(tied_query(), min_size=1, max_size=3), rel_level=st.integers(1, 2))
 def test_policies_match_enumeration(queries, rel_level):
     spec = {f"q{i}": q for i, q in enumerate(queries)}
-    table = build_tie_table(*make_inputs(spec), rel_level=rel_level)
+    table = build_tie_table(*make_inputs(spec), EvaluationOptions(rel_level=rel_level))
     tables = {"expected": table, "best": table.resolve("optimistic"),
               "worst": table.resolve("pessimistic")}
     values = {policy: np.stack([metric_values(source, name) for name in NAMES], axis=1)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 from oracles import enumerate_metric, make_inputs
+from tiedrank import EvaluationOptions
 from tiedrank.metrics import metric_values
 from tiedrank.core.ties import build_tie_table
 
@@ -50,7 +51,7 @@ def small_query(draw):
 def test_policies_match_enumeration(queries, rel_level, gain):
     spec = {f"q{i}": q for i, q in enumerate(queries)}
     run, qrels = make_inputs(spec)
-    table = build_tie_table(run, qrels, rel_level=rel_level)
+    table = build_tie_table(run, qrels, EvaluationOptions(rel_level=rel_level))
     resolved = {p: table.resolve(p, seed=7) for p in ("optimistic", "pessimistic", "input", "random")}
     for family, k in ENUMERATED:
         name = metric_name(family, k)

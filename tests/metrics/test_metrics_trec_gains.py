@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 from oracles import all_orderings, check_per_query_against_pytrec_eval, make_inputs
+from tiedrank import EvaluationOptions
 from tiedrank.core.evaluation import evaluate
 from tiedrank.metrics import metric_values, parse_metric
 from tiedrank.metrics.trec_gains import relevance_strings
@@ -189,7 +190,7 @@ FAMILIES = ("utility", "unj", "rbp", "rbp_resid", "binG", "ndcg_rel", "Rndcg")
        coefficients=st.sampled_from([(1, -1, 0, 0), (2, -1, 0.5, 0.25)]))
 def test_policies_match_enumeration(queries, rel_level, p, k, coefficients):
     spec = {f"q{i}": q for i, q in enumerate(queries)}
-    table = build_tie_table(*make_inputs(spec), rel_level=rel_level)
+    table = build_tie_table(*make_inputs(spec), EvaluationOptions(rel_level=rel_level))
     params = {"utility": coefficients, "unj": k, "rbp": p, "rbp_resid": p}
     for family in FAMILIES:
         name = our_name(family, params.get(family))

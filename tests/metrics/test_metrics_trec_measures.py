@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from hypothesis_profiles import examples
 from oracles import (all_orderings, check_per_query_against_pytrec_eval, make_inputs,
                      metric_of_ordering, trec_measure_of_ordering)
+from tiedrank import EvaluationOptions
 from tiedrank.core.evaluation import evaluate
 from tiedrank.metrics import metric_values, parse_metric
 from tiedrank.core.ties import build_tie_table
@@ -62,7 +63,7 @@ def enumerated(family, param, scores, grades, extra, rel_level) -> np.ndarray:
        mult=st.sampled_from([0.2, 0.5, 1.0, 1.4, 2.0]), k=st.integers(1, 6))
 def test_policies_match_enumeration(queries, rel_level, beta, p, mult, k):
     spec = {f"q{i}": q for i, q in enumerate(queries)}
-    table = build_tie_table(*make_inputs(spec), rel_level=rel_level)
+    table = build_tie_table(*make_inputs(spec), EvaluationOptions(rel_level=rel_level))
     best, worst = table.resolve("optimistic"), table.resolve("pessimistic")
     params = {"set_F": beta, "rbp": p, "Rprec_mult": mult, "relative_P": k}
     for family in ORDER_INDEPENDENT + ["bpref", "rbp", "Rprec_mult", "relative_P"]:

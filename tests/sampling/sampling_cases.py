@@ -12,6 +12,7 @@ import numpy as np
 from hypothesis import strategies as st
 from oracles import all_orderings, make_inputs, metric_of_ordering
 
+from tiedrank import EvaluationOptions
 from tiedrank.metrics import parse_metric
 from tiedrank.core.ties import build_tie_table
 
@@ -31,7 +32,7 @@ def small_query(draw, max_docs: int = 7):
 
 def table_of(spec: dict, rel_level: int = 1):
     run, qrels = make_inputs(spec)
-    return build_tie_table(run, qrels, rel_level=rel_level)
+    return build_tie_table(run, qrels, EvaluationOptions(rel_level=rel_level))
 
 
 def query_values(spec_query, metric: str, rel_level: int = 1, gain: str = "linear") -> np.ndarray:

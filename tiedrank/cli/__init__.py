@@ -6,11 +6,15 @@
     tiedrank compare QRELS BASELINE RUN [RUN ...]                       (cli/compare.py)
     tiedrank simulate --preset 0-10 --out run.txt                       (cli/simulate.py)
     tiedrank quantize run.txt --levels 11 --out run.L11.txt             (cli/simulate.py)
+    tiedrank docs QRELS RUN --query 301                                 (cli/docs.py)
+    tiedrank dashboard --server.port 8502                               (cli/dashboard.py)
 
 Each subcommand module has ``register(subparsers)``, which adds its parser and sets
 ``handler``; option lists and defaults come from the library's constants. Bad input ends
 with a one-line message on stderr and exit status 2, never a traceback
-(:func:`tiedrank.cli._common.run_handler`).
+(:func:`tiedrank.cli._common.run_handler`). Arguments the parser does not know are refused
+as argparse refuses them, except by a subcommand that passes them on (``dashboard``: to
+Streamlit).
 """
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from .. import __version__
-from . import compare, docs, evaluate, simulate
+from . import compare, dashboard, docs, evaluate, simulate
 from ._common import run_handler
 
 __all__ = ["build_parser", "main", "run"]
@@ -35,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         "expectation over all tie orderings, the best and worst case, and trec_eval's order.")
     parser.add_argument("--version", action="version", version=f"tiedrank {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True)
-    for module in (evaluate, compare, simulate, docs):
+    for module in (evaluate, compare, simulate, docs, dashboard):
         module.register(subparsers)
     return parser
 
@@ -43,7 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``tiedrank`` command with ``argv``; returns the exit status (for scripts and
     tests; the console script is :func:`run`)."""
-    return run_handler(build_parser().parse_args(argv))
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        if not hasattr(args, dashboard.PASSES_THROUGH):
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        setattr(args, dashboard.PASSES_THROUGH, unknown)
+    return run_handler(args)
 
 
 def run() -> NoReturn:

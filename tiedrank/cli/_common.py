@@ -2,8 +2,10 @@
 
 Bad input ends with one line on stderr and exit status 2, never a traceback. An
 :class:`~tiedrank.core.validation.InvalidParameterError` raised by the library names the
-argument as Python spells it (``ties=``); :func:`run_handler` re-words it with the flag
-the user typed (``--ties must be one of ...; got 'median'``) through :data:`FLAGS`.
+argument as Python spells it (``ties=``); :func:`run_handler` words it with the flag the
+user typed (``--ties must be one of ...; got 'median'``) through :data:`FLAGS`. An error with
+a :class:`~tiedrank.core.errors.Remedy` (``duplicates='max'``) is worded from the remedy's
+fields the same way (``add --duplicates max``): no message is rewritten as text.
 """
 from __future__ import annotations
 
@@ -17,9 +19,9 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..core.errors import InputError
+from ..core.errors import InputError, Remedied, Remedy
 from ..metrics import GAINS
-from ..core.options import MAX_ROUND, QUERY_SETS, EvaluationOptions
+from ..core.options import MAX_ROUND, OPTION_NAMES, QUERY_SETS, EvaluationOptions
 from ..report import FORMATS
 from ..core.validation import InvalidParameterError
 
@@ -37,7 +39,7 @@ FLAGS = {
     "preset": "--preset", "n_queries": "--queries", "docs_per_query": "--docs-per-query",
     "quality": "--quality", "levels": "--levels", "tie_prob": "--tie-prob",
     "precision": "--precision", "method": "--method", "name": "--name",
-    "buckets": "--buckets", "timeout": "--dask-timeout",
+    "buckets": "--buckets", "timeout": "--dask-timeout", "top": "--top",
 }
 """Library parameter -> the CLI flag that sets it, to word errors in the user's terms."""
 
@@ -86,35 +88,39 @@ COLUMN_FLAGS = {"read_run": "--columns", "read_qrels": "--qrels-columns"}
 """Reader -> the flag that passes its ``columns=`` mapping."""
 
 
-def _columns_remedy(match: re.Match) -> str:
-    pairs = ",".join(f"{role}=<column>" for role in re.findall(r"'(\w+)': '<column>'",
-                                                                match.group(1)))
-    return f"add {COLUMN_FLAGS[match.group(2)]} {pairs}"
+def cli_remedy(remedy: Remedy) -> str:
+    """``remedy`` as the CLI user types it: the flag of its parameter (:data:`FLAGS`; a
+    reader's ``columns=`` is ``--columns`` or ``--qrels-columns``) and its value as a flag
+    takes it; the Python wording for a parameter the CLI has no flag for.
 
-
-_PYTHON_REMEDIES = {
-    re.compile(re.escape("pass duplicates='max'")): "add --duplicates max",
-    re.compile(re.escape("pass timeout=SECONDS")): "add --dask-timeout SECONDS",
-    re.compile(re.escape("pass ties='trec_eval'")): "add --ties trec_eval",
-    re.compile(r"pass columns=\{([^}]*)\} to (read_run|read_qrels)"): _columns_remedy,
-}
-"""Remedies the library words as Python arguments (:mod:`tiedrank.io`), as the CLI user
-types them: pattern -> replacement (text or function of the match)."""
-
-
-def in_cli_terms(message: str) -> str:
-    """A library message with its Python remedies worded as CLI flags.
-
-    >>> in_cli_terms("... on line 1; pass duplicates='max' to keep the highest score)")
-    '... on line 1; add --duplicates max to keep the highest score)'
-    >>> in_cli_terms("... or pass columns={'score': '<column>'} to read_run; found ...")
-    '... or add --columns score=<column>; found ...'
-    >>> in_cli_terms("pass columns={'query': '<column>', 'relevance': '<column>'} to read_qrels")
-    'add --qrels-columns query=<column>,relevance=<column>'
+    Examples
+    --------
+    >>> cli_remedy(Remedy("duplicates", "max", "to keep the highest score"))
+    'add --duplicates max to keep the highest score'
+    >>> cli_remedy(Remedy("columns", {"query": "<column>", "relevance": "<column>"},
+    ...                   function="read_qrels", lead="or"))
+    'or add --qrels-columns query=<column>,relevance=<column>'
+    >>> cli_remedy(Remedy("timeout", "SECONDS", "to wait longer", placeholder=True))
+    'add --dask-timeout SECONDS to wait longer'
     """
-    for pattern, cli in _PYTHON_REMEDIES.items():
-        message = pattern.sub(cli, message)
-    return message
+    flag = COLUMN_FLAGS.get(remedy.function) if remedy.parameter == "columns" else None
+    flag = flag or FLAGS.get(remedy.parameter)
+    if flag is None:
+        return remedy.python()
+    value = remedy.value
+    shown = ",".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else \
+        str(value)
+    return remedy.sentence(f"add {flag.split('/')[-1]} {shown}")
+
+
+def cli_message(error: BaseException) -> str:
+    """``error`` in the CLI's terms: an invalid argument names its flag, a remedy is worded
+    with the flags (:func:`cli_remedy`), any other error is shown as it is."""
+    if isinstance(error, InvalidParameterError):
+        return flag_message(error)
+    if isinstance(error, Remedied):
+        return error.worded_with(cli_remedy)
+    return str(error)
 
 
 class Terminated(BaseException):
@@ -168,11 +174,8 @@ def _run_handler(args: argparse.Namespace, prog: str) -> int:
     except BrokenPipeError:  # e.g. piped into head: stop quietly (before OSError below)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except InvalidParameterError as error:
-        print(f"{prog}: error: {flag_message(error)}", file=sys.stderr)
-        return 2
     except (InputError, ValueError, OSError) as error:
-        print(f"{prog}: error: {in_cli_terms(str(error))}", file=sys.stderr)
+        print(f"{prog}: error: {cli_message(error)}", file=sys.stderr)
         return 2
     except MemoryError:
         print(f"{prog}: error: out of memory; try --buckets N (evaluate), fewer --draws or "
@@ -183,12 +186,20 @@ def _run_handler(args: argparse.Namespace, prog: str) -> int:
 
 
 # ---- options shared by several subcommands ---------------------------------------------------
-def add_query_options(parser: argparse.ArgumentParser) -> None:
-    """Which documents and queries count: -J, --round, -M, -c and --query-set."""
+def add_judged_only(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-J", "--judged-only", action="store_true",
                         help="drop unjudged documents before ranking (trec_eval -J)")
+
+
+def add_round(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--round", type=int, default=None, metavar="D",
                         help=f"round scores to D decimals (0-{MAX_ROUND}) so that near-ties merge")
+
+
+def add_query_options(parser: argparse.ArgumentParser) -> None:
+    """Which documents and queries count: -J, --round, -M, -c and --query-set."""
+    add_judged_only(parser)
+    add_round(parser)
     parser.add_argument("-M", "--depth", type=int, default=None, metavar="N",
                         help="only the first N documents of each query count, in trec_eval's "
                              "order (score, then docno descending), as trec_eval -M")
@@ -201,14 +212,17 @@ def add_query_options(parser: argparse.ArgumentParser) -> None:
                              "relevant: only queries with a relevant document")
 
 
-def evaluation_options(args: argparse.Namespace, ties: Sequence[str]) -> EvaluationOptions:
+def evaluation_options(args: argparse.Namespace,
+                       ties: Sequence[str] | None = None) -> EvaluationOptions:
     """The one options value of a command's flags (checked once; an error names the flag
-    through :data:`FLAGS`)."""
-    return EvaluationOptions(
-        ties=tuple(ties), rel_level=args.rel_level, gain=args.gain,
-        judged_only=args.judged_only, depth=args.depth, round=args.round,
-        complete=args.complete, query_set=args.query_set, seed=args.seed,
-        duplicates=args.duplicates, columns=args.columns, qrels_columns=args.qrels_columns)
+    through :data:`FLAGS`): every option the command has a flag for (the others keep their
+    defaults), and ``ties`` when given. ``evaluate``, ``compare`` and ``docs`` build it
+    here, so a flag they share means the same everywhere."""
+    given = vars(args)
+    values = {name: given[name] for name in OPTION_NAMES if name in given and name != "ties"}
+    if ties is not None:
+        values["ties"] = tuple(ties)
+    return EvaluationOptions(**values)
 
 
 def add_rel_level(parser: argparse.ArgumentParser) -> None:

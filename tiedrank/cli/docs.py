@@ -1,10 +1,21 @@
-"""``tiedrank docs``: one query's tie groups with grade, score and document text."""
+"""``tiedrank docs``: one query's tie groups with grade, score and document text.
+
+The table is built as ``evaluate`` builds it: the flags become one
+:class:`~tiedrank.core.options.EvaluationOptions` and :func:`tiedrank.core.evaluation.
+build_tables` reads the files and sorts the run, so ``--round``, ``-J``, ``--duplicates``,
+``-l`` and the column mappings mean here what they mean there.
+"""
 from __future__ import annotations
 
 import argparse
+import sys
 import textwrap
 
-from ._common import add_columns, add_rel_level
+from ._common import (add_columns, add_duplicates, add_judged_only, add_rel_level, add_round,
+                      evaluation_options)
+
+DEFAULT_TOP = 20
+"""Ranks shown when ``--top`` is not given."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -12,33 +23,48 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "docs", help="print a query's tie groups with grades, scores and document text",
         description="Print one query's tie groups (documents sharing a score), each document "
-        "with its grade, score and, given --corpus, its text.")
+        "with its grade, score and, given --corpus, its text. The groups are those evaluate "
+        "scores with the same --round, -J and --duplicates.")
     parser.add_argument("qrels", help="qrels file")
     parser.add_argument("run", help="run file")
     parser.add_argument("--query", required=True, help="query id")
     parser.add_argument("--corpus", help="corpus: TSV docno<TAB>text, JSONL or Parquet (.gz ok)")
     parser.add_argument("--queries", help="query texts: qid<TAB>text")
-    parser.add_argument("--depth", type=int, default=20, help="ranks shown (default 20)")
+    parser.add_argument("--top", type=int, default=None, metavar="N",
+                        help=f"ranks shown (default {DEFAULT_TOP})")
+    # --depth was the ranks shown; everywhere else it is trec_eval's -M: kept one release
+    parser.add_argument("--depth", type=int, default=None, dest="shown_depth",
+                        help=argparse.SUPPRESS)
     add_rel_level(parser)
+    add_judged_only(parser)
+    add_round(parser)
+    add_duplicates(parser)
     add_columns(parser)
     parser.set_defaults(handler=_docs)
 
 
 def _docs(args: argparse.Namespace) -> int:
-    from ..io import group_documents, load_texts, read_qrels, read_query_text, read_run
-    from ..core.ties import build_tie_table
+    from ..core.evaluation import build_tables
+    from ..core.validation import Interval, check
+    from ..io import group_documents, load_texts, read_query_text
 
-    table = build_tie_table(read_run(args.run, columns=args.columns),
-                            read_qrels(args.qrels, columns=args.qrels_columns),
-                            rel_level=args.rel_level)
+    top = args.top
+    if args.shown_depth is not None:
+        print("# note: docs --depth is deprecated (it goes in the next release): type --top "
+              f"{args.shown_depth} for the ranks shown (--depth is trec_eval's -M in evaluate)",
+              file=sys.stderr)
+        top = args.shown_depth if top is None else top
+    top = check("top", DEFAULT_TOP if top is None else top, [Interval(int, 1, None)])
+    options = evaluation_options(args)  # the flags as evaluate reads them, checked once
+    table = next(iter(build_tables([args.run], args.qrels, options).values()))
     try:
         table.query_slice(args.query)
     except KeyError:
         raise ValueError(f"query {args.query!r} is not in the qrels; "
                          "type a query id of the qrels after --query") from None
     title = read_query_text(args.queries).get(args.query, "") if args.queries else ""
-    texts = load_texts(args.corpus, table, args.query, args.depth)
-    groups = group_documents(table, args.query, texts, args.depth)
+    texts = load_texts(args.corpus, table, args.query, top)
+    groups = group_documents(table, args.query, texts, top)
     print(f"query {args.query}" + (f": {title}" if title else ""))
     for (group, ranks), members in groups.groupby(["group", "ranks"], sort=False):
         size = int(members["group_size"].iloc[0])

@@ -17,7 +17,7 @@ from ..interop.trec_eval import DEFAULT_GROUP
 from ..metrics import METRIC_NAMES
 from ..core.policies import ALL_POLICIES, POLICIES, REPORT_COLUMNS
 from ..report import natural_rank, render
-from ..core.summation import summary_note
+from ..core.summaries import summary_note
 from ..core.validation import check_arguments
 from . import scale
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
@@ -76,9 +76,15 @@ def _evaluate(args: argparse.Namespace) -> int:
         print(f"# note: {request.note}", file=sys.stderr)
     metrics = list(request.metrics)
     args.counts = request.counts  # the count lines of --format trec_eval
-    scaled = scale.evaluate_scaled(args, metrics, options)  # --buckets / --dask / --out
+    try:
+        scaled = scale.scaled_evaluation(args, metrics, options)  # --buckets / --dask / --out
+    except ImportError as error:  # no Dask: one line, exit status 2
+        print(f"tiedrank: error: {error}", file=sys.stderr)
+        return 2
     if scaled is not None:
-        return scaled
+        status = show(scaled, args)
+        scale.out_note(args)
+        return status
     evaluation = score_tables(build_tables(list(args.runs), args.qrels, options), metrics,
                               options)
     return show(evaluation, args)
@@ -117,7 +123,8 @@ def show(evaluation, args: argparse.Namespace) -> int:
     # result always says why
     if args.format == "table" or evaluation.findings or frame.empty:
         print(f"\n# {evaluation.rule}", file=sys.stderr)
-        note = summary_note(list(dict.fromkeys(evaluation.summary["metric"].astype(str))))
+        note = summary_note(list(evaluation.metrics) or  # objects: no name parsed again
+                            list(dict.fromkeys(evaluation.summary["metric"].astype(str))))
         if note:
             print(f"# note: {note}", file=sys.stderr)
         for finding in evaluation.findings:

@@ -1,7 +1,7 @@
 """``tiedrank evaluate`` past one process: ``--buckets N``, ``--dask ADDRESS``, ``--out DIR``.
 
 The evaluate command calls :func:`add_arguments` on its parser and, before its own
-one-pass path, :func:`evaluate_scaled`; that returns None when none of these options was
+one-pass path, :func:`scaled_evaluation`; that returns None when none of these options was
 given, so the ordinary path runs unchanged. Output is the ordinary one (same numbers, bit
 for bit); with ``--out`` the per-query rows are written as Parquet where they are computed
 and the report, the summary, the per-query files and their manifest are left in DIR (a
@@ -85,24 +85,9 @@ def scaled_evaluation(args: argparse.Namespace, metrics: list, options: Evaluati
                     spill_dir=args.spill_dir, timeout=args.dask_timeout)
 
 
-def evaluate_scaled(args: argparse.Namespace, metrics: list, options: EvaluationOptions
-                    ) -> int | None:
-    """Run the evaluate command at scale and print its output; None when not asked to.
-
-    Returns the exit status (0, or 2 with one line on stderr when Dask is missing; other
-    errors propagate to the command's usual handler, which prints them in one line).
-    """
-    from .evaluate import show
-
-    try:
-        evaluation = scaled_evaluation(args, metrics, options)
-    except ImportError as error:
-        print(f"tiedrank: error: {error}", file=sys.stderr)
-        return 2
-    if evaluation is None:
-        return None
-    status = show(evaluation, args)
+def out_note(args: argparse.Namespace) -> None:
+    """Tell where ``--out`` left the per-query rows (the table format only; nothing
+    otherwise)."""
     if args.out is not None and args.format == "table":
         print(f"# per-query rows: {Path(args.out, 'per_query')}/*.parquet "
               "(tiedrank.distributed.read_per_query)", file=sys.stderr)
-    return status

@@ -5,25 +5,21 @@ import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from .data import Qrels, Run
 from .errors import Finding
-from ..interop.names import ranx_name
 from ..metrics import Metric, metric_values, parse_metric
 from ..metrics.registry import EXTREME_POLICIES
 from .policies import ALL_POLICIES, REPORT_COLUMNS, Policy, parse_policies  # noqa: F401  (ALL_POLICIES re-exported)
 from .options import MAX_EXP_GRADE, EvaluationOptions, make_options
+from .peers import PEERS, MetricRequest
 from .rounding import round_scores
 from .summation import exact_sums
-from .ties import TieTable, build_tie_table
+from .ties import TieTable, build_tie_table, truncate_run  # noqa: F401  (truncate_run re-exported)
 from .validation import InvalidParameterError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..interop.trec_eval import MetricRequest
 
 DEFAULT_METRICS = ("RR", "P@10", "AP", "nDCG@10")
 """The metrics the CLI evaluates when none is given."""
@@ -52,6 +48,13 @@ class Evaluation:
         :mod:`tiedrank.distributed` gather them from every bucket's table with
         :func:`~tiedrank.interop.trec_eval.trec_eval_counts`): run, query, num_ret, num_rel,
         num_rel_ret, in the one-pass order. None in one pass: ``tables`` hold them.
+    metrics : tuple of Metric
+        The metrics evaluated, as parsed once at the door, in the order of the results; the
+        frames show their names (:attr:`Metric.name`), and :meth:`metric` gives back the
+        object of a name, so nothing downstream parses a name again.
+    policies : tuple of Policy
+        The tie policies scored (those of ``options``, then the ones only wrapped metrics
+        name), in the order of the results; the frames show their labels.
     """
 
     per_query: pd.DataFrame
@@ -61,6 +64,27 @@ class Evaluation:
     rule: str = ""
     options: EvaluationOptions = field(default_factory=EvaluationOptions)
     counts: pd.DataFrame | None = None
+    metrics: tuple[Metric, ...] = ()
+    policies: tuple[Policy, ...] = ()
+
+    def metric(self, metric: "str | Metric") -> Metric:
+        """The evaluated :class:`~tiedrank.metrics.Metric` named ``metric`` (its canonical
+        name, as the frames show it), without parsing the name again.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> run = pd.DataFrame({"query": "q", "doc": ["a", "b"], "score": [1.0, 1.0]})
+        >>> qrels = pd.DataFrame({"query": ["q"], "doc": ["b"], "relevance": [1]})
+        >>> evaluate({"r": run}, qrels, ["gm_map"]).metric("gm_map").summary.name
+        'geometric mean'
+        """
+        name = str(metric)
+        for evaluated in self.metrics:
+            if evaluated.name == name:
+                return evaluated
+        raise KeyError(f"metric {name!r} was not evaluated; evaluated: "
+                       f"{', '.join(m.name for m in self.metrics) or 'none'}")
 
     def report(self) -> pd.DataFrame:
         """Per run and metric: expected, best, worst, trec_eval (as evaluated) and bias.
@@ -89,17 +113,16 @@ class Evaluation:
         ``-q``), then the means on ``all`` lines; ``counts`` adds trec_eval's count lines
         (``True``: ``runid``, ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``, as
         trec_eval prints them with no ``-m``; or a list of those). See
-        :func:`tiedrank.interop.trec_eval.format_trec_eval`.
+        :func:`tiedrank.interop.trec_eval.format_trec_eval` (plugged in through
+        :data:`tiedrank.core.peers.PEERS`).
         """
-        from ..interop.trec_eval import format_trec_eval
-
-        return format_trec_eval(self, policy, run=run, per_query=per_query, counts=counts)
+        return PEERS.format_trec_eval(self, policy, run=run, per_query=per_query, counts=counts)
 
     def to_ranx(self, policy: str = "expected", *, run: str | None = None) -> dict:
         """Like ``ranx.evaluate(qrels, run, metrics)``: ``{ranx name: mean}`` for one policy
         and run (``hits@10``, ``hit_rate@10``, ``ndcg@10``, ``mrr``, ...); per-query values
         are in ``per_query``."""
-        return {ranx_name(m): float(v) for m, v in self._policy_rows(policy, run)[1].items()}
+        return {PEERS.ranx_name(m): float(v) for m, v in self._policy_rows(policy, run)[1].items()}
 
     def _policy_rows(self, policy: str, run: str | None) -> tuple[pd.DataFrame, pd.Series]:
         runs = list(self.tables) or list(dict.fromkeys(self.summary["run"].astype(str)))
@@ -131,30 +154,40 @@ def unique_label(name: str, taken: "Iterable[str]") -> str:
     return label
 
 
+def unique_labels(names: "Iterable[str]") -> list[str]:
+    """``names`` told apart by :func:`unique_label`, in order: the names one pass gives the
+    runs, which the scaled paths give them before reading them.
+
+    >>> unique_labels(["bm25", "dense", "bm25"])
+    ['bm25', 'dense', 'bm25 (2)']
+    """
+    labels: list[str] = []
+    for name in names:
+        labels.append(unique_label(name, labels))
+    return labels
+
+
 def run_sources(runs) -> list[tuple[str | None, object]]:
     """(name or None, source) of every run in ``runs``, whatever shape holds them.
 
     A dict gives names (``{name: run}``, also ``{name: {query: {doc: score}}}``); one
     pytrec_eval run ``{query: {doc: score}}``, one ranx ``Run``, one frame, path or bytes,
     or an iterable of ``(query, doc, score)`` rows is one run; a list is several. Nothing is
-    read here, so every door (one pass, buckets, Dask) sees the runs the same way.
+    read here, so every door (one pass, buckets, Dask) sees the runs the same way. Other
+    tools' objects are told apart by :mod:`tiedrank.interop` (:data:`~tiedrank.core.peers.PEERS`).
     """
-    from ..interop.adapters import is_nested_runs, is_peer_object
-
-    if isinstance(runs, Mapping) and not is_nested_runs(runs) and runs and \
+    if isinstance(runs, Mapping) and not PEERS.is_nested_runs(runs) and runs and \
             isinstance(next(iter(runs.values())), Mapping):
         return [(None, runs)]  # one pytrec_eval run {query: {doc: score}}
     if isinstance(runs, Mapping):
         return list(runs.items())  # {name: run}, also {name: {query: {doc: score}}}
     if isinstance(runs, (Run, pd.DataFrame, str, os.PathLike, bytes)) or (
-            is_peer_object(runs) and not isinstance(runs, (list, tuple)) and
+            PEERS.is_peer_object(runs) and not isinstance(runs, (list, tuple)) and
             not hasattr(runs, "__next__")):
         return [(None, runs)]  # one run (a ranx Run, ...)
     if not isinstance(runs, Iterable):
-        from ..interop.adapters import ACCEPTED
-
         raise TypeError(f"cannot read runs from {type(runs).__name__}; pass a run or a list "
-                        f"or dict of runs, each {ACCEPTED}")
+                        f"or dict of runs, each {PEERS.accepted}")
     runs = list(runs)
     one = bool(runs) and isinstance(runs[0], tuple) and not isinstance(runs[0], Run) \
         and len(runs[0]) >= 3 and not isinstance(runs[0][0], (Run, pd.DataFrame))
@@ -298,17 +331,18 @@ def parse_metrics(metrics: "str | Metric | Iterable[str | Metric]") -> list[Metr
     return list(request.metrics)
 
 
-def metric_request(metrics: "str | Metric | Iterable[str | Metric]") -> "MetricRequest":
+def metric_request(metrics: "str | Metric | Iterable[str | Metric]") -> MetricRequest:
     """:func:`parse_metrics` with what a trec_eval group adds: the count lines it asks for
-    and the measures not yet tie-aware in tiedrank (:class:`~tiedrank.interop.trec_eval.
-    MetricRequest`); the CLI prints its note itself."""
-    from ..interop.trec_eval import expand_metrics
-
+    and the measures not yet tie-aware in tiedrank (:class:`~tiedrank.core.peers.
+    MetricRequest`, from :func:`tiedrank.interop.trec_eval.expand_metrics` through
+    :data:`~tiedrank.core.peers.PEERS`); the CLI prints its note itself."""
     if metrics is None or not (_is_one_metric(metrics) or isinstance(metrics, Iterable)):
         raise InvalidParameterError("metrics", metrics, "a metric name such as 'RR' or "
                                     "'nDCG@10', a measure, or a list of those",
                                     function="evaluate")
-    request = expand_metrics([metrics] if _is_one_metric(metrics) else list(metrics))
+    items = [metrics] if _is_one_metric(metrics) else list(metrics)
+    request = (PEERS.expand_metrics(items) if PEERS.expand_metrics is not None else
+               MetricRequest(tuple(dict.fromkeys(parse_metric(item) for item in items))))
     if not request.metrics:
         raise ValueError("no metrics given" if not request.counts and not request.not_yet else
                          "no metric tiedrank computes was asked for"
@@ -337,14 +371,11 @@ def build_tables(runs, qrels, options: EvaluationOptions | None = None) -> dict[
     qrels_obj = read_qrels_input(qrels, options)
     _check_exp_gain(int(qrels_obj.frame["relevance"].max()) if len(qrels_obj.frame) else 0,
                     options.gain)
+    # built with every document, so a measure with its own judged_only= has them
+    every_document = options.replace(judged_only=False) if options.judged_only else options
     tables: dict[str, TieTable] = {}
     for name, run in run_map.items():
-        if options.depth is not None:
-            # -M keeps the first `depth` of the ranking the table ranks: the rounded one
-            run = truncate_run(run, options.depth, options.round)
-        # built with every document, so a measure with its own judged_only= has them
-        table = build_tie_table(run, qrels_obj, rel_level=options.rel_level, round=options.round,
-                                complete=options.complete, query_set=options.query_set)
+        table = build_tie_table(run, qrels_obj, every_document)
         tables[name] = table.view(judged_only=options.judged_only)
     return tables
 
@@ -360,7 +391,7 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
     NaN, ``n_queries`` 0).
     """
     options = options or EvaluationOptions()
-    metric_list = parse_metrics(metrics)
+    metric_list = as_metrics(metrics)
     pairs = scored_pairs(metric_list, options)
     policies = list(dict.fromkeys(policy for policy, _ in pairs))
     scored = {m: [policy for policy, metric in pairs if metric == m] for m in metric_list}
@@ -371,7 +402,7 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
         for table in tables.values():
             _check_exp_gain(int(table.ideal_grade.max()) if len(table.ideal_grade) else 0, kind)
     findings: list[Finding] = []
-    blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]] = []
+    blocks: list[Block] = []
     for name, base in tables.items():
         values: dict = {}
         for level, judged in dict.fromkeys(settings.values()):
@@ -402,11 +433,26 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
                         resolved[view] = expected[view].resolve(policy.name, policy.seed)
                     values[policy, metric] = (query_ids, metric_values(
                         resolved[view], metric, gain=options.gain)[included])
-        blocks += [(name, *values[policy, metric][:1], metric.name, policy.label,
+        blocks += [(name, *values[policy, metric][:1], metric, policy,
                     values[policy, metric][1]) for policy, metric in pairs]
     own = [m.rel for m in metric_list if m.rel is not None]
     return Evaluation(_tidy(blocks), _summary(blocks), dict(tables), findings,
-                      options.rule(own), options)
+                      options.rule(own), options, metrics=tuple(metric_list),
+                      policies=tuple(dict.fromkeys(policy for policy, _ in pairs)))
+
+
+def as_metrics(metrics: "str | Metric | Iterable[str | Metric]") -> list[Metric]:
+    """``metrics`` as :class:`~tiedrank.metrics.Metric` objects, each once, in order: taken
+    as they are when a door parsed them already (the CLI, :func:`evaluate`, the dashboard's
+    settings, the scaled paths' plan), parsed here (:func:`parse_metrics`) otherwise."""
+    if isinstance(metrics, Metric):
+        return [metrics]
+    if not isinstance(metrics, (str, bytes)) and isinstance(metrics, Iterable):
+        items = list(metrics)
+        if items and all(isinstance(m, Metric) for m in items):
+            return list(dict.fromkeys(items))
+        metrics = items
+    return parse_metrics(metrics)
 
 
 def scored_pairs(metrics: "Iterable[Metric]", options: EvaluationOptions) -> list[tuple[Policy, Metric]]:
@@ -423,31 +469,44 @@ def scored_pairs(metrics: "Iterable[Metric]", options: EvaluationOptions) -> lis
             if (own[metric] == policy if metric in own else policy in options.policies)]
 
 
-def _summary(blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]]) -> pd.DataFrame:
+Block = tuple[str, np.ndarray, Metric, Policy, np.ndarray]
+"""One (run, metric, policy) of :func:`score_tables`: run name, query ids, the metric and the
+policy (objects: the frames show their names), and the per-query values."""
+
+
+def _names(blocks: list[Block], position: int) -> list[str]:
+    """Each block's run name, metric name or policy label (``position`` 0, 2 or 3)."""
+    return [b[0] if position == 0 else b[2].name if position == 2 else b[3].label
+            for b in blocks]
+
+
+def _summary(blocks: list[Block]) -> pd.DataFrame:
     """Exact summary of each block (run, metric, policy), in the order evaluated: the mean,
     or the sum or geometric mean a metric declares (:class:`~tiedrank.core.summation.Summary`);
     a block with no query keeps its row (NaN, 0 queries)."""
     lengths = np.array([len(b[4]) for b in blocks], dtype=np.int64)
-    kinds = [parse_metric(b[2]).summary for b in blocks]
+    kinds = [b[2].summary for b in blocks]
     values = (np.concatenate([k.summand(b[4]) for k, b in zip(kinds, blocks)]) if blocks
               else np.zeros(0))
     sums = exact_sums(np.repeat(np.arange(len(blocks)), lengths), values, len(blocks))
     columns = {}
     for position, column in ((0, "run"), (2, "metric"), (3, "policy")):
-        labels = list(dict.fromkeys(b[position] for b in blocks))
-        columns[column] = pd.Categorical([b[position] for b in blocks], categories=labels)
+        names = _names(blocks, position)
+        columns[column] = pd.Categorical(names, categories=list(dict.fromkeys(names)))
     return pd.DataFrame({**columns, "value": np.array([k.finish(s) for k, s in zip(kinds, sums)],
                                                     dtype=np.float64),
                          "n_queries": lengths})
 
 
 def _is_one_metric(metrics) -> bool:
-    """A single metric (a name, a Metric or one ir_measures measure) rather than a list."""
-    return isinstance(metrics, (str, Metric)) or (hasattr(metrics, "NAME") and
-                                                  hasattr(metrics, "params"))
+    """A single metric (a name, a Metric or another tool's measure object, which
+    :mod:`tiedrank.interop` reads) rather than a list."""
+    return isinstance(metrics, (str, Metric)) or (
+        metrics is not None and not isinstance(metrics, Iterable)
+        and PEERS.read_metric(metrics, f"metric {metrics!r}") is not None)
 
 
-def _tidy(blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]]) -> pd.DataFrame:
+def _tidy(blocks: list[Block]) -> pd.DataFrame:
     """Stack per-(run, metric, policy) value blocks into the tidy per-query frame.
 
     run, metric and policy become categoricals in the order evaluated (built from codes,
@@ -456,8 +515,9 @@ def _tidy(blocks: list[tuple[str, np.ndarray, str, str, np.ndarray]]) -> pd.Data
     lengths = np.array([len(b[4]) for b in blocks])
     columns = {}
     for position, column in ((0, "run"), (2, "metric"), (3, "policy")):
-        labels = list(dict.fromkeys(b[position] for b in blocks))
-        codes = np.repeat([labels.index(b[position]) for b in blocks], lengths)
+        names = _names(blocks, position)
+        labels = list(dict.fromkeys(names))
+        codes = np.repeat([labels.index(name) for name in names], lengths)
         columns[column] = pd.Categorical.from_codes(codes, categories=labels)
     query = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, dtype=object)
     return pd.DataFrame({"run": columns["run"], "query": pd.array(query, dtype="str"),
@@ -487,25 +547,3 @@ def _check_exp_gain(top: int, gain: str) -> None:
         raise InvalidParameterError("gain", gain, f"'linear' for grades above {MAX_EXP_GRADE} "
                                     f"(the qrels hold grade {top:,}; 2**grade - 1 overflows)",
                                     function="evaluate")
-
-
-def truncate_run(run: Run, depth: int, round: int | None = None) -> Run:
-    """The first ``depth`` documents of each query in trec_eval's order (trec_eval ``-M``),
-    ranked by the scores rounded to ``round`` decimals when given (so near-ties that
-    rounding merges are cut as one tie group; the kept rows keep their own scores).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> run = Run("r", pd.DataFrame({"query": "q", "doc": ["a", "b", "c"], "score": [1.0, 2.0, 1.0]}))
-    >>> truncate_run(run, 2).frame["doc"].tolist()   # b first, then c before a (docno descending)
-    ['b', 'c']
-    """
-    frame = run.frame
-    score = frame["score"] if round is None else round_scores(frame["score"].to_numpy(), round)
-    # trec_eval's order: score descending, then docno descending (by bytes, as strcmp)
-    order = frame.assign(_doc=frame["doc"].astype(str).str.encode("utf-8"), _score=score) \
-        .sort_values(["query", "_score", "_doc"], ascending=[True, False, False], kind="stable")
-    kept = order[order.groupby("query", sort=False).cumcount() < depth]
-    return Run(run.name, frame.loc[np.sort(kept.index.to_numpy())].reset_index(drop=True),
-               run.source, run.findings)

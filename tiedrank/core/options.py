@@ -34,9 +34,10 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from ..io.duplicates import DUPLICATE_POLICIES
-from ..metrics import GAINS
 from .policies import parse_policies
-from .validation import Interval, InvalidParameterError, Options, check
+from .validation import REL_LEVEL, Interval, InvalidParameterError, Options, check
+GAINS = ("linear", "exp")
+"""DCG gains: the grade itself, or 2**grade - 1 (the ``gain`` option and nDCG's kernels)."""
 
 QUERY_SETS = ("trec_eval", "relevant")
 """``trec_eval``: queries with results and judgements (``complete`` adds the qrels' other
@@ -49,7 +50,7 @@ MAX_EXP_GRADE = 1023
 ROLES = {"columns": ("query", "doc", "score"), "qrels_columns": ("query", "doc", "relevance")}
 
 _CONSTRAINTS: dict[str, list[Any]] = {
-    "rel_level": [Interval(int, 1, None)],
+    "rel_level": [REL_LEVEL],
     "gain": [Options(*GAINS)],
     "judged_only": [bool],
     "depth": [Interval(int, 1, None), None],
@@ -113,13 +114,16 @@ class EvaluationOptions:
             set_(self, name, _pairs(name, getattr(self, name)))
         for name, allowed in _CONSTRAINTS.items():
             check(name, getattr(self, name), allowed)
-        parse_policies(self.ties, self.seed)  # the one check of ties=
+        # the one check and the one parse of ties= (not a field: equality and the
+        # repr are the fields')
+        set_(self, "_policies", tuple(parse_policies(self.ties, self.seed)))
 
     # ---- derived values ------------------------------------------------------------------
     @property
     def policies(self) -> list:
-        """The :class:`~tiedrank.core.policies.Policy` list of ``ties`` (``"all"`` expanded)."""
-        return parse_policies(self.ties, self.seed)
+        """The :class:`~tiedrank.core.policies.Policy` list of ``ties`` (``"all"`` expanded),
+        parsed once when the options were made."""
+        return list(self._policies)
 
     @property
     def policy_labels(self) -> list[str]:

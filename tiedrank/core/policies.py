@@ -1,4 +1,11 @@
-"""The tie-policy vocabulary: names, labels, ``ties=`` parsing (one place for every layer)."""
+"""The tie-policy vocabulary: names, labels, ``ties=`` parsing (one place for every layer).
+
+The policies are named by their keys (:data:`POLICIES`: ``optimistic``, ...) everywhere: in
+``ties=``, in widget state, in the frames (:attr:`Policy.label`, the key, or
+``random(seed=N)``). What people read is derived from the keys in one table,
+:data:`POLICY_WORDS`: the report's column (``best``) and the label of pages and figures
+(``best case``).
+"""
 from __future__ import annotations
 
 import re
@@ -10,11 +17,28 @@ from .validation import Options, Pattern, check
 POLICIES = ("expected", "optimistic", "pessimistic", "trec_eval", "input", "random")
 """Every tie policy: the exact expectation, best case, worst case, trec_eval's order (score
 descending, then docno descending), the file order, and a seeded uniform random order."""
-POLICY_LABELS = {
-    "expected": "expected (exact)", "optimistic": "best case", "pessimistic": "worst case",
-    "trec_eval": "trec_eval order", "input": "file order", "random": "random tie-break",
+
+
+@dataclass(frozen=True)
+class PolicyWords:
+    """How a policy key is shown: ``column`` in :meth:`~tiedrank.Evaluation.report` and the
+    CLI's table (short), ``label`` on pages and figures (for people)."""
+
+    column: str
+    label: str
+
+
+POLICY_WORDS = {
+    "expected": PolicyWords("expected", "expected (exact)"),
+    "optimistic": PolicyWords("best", "best case"),
+    "pessimistic": PolicyWords("worst", "worst case"),
+    "trec_eval": PolicyWords("trec_eval", "trec_eval order"),
+    "input": PolicyWords("input", "file order"),
+    "random": PolicyWords("random", "random tie-break"),
 }
-"""What people read for each policy, on every page, figure and table."""
+"""Policy key -> its words: the one mapping from the vocabulary (the keys) to what is shown."""
+POLICY_LABELS = {key: words.label for key, words in POLICY_WORDS.items()}
+"""What people read for each policy, on every page, figure and table (from :data:`POLICY_WORDS`)."""
 ALL_POLICIES = ("expected", "optimistic", "pessimistic", "trec_eval")
 """What ``ties="all"`` evaluates: the expectation, best, worst and trec_eval's order."""
 POLICY_WRAPPERS = {"Expected": "expected", "Best": "optimistic", "Worst": "pessimistic",
@@ -23,8 +47,9 @@ POLICY_WRAPPERS = {"Expected": "expected", "Best": "optimistic", "Worst": "pessi
 ``Expected(nDCG@10)`` is nDCG@10 under ``expected`` only (as a string or an object)."""
 WRAPPER_ALIASES = {"TrecEval": "TrecEvalOrder"}
 """Other spellings of a wrapper (``TrecEval(nDCG@10)`` is ``TrecEvalOrder(nDCG@10)``)."""
-REPORT_COLUMNS = {"expected": "expected", "optimistic": "best", "pessimistic": "worst",
-                  "trec_eval": "trec_eval", "input": "input"}
+REPORT_COLUMNS = {key: words.column for key, words in POLICY_WORDS.items() if key != "random"}
+"""Policy key -> its column in the report (from :data:`POLICY_WORDS`); a random policy keeps
+its label (``random(seed=3)``) as its column."""
 
 
 @dataclass(frozen=True)

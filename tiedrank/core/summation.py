@@ -32,7 +32,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 _SHIFT = 1126  # 2**-1126 = (smallest subnormal 2**-1074) / 2**52: every float64 is a multiple
 _EXPONENT_SPAN = 2100  # exponent + _SHIFT lies in [0, 2097] for finite float64
@@ -163,63 +162,5 @@ the total over queries) and trec_eval's geometric mean ``exp(mean(log(max(v, 1e-
 (``gm_map``, ``gm_bpref``)."""
 
 
-
-def summary_note(metrics: "list[str]") -> str | None:
-    """One line saying which of ``metrics`` are not summarised by their mean, or ``None``.
-
-    >>> summary_note(["AP", "num_ret", "gm_map"])
-    "num_ret: the sum over the queries; gm_map: the geometric mean (trec_eval's, each value floored at 0.00001)"
-    """
-    words = {"sum": "the sum over the queries",
-             "geometric mean": "the geometric mean (trec_eval's, each value floored at 0.00001)"}
-    parts = [f"{m}: {words[summary_of(m).name]}" for m in dict.fromkeys(metrics)
-             if summary_of(m).name in words]
-    return "; ".join(parts) or None
-
-
 SUMMARY_KEYS = ["run", "metric", "policy"]
-
-
-def summarize(per_query: pd.DataFrame, keys: list[str] | None = None) -> pd.DataFrame:
-    """Each metric's summary of ``value`` per (run, metric, policy), exact and order-independent.
-
-    Returns the summary frame of :class:`tiedrank.core.evaluation.Evaluation`: run, metric,
-    policy (in order of first appearance), value (the metric's :class:`Summary` of the
-    non-NaN values: the correctly rounded mean, the sum or the geometric mean) and n_queries
-    (rows in the group). ``keys``: other grouping columns (they must include ``metric``),
-    e.g. ``["run", "metric", "policy", "group"]`` for a per-group breakdown.
-    """
-    keys = SUMMARY_KEYS if keys is None else list(keys)
-    summary, sums = partial_summary(per_query, keys)
-    kinds = [summary_of(m) for m in summary["metric"].astype(str)]
-    summary["value"] = np.array([k.finish(s) for k, s in zip(kinds, sums)], dtype=np.float64)
-    return summary[keys + ["value", "n_queries"]]
-
-
-def summary_of(metric: str) -> Summary:
-    """The :class:`Summary` a metric name declares (its registry entry's ``summary``)."""
-    from ..metrics import parse_metric  # local: the registry imports this module
-
-    return parse_metric(metric).summary
-
-
-def partial_summary(per_query: pd.DataFrame,
-                    keys: list[str] | None = None) -> tuple[pd.DataFrame, list[ExactSum]]:
-    """The groups (run, metric, policy, n_queries) and their exact sums of each metric's
-    summands (:class:`Summary`), not yet finished: what a bucket or a Dask worker sends back
-    so that the summaries can be combined exactly. ``keys``: as :func:`summarize`."""
-    grouped = per_query.groupby(SUMMARY_KEYS if keys is None else list(keys), observed=True,
-                                sort=False)
-    codes = grouped.ngroup().to_numpy()
-    summary = grouped.size().reset_index(name="n_queries")
-    summary["n_queries"] = summary["n_queries"].astype(np.int64)
-    values = per_query["value"].to_numpy(dtype=np.float64)
-    metric_code, metric_names = pd.factorize(per_query["metric"])  # categorical: its codes
-    kinds = {i: summary_of(str(name)) for i, name in enumerate(metric_names)}
-    if any(kind.name != "mean" for kind in kinds.values()):  # the mean sums the values as is
-        values = values.copy()
-        for i, kind in kinds.items():
-            rows = metric_code == i
-            values[rows] = kind.summand(values[rows])
-    sums = exact_sums(codes, values, len(summary))
-    return summary, sums
+"""The keys of a summary: one row per (run, metric, policy)."""

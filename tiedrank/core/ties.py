@@ -43,8 +43,10 @@ Examples
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -56,6 +58,9 @@ from .errors import Finding
 from .hashing import hash_ids, mix, seed_word
 from .policies import POLICIES
 from .rounding import round_scores
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .options import EvaluationOptions
 
 _MAX_LISTED = 20  # query ids listed in a Finding; the count is always complete
 _ITSELF = object()
@@ -431,33 +436,66 @@ def _to_numpy(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return array.to_numpy(zero_copy_only=False)
 
 
-def build_tie_table(run: Run, qrels: Qrels, *, rel_level: int = 1, judged_only: bool = False,
-                    round: int | None = None, complete: bool = False,
-                    query_set: str = "trec_eval") -> TieTable:
+LEGACY_TABLE_KEYWORDS = ("rel_level", "judged_only", "round", "complete", "query_set")
+"""The options :func:`build_tie_table` took as loose keywords before it took one
+:class:`~tiedrank.core.options.EvaluationOptions` (deprecated; they go in the next release)."""
+
+
+def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" = None,
+                    **legacy: Any) -> TieTable:
     """Sort ``run`` once and build its :class:`TieTable` against ``qrels``.
 
     Parameters
     ----------
     run, qrels : Run, Qrels
         Validated inputs (see :mod:`tiedrank.io`).
-    rel_level : int, default 1
-        Binary metrics count a document as relevant when its grade >= ``rel_level``.
-    judged_only : bool, default False
-        Drop retrieved documents absent from the qrels before ranking (trec_eval ``-J``).
-    round : int, optional
-        Round scores to this many decimals first, so that near-ties merge. Ties are
-        otherwise exact float64 equality.
-    complete, query_set
-        The query set (:attr:`TieTable.evaluated`; see :mod:`tiedrank.core.options`).
+    options : EvaluationOptions, optional
+        The options of the table, checked once when the value was made: ``rel_level``
+        (binary metrics count a document as relevant when its grade >= it),
+        ``judged_only`` (drop retrieved documents absent from the qrels before ranking,
+        trec_eval ``-J``), ``depth`` (keep the first ``depth`` documents of each query in
+        trec_eval's order, trec_eval ``-M``; see :func:`truncate_run`), ``round`` (round
+        scores to this many decimals first, so that near-ties merge; ties are otherwise
+        exact float64 equality), ``complete`` and ``query_set`` (the query set,
+        :attr:`TieTable.evaluated`; see :mod:`tiedrank.core.options`). The policies and
+        the gain are the kernels' business, not the table's. Default: ``EvaluationOptions()``.
+    **legacy
+        Deprecated: ``rel_level=``, ``judged_only=``, ``round=``, ``complete=``,
+        ``query_set=`` as loose keywords (a :class:`DeprecationWarning`; pass
+        ``EvaluationOptions(rel_level=2)`` instead). They go in the next release.
 
     Returns
     -------
     TieTable
         One row per qrels query; run queries missing from the qrels are reported in
         ``findings`` and not evaluated. Which rows count in a mean is ``evaluated``.
+
+    Examples
+    --------
+    >>> from tiedrank import EvaluationOptions
+    >>> run = Run("r", pd.DataFrame({"query": "q", "doc": ["a", "b", "c"],
+    ...                              "score": [0.901, 0.899, 0.5]}))
+    >>> qrels = Qrels(pd.DataFrame({"query": ["q"], "doc": ["b"], "relevance": [2]}))
+    >>> build_tie_table(run, qrels, EvaluationOptions(round=2)).group_size.tolist()
+    [2, 1]
     """
-    if isinstance(rel_level, bool) or not isinstance(rel_level, (int, np.integer)) or rel_level < 1:
-        raise ValueError(f"rel_level must be an integer >= 1, got {rel_level!r}")
+    from .options import make_options  # local: the options module imports the metrics
+
+    unknown = sorted(set(legacy) - set(LEGACY_TABLE_KEYWORDS))
+    if unknown:
+        raise TypeError(f"build_tie_table() got an unexpected keyword argument {unknown[0]!r}")
+    if legacy:
+        warnings.warn(
+            f"build_tie_table(..., {', '.join(f'{k}=' for k in legacy)}) is deprecated: pass "
+            f"build_tie_table(run, qrels, EvaluationOptions({', '.join(f'{k}=...' for k in legacy)})) "
+            "(tiedrank.EvaluationOptions); the loose keywords go in the next release",
+            DeprecationWarning, stacklevel=2)
+    options = make_options("build_tie_table", options, **legacy)
+    if options.depth is not None:
+        # -M keeps the first `depth` of the ranking the table ranks: the rounded one
+        run = truncate_run(run, options.depth, options.round)
+    rel_level, judged_only, round = options.rel_level, options.judged_only, options.round
+    complete, query_set = options.complete, options.query_set
     findings: list[Finding] = []
     qframe = qrels.frame
     queries = np.unique(qframe["query"].to_numpy(dtype=object)).astype(object)  # sorted ids
@@ -565,6 +603,28 @@ def build_tie_table(run: Run, qrels: Qrels, *, rel_level: int = 1, judged_only: 
         findings=tuple(run.findings) + tuple(qrels.findings) + tuple(findings),
         in_run=in_run, judged_only=bool(judged_only), complete=bool(complete),
         query_set=query_set)
+
+
+def truncate_run(run: Run, depth: int, round: int | None = None) -> Run:
+    """The first ``depth`` documents of each query in trec_eval's order (trec_eval ``-M``),
+    ranked by the scores rounded to ``round`` decimals when given (so near-ties that
+    rounding merges are cut as one tie group; the kept rows keep their own scores).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> run = Run("r", pd.DataFrame({"query": "q", "doc": ["a", "b", "c"], "score": [1.0, 2.0, 1.0]}))
+    >>> truncate_run(run, 2).frame["doc"].tolist()   # b first, then c before a (docno descending)
+    ['b', 'c']
+    """
+    frame = run.frame
+    score = frame["score"] if round is None else round_scores(frame["score"].to_numpy(), round)
+    # trec_eval's order: score descending, then docno descending (by bytes, as strcmp)
+    order = frame.assign(_doc=frame["doc"].astype(str).str.encode("utf-8"), _score=score) \
+        .sort_values(["query", "_score", "_doc"], ascending=[True, False, False], kind="stable")
+    kept = order[order.groupby("query", sort=False).cumcount() < depth]
+    return Run(run.name, frame.loc[np.sort(kept.index.to_numpy())].reset_index(drop=True),
+               run.source, run.findings)
 
 
 def _ranking_order(query_code: np.ndarray, score: np.ndarray) -> np.ndarray | None:

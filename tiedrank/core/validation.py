@@ -23,8 +23,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-__all__ = ["Interval", "InvalidParameterError", "Options", "Pattern", "check", "check_arguments",
-           "validate_params"]
+__all__ = ["MAX_REL_LEVEL", "REL_LEVEL", "Interval", "InvalidParameterError", "Options", "Pattern",
+           "check", "check_arguments", "validate_params"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -137,6 +137,23 @@ def _num(x: float | None) -> str:
 
 Constraint = Any  # Options | Interval | type | None
 
+MAX_REL_LEVEL = 2**31 - 1
+"""Largest relevance level: the largest grade a qrels file may hold
+(:data:`tiedrank.io.columns.MAX_GRADE`); a level above it could make nothing relevant."""
+
+
+class _Level(Interval):
+    """:class:`Interval` of relevance levels, worded with the rule it sets."""
+
+    def describe(self) -> str:
+        return f"an integer >= 1 and <= {self.right:,} (grade >= level is relevant)"
+
+
+REL_LEVEL = _Level(int, 1, MAX_REL_LEVEL)
+"""The one check of a relevance level, wherever it is set: ``rel_level=`` (Python, the
+options), ``--rel-level`` (CLI), the dashboard's control and its link, a measure's own
+``rel=`` (``RR(rel=2)``) and ranx's ``-l2`` suffix: grade >= level is relevant."""
+
 
 def _accepts(constraint: Constraint, value: Any) -> bool:
     if constraint is None:
@@ -155,9 +172,10 @@ def _describe(constraint: Constraint) -> str:
 
 
 def check(parameter: str, value: Any, constraints: Iterable[Constraint], *,
-          function: str | None = None) -> Any:
+          function: str | None = None, subject: str | None = None) -> Any:
     """Return ``value`` if one of ``constraints`` accepts it, else raise
-    :class:`InvalidParameterError` naming every allowed form.
+    :class:`InvalidParameterError` naming every allowed form (and ``function`` or the
+    ``subject`` the argument belongs to, e.g. ``"metric 'RR(rel=0)'"``).
 
     Examples
     --------
@@ -172,7 +190,7 @@ def check(parameter: str, value: Any, constraints: Iterable[Constraint], *,
     if any(_accepts(c, value) for c in constraints):
         return value
     allowed = " or ".join(_describe(c) for c in constraints)
-    raise InvalidParameterError(parameter, value, allowed, function=function)
+    raise InvalidParameterError(parameter, value, allowed, function=function, subject=subject)
 
 
 def validate_params(constraints: Mapping[str, Iterable[Constraint]]) -> Callable[[F], F]:

@@ -35,7 +35,7 @@ import pandas as pd
 
 from .. import stats as cmp
 from ..core.evaluation import ALL_POLICIES, Evaluation, parse_policies
-from ..metrics import parse_metric
+from ..metrics import Metric
 from ..core.policies import POLICY_LABELS
 from ..core.summation import MIN_GEO_MEAN
 
@@ -297,13 +297,15 @@ def mean_difference(differences: pd.DataFrame, metric: str = "RR") -> float:
                          - cmp.summands(differences["baseline"], metric)))
 
 
-def mean_difference_help(metric: str, n_queries: int) -> str:
-    """What the "Mean difference" card shows, in words.
+def mean_difference_help(metric: Metric, n_queries: int) -> str:
+    """What the "Mean difference" card shows, in words, for the evaluated ``metric``
+    (``Evaluation.metric(name)``: the object, whose summary it reads).
 
-    >>> mean_difference_help("gm_map", 25)
+    >>> from tiedrank.metrics import Metric
+    >>> mean_difference_help(Metric("gm_map"), 25)
     'log(GM run / GM baseline): the mean of log(max(run, 1e-05)) − log(max(baseline, 1e-05)) over the 25 paired queries (gm_map is summarised by its geometric mean).'
     """
-    if parse_metric(metric).entry.summary == "geometric":
+    if metric.entry.summary == "geometric":
         return (f"log(GM run / GM baseline): the mean of log(max(run, {MIN_GEO_MEAN:g})) − "
                 f"log(max(baseline, {MIN_GEO_MEAN:g})) over the {n_queries} paired queries "
                 f"({metric} is summarised by its geometric mean).")
@@ -460,7 +462,7 @@ def stability_sentence(result: Stability, *, bold: bool = False) -> str:
     return text
 
 
-def trec_eval_position(evaluation: Evaluation, result: Stability) -> dict | None:
+def trec_eval_among_tie_breaks(evaluation: Evaluation, result: Stability) -> dict | None:
     """Where trec_eval's difference (run - baseline) falls among the differences of random
     tie-breaks: P(D < d), P(D = d), P(D > d) with D the random difference.
 
@@ -492,7 +494,7 @@ def trec_eval_position(evaluation: Evaluation, result: Stability) -> dict | None
             "method": result.method}
 
 
-def trec_eval_position_sentence(position: dict | None, run: str, baseline: str) -> str:
+def trec_eval_among_tie_breaks_sentence(position: dict | None, run: str, baseline: str) -> str:
     """E.g. "trec_eval's difference, -0.0123, is above 12.3% of the random tie-breaks'
     differences and equal to 0.5% (exact)." ('' when there is no position)."""
     if position is None:

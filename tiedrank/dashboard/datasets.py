@@ -8,10 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-SAMPLE_DIR = Path(os.environ.get("TIEDRANK_SAMPLE_DATA",
-                                  Path(__file__).resolve().parents[2] / "sample_data"))
-"""Where the bundled data lives (the repository's ``sample_data``; override with the
-environment variable ``TIEDRANK_SAMPLE_DATA``)."""
+from ..app_files import SAMPLE_DIR  # the bundled data: the installed copy or the checkout's
 
 
 @dataclass(frozen=True)

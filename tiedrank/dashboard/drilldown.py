@@ -4,7 +4,8 @@ A per-query chart puts the query id first in each point's ``customdata``; Stream
 ``st.plotly_chart(..., on_select="rerun")`` returns the selection, and the page stores the
 query under :data:`DRILL_KEY` before switching to Tie structure, which opens it. Compare's
 per-query differences store the run, the baseline and the query under
-:data:`DRILL_PAIR_KEY` and switch to the "Two runs, one query" page.
+:data:`DRILL_PAIR_KEY` and switch to the "Two runs, one query" page. Part of the dashboard's
+shared layer: every page links to another through here, never by importing its logic.
 """
 from __future__ import annotations
 
@@ -15,9 +16,27 @@ DRILL_KEY = "drill_query"
 """Session-state key of the query a click asked Tie structure to open."""
 
 DRILL_PAIR_KEY = "drill_pair"
-"""Session-state key of the two runs and the query (a dict keyed like
-:data:`tiedrank.dashboard.side_by_side.URL_PARAMS`) a click on Compare's per-query
-differences asked the "Two runs, one query" page to open."""
+"""Session-state key of the two runs and the query (a dict keyed like :data:`URL_PARAMS`) a
+click on Compare's per-query differences asked the "Two runs, one query" page to open."""
+
+URL_PARAMS = {"sbs_run_a": "run_a", "sbs_run_b": "run_b", "sbs_query": "query", "sbs_metric": "metric"}
+"""Session-state key of each choice of the "Two runs, one query" page -> its name in the link
+(``?run_a=…``): Compare, Agreement and Tie structure link to that page with these."""
+
+
+def url_from_choices(choices: Mapping[str, object]) -> dict[str, str]:
+    """The link's parameters of the "Two runs, one query" page's choices (the inverse of
+    :func:`tiedrank.dashboard.side_by_side.choices_from_url`)."""
+    return {name: str(choices[key]) for key, name in URL_PARAMS.items() if choices.get(key) is not None}
+
+
+def drill_choices(run: str, baseline: str, query: str, metric: str | None = None) -> dict[str, str]:
+    """What a click on Compare's per-query differences opens: the compared run as A, the
+    baseline as B, the clicked query (and the chart's metric), keyed like :data:`URL_PARAMS`."""
+    out = {"sbs_run_a": run, "sbs_run_b": baseline, "sbs_query": query}
+    if metric is not None:
+        out["sbs_metric"] = metric
+    return out
 
 
 def clicked_query(event: Mapping[str, Any] | None, axis: str | None = None) -> str | None:

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..core.data import Qrels, Run
 from ..core.evaluation import build_tables, score_tables
-from ..metrics import metric_values, parse_metric
+from ..metrics import Metric, metric_values
 from ..core.options import EvaluationOptions
 from ..sampling import count_orderings, enumerate_orderings, first_relevant_distribution
 from ..core.ties import TieTable, build_tie_table
@@ -142,9 +142,10 @@ class ToyResult:
     rel_level: int
     gain: str
 
-    def value(self, metric: str, policy: str = "expected") -> float:
-        name = parse_metric(metric).name
-        return float(self.values.loc[self.values["metric"] == name, policy].iloc[0])
+    def value(self, metric: "str | Metric", policy: str = "expected") -> float:
+        """The value of ``metric`` (a :class:`~tiedrank.metrics.Metric` or its name, as
+        ``values`` shows it) under ``policy``."""
+        return float(self.values.loc[self.values["metric"] == str(metric), policy].iloc[0])
 
     @property
     def has_relevant(self) -> bool:

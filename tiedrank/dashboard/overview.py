@@ -8,13 +8,12 @@ trec_eval's order.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from ..core.errors import Finding
 from ..stats import outcome
 from ..core.ties import TieTable, tie_statistics
 
@@ -280,17 +279,3 @@ def tie_statistics_frame(tables: Mapping[str, TieTable], top: int = 10) -> pd.Da
         rows.append({"run": name} | {TIE_STAT_LABELS[k].format(top=top): v for k, v in stats.items()
                                       if k in TIE_STAT_LABELS})
     return pd.DataFrame(rows)
-
-
-def findings_messages(findings: Iterable[Finding]) -> list[str]:
-    """Distinct finding messages, each with a short list of the queries concerned."""
-    out: list[str] = []
-    for finding in findings:
-        text = finding.message
-        if finding.queries:
-            shown = ", ".join(finding.queries[:8])
-            more = finding.count - min(len(finding.queries), 8)
-            text += f" ({shown}{f', … {more} more' if more > 0 else ''})"
-        if text not in out:
-            out.append(text)
-    return out

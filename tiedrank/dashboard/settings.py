@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..metrics import REGISTRY, Metric, parse_metric
 from ..core.options import EvaluationOptions
+from ..core.validation import MAX_REL_LEVEL, REL_LEVEL  # noqa: F401  (MAX_REL_LEVEL: the control's bound)
 from .datasets import UPLOAD
 from .upload_store import KEY_PATTERN
 
@@ -124,19 +125,31 @@ def retarget_metrics(selected: Iterable[str], old_k: int | None, k: int) -> list
     return out
 
 
-def validate_metrics(names: Iterable[str]) -> tuple[list[str], list[str]]:
-    """Split ``names`` into canonical valid metric names and error messages."""
-    valid: list[str] = []
+def read_metrics(names: Iterable[str]) -> tuple[list[Metric], list[str]]:
+    """The dashboard's door for metric names: ``names`` (picked or typed) parsed once into
+    :class:`~tiedrank.metrics.Metric` objects (each once, in order), and the error messages
+    of the invalid ones. Pages keep the names (widget state holds keys) and hand the
+    objects' properties on; nothing downstream parses a name again.
+
+    >>> metrics, errors = read_metrics(["ndcg@10", "TsRR(alpha=1)", "nope"])
+    >>> [m.name for m in metrics], [m.policy_invariant for m in metrics], len(errors)
+    (['nDCG@10', 'TsRR(alpha=1)'], [False, True], 1)
+    """
+    valid: dict[Metric, None] = {}
     errors: list[str] = []
     for name in names:
         try:
-            canonical = parse_metric(name).name
+            valid[parse_metric(name)] = None
         except ValueError as err:
             errors.append(str(err))
-            continue
-        if canonical not in valid:
-            valid.append(canonical)
-    return valid, errors
+    return list(valid), errors
+
+
+def validate_metrics(names: Iterable[str]) -> tuple[list[str], list[str]]:
+    """Split ``names`` into canonical valid metric names and error messages
+    (:func:`read_metrics`, names only)."""
+    metrics, errors = read_metrics(names)
+    return list(dict.fromkeys(m.name for m in metrics)), errors
 
 
 def needs_reassert(drawn_at: int | None, run_serial: int | None) -> bool:
@@ -194,13 +207,16 @@ def settings_from_params(params: Mapping[str, str], sources: Iterable[str],
     {'data_source': 'trec_eval', 'k': 5, 'rel_level': 1}
     >>> settings_from_params({"dataset": "../x", "rel": "-4", "gain": "exp"}, ["a"], {})
     {'gain': 'exp'}
+    >>> settings_from_params({"rel": "150"}, [], {}), settings_from_params({"rel": "2147483648"}, [], {})
+    ({'rel_level': 150}, {})
     >>> settings_from_params({"dataset": "upload", "data": "00c0ffee00c0ffee"}, ["upload"], {})
     {'data_source': 'upload', 'upload_key': '00c0ffee00c0ffee'}
     """
     sources = list(sources)
     parsers = {
         "data_source": lambda v: v if v in sources else None,
-        "rel_level": lambda v: _whole_number(v, 100),
+        "rel_level": lambda v: (lambda n: n if n is not None and REL_LEVEL.accepts(n) else None)(
+            _whole_number(v, 10**6)),
         "k": lambda v: _whole_number(v, 10_000),
         "gain": lambda v: v if v in ("linear", "exp") else None,
         "round": lambda v: next((o for o in ROUND_OPTIONS if str(o) == v), None),

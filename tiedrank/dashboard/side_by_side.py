@@ -2,7 +2,8 @@
 (the relevant ones above all), and each run's range of a metric on that query.
 
 Streamlit-free: the "Two runs, one query" page shows these frames; Compare's per-query
-differences chart opens a query here (see :func:`drill_choices`). A document's place in a
+differences chart opens a query here (see
+:func:`tiedrank.dashboard.drilldown.drill_choices`). A document's place in a
 run is its tie group's *rank span* (``first``-``last``): inside a group every order is
 equally likely, so its expected rank is the middle of the span.
 """
@@ -15,15 +16,17 @@ import numpy as np
 import pandas as pd
 
 from ..io import query_documents, read_corpus
-from ..metrics import parse_metric
+from ..metrics import Metric
 from ..core.ties import TieTable
-from .drilldown import DRILL_PAIR_KEY  # noqa: F401  (re-exported: the page reads the click there)
+from .drilldown import (  # noqa: F401  (the page's link and click, kept where every page reaches them)
+    DRILL_PAIR_KEY,
+    URL_PARAMS,
+    drill_choices,
+    url_from_choices,
+)
 
 NOT_RETRIEVED = "not retrieved"
 """The place of a document a run does not return for the query."""
-
-URL_PARAMS = {"sbs_run_a": "run_a", "sbs_run_b": "run_b", "sbs_query": "query", "sbs_metric": "metric"}
-"""Session-state key of each choice of the page -> its name in the link (``?run_a=…``)."""
 
 
 def span_label(first: int, last: int) -> str:
@@ -182,14 +185,14 @@ def placement_wide(placement: pd.DataFrame) -> pd.DataFrame:
         "shift": (b.loc[a.index, "expected_rank"] - a["expected_rank"]).to_numpy(dtype=float)})
 
 
-def query_ranges(evaluation, runs: Sequence[str], query: str, metric: str) -> pd.DataFrame:
+def query_ranges(evaluation, runs: Sequence[str], query: str, metric: "str | Metric") -> pd.DataFrame:
     """Each run's range of ``metric`` on ``query`` over the tie orderings: run, metric,
     expected, best, worst, trec_eval, range (best - worst); one row per run of ``runs``
     evaluated on the query (none for a run that does not answer it).
 
     ``evaluation`` was evaluated with ``ties="all"`` for ``metric``.
     """
-    metric = parse_metric(metric).name
+    metric = str(metric)  # a Metric or its name, as the settings validated it
     per_query = evaluation.per_query
     rows = per_query[per_query["run"].astype(str).isin([str(r) for r in runs])
                      & (per_query["query"].astype(str) == str(query))
@@ -257,20 +260,6 @@ def choices_from_url(params: Mapping[str, str], runs: Sequence[str], queries: Se
         value = params.get(name)
         if value is not None and value in allowed[key]:
             out[key] = value
-    return out
-
-
-def url_from_choices(choices: Mapping[str, object]) -> dict[str, str]:
-    """The link's parameters of the page's choices (the inverse of :func:`choices_from_url`)."""
-    return {name: str(choices[key]) for key, name in URL_PARAMS.items() if choices.get(key) is not None}
-
-
-def drill_choices(run: str, baseline: str, query: str, metric: str | None = None) -> dict[str, str]:
-    """What a click on Compare's per-query differences opens: the compared run as A, the
-    baseline as B, the clicked query (and the chart's metric), keyed like :data:`URL_PARAMS`."""
-    out = {"sbs_run_a": run, "sbs_run_b": baseline, "sbs_query": query}
-    if metric is not None:
-        out["sbs_metric"] = metric
     return out
 
 

@@ -1,15 +1,15 @@
-"""Simulator page: synthetic rerankers and quantised runs kept in the session ("my runs"), sweeps, downloads."""
+"""Simulator page: synthetic rerankers and quantised runs (kept in the session as
+:mod:`~tiedrank.dashboard.my_runs`), sweeps, downloads."""
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 import pandas as pd
 
 from ..core.data import Qrels, Run
-from .datasets import SESSION_LABEL, dataset_key
+from .my_runs import RunSet, make_run_set
+from .overview import order_flips, overview_cells, overview_long, tie_statistics_frame
 from .settings import Settings
 
 CUSTOM = "custom"
@@ -73,122 +73,6 @@ def simulated_spec(preset: str, *, quality: float = 1.0, tie_prob: float = 0.0,
     return get_spec(preset, name=PRESETS[preset].name + suffix, quality=quality, tie_prob=tie_prob)
 
 
-def frame_hash(frame: pd.DataFrame) -> str:
-    """sha256 over a frame's values and column names (index ignored): a content key."""
-    digest = hashlib.sha256(repr(list(frame.columns)).encode())
-    digest.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
-    return digest.hexdigest()
-
-
-@dataclass(frozen=True, eq=False)
-class RunSet:
-    """Runs on one query set, made in the dashboard (simulated or quantised): "my runs".
-
-    Attributes
-    ----------
-    qrels : Qrels
-    runs : dict of str to Run
-    origin : str
-        Where the query set comes from, in words (shown in the sidebar).
-    rel_level : int
-        The relevance level the set is meant to be evaluated at.
-    query_text : dict of str to str
-    qrels_key, run_keys
-        Content hashes (:func:`frame_hash`): two sets with the same ``qrels_key`` are on
-        the same query set.
-    """
-
-    qrels: Qrels
-    runs: dict[str, Run]
-    origin: str
-    rel_level: int = 1
-    query_text: dict[str, str] = field(default_factory=dict)
-    qrels_key: str = ""
-    run_keys: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def key(self) -> str:
-        """Cache key of the whole set (query set, run names and contents, in order)."""
-        return dataset_key(["runset", self.qrels_key, *self.run_keys.items()])
-
-    @property
-    def label(self) -> str:
-        """``Simulated in this session: 2 runs (0-10, 3-point)``."""
-        n = len(self.runs)
-        return f"{SESSION_LABEL}: {n} run{'s' if n != 1 else ''} ({', '.join(self.runs)})"
-
-
-def make_run_set(qrels: Qrels, runs: Mapping[str, Run], origin: str, *, rel_level: int = 1,
-                 query_text: Mapping[str, str] | None = None) -> RunSet:
-    """A :class:`RunSet` with its content hashes; runs are renamed to their keys."""
-    named = {name: run if run.name == name else Run(name, run.frame, run.source, run.findings)
-             for name, run in runs.items()}
-    return RunSet(qrels=qrels, runs=named, origin=origin, rel_level=int(rel_level),
-                  query_text=dict(query_text or {}), qrels_key=frame_hash(qrels.frame),
-                  run_keys={name: frame_hash(run.frame) for name, run in named.items()})
-
-
-def add_outcome(current: RunSet | None, new: RunSet) -> str:
-    """What :func:`add_runs` will do: ``"new"`` (nothing kept yet), ``"added"`` (same
-    query set: the runs go beside the kept ones) or ``"replaced"`` (another query set)."""
-    if current is None or not current.runs:
-        return "new"
-    return "added" if current.qrels_key == new.qrels_key else "replaced"
-
-
-def add_runs(current: RunSet | None, new: RunSet) -> tuple[RunSet, str]:
-    """Add ``new``'s runs to the kept set ``current``; returns (set, :func:`add_outcome`).
-
-    On the same query set the runs are added beside the kept ones: a run identical to a
-    kept run of the same name is not duplicated, a different run with a taken name gets
-    `` (2)``, `` (3)``, ... On another query set ``new`` replaces ``current``.
-    """
-    outcome = add_outcome(current, new)
-    if outcome != "added":
-        return new, outcome
-    runs, keys = dict(current.runs), dict(current.run_keys)
-    for name, run in new.runs.items():
-        key = new.run_keys[name]
-        target, n = name, 2
-        while target in runs and keys[target] != key:
-            target, n = f"{name} ({n})", n + 1
-        runs[target] = run if run.name == target else Run(target, run.frame, run.source, run.findings)
-        keys[target] = key
-    merged = RunSet(qrels=current.qrels, runs=runs, origin=current.origin,
-                    rel_level=current.rel_level, query_text=current.query_text,
-                    qrels_key=current.qrels_key, run_keys=keys)
-    return merged, outcome
-
-
-def already_kept(current: RunSet | None, new: RunSet) -> list[str]:
-    """Names of ``new``'s runs that ``current`` already holds (same query set, same name,
-    same content): adding them changes nothing."""
-    if current is None or current.qrels_key != new.qrels_key:
-        return []
-    return [name for name, key in new.run_keys.items() if current.run_keys.get(name) == key]
-
-
-def add_message(current: RunSet | None, new: RunSet) -> str:
-    """One sentence telling the user what adding ``new`` to "my runs" will do."""
-    n = len(new.runs)
-    runs = f"{n} run{'s' if n != 1 else ''}"
-    outcome = add_outcome(current, new)
-    if outcome == "new":
-        return (f"Adds the {runs} to **my runs** and switches the sidebar to "
-                f"**{SESSION_LABEL}**, so every page analyses them.")
-    kept = f"{len(current.runs)} run{'s' if len(current.runs) != 1 else ''}"
-    if outcome == "added":
-        there = already_kept(current, new)
-        if len(there) == n:
-            return f"{'This run is' if n == 1 else f'These {runs} are'} already in **my runs**."
-        fresh = n - len(there)
-        return (f"Same query set as your {kept} in **my runs** ({current.origin}): "
-                f"{fresh} new run{'s are' if fresh != 1 else ' is'} added beside them"
-                + (f" ({', '.join(there)} already there)." if there else "."))
-    return (f"**A different query set** from your {kept} in **my runs** ({current.origin}): "
-            f"adding **replaces** them with {'this run' if n == 1 else f'these {runs}'}.")
-
-
 def simulate_set(presets: Sequence[str], *, n_queries: int = 50, docs_per_query: int = 100,
                  relevant_per_query: tuple[int, int] = (1, 10), quality: float = 1.0,
                  tie_prob: float = 0.0, levels: int | None = None, precision: str | None = None,
@@ -236,6 +120,17 @@ def evaluate_set(run_set: RunSet, metrics: Sequence[str], settings: Settings):
     options = settings.options("all")
     return score_tables(build_tables(run_set.runs, run_set.qrels, options), list(metrics),
                         options)
+
+
+def overview_tables(report: pd.DataFrame, tables, metrics: Sequence[str],
+                    top: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The Overview page's tables for a run set's evaluation (its :meth:`report` and tie
+    tables): one cell per run and metric (expected [worst, best] · trec, ⚠ where the order of
+    the runs flips between the expectation and trec_eval's order), the same in long form for
+    the download, and the tie statistics of the first ``top`` ranks."""
+    flips = order_flips(report, "expected", "trec_eval")
+    return (overview_cells(report, list(metrics), flips=flips), overview_long(report),
+            tie_statistics_frame(tables, top=top))
 
 
 def sweep_values(parameter: str) -> list:

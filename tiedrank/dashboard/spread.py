@@ -13,21 +13,23 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..metrics import parse_metric
+from ..core.policies import REPORT_COLUMNS
+from ..metrics import Metric
 
 PERCENTILE_TOLERANCE = 1e-12
 """Two run means closer than this (relative) count as equal in :func:`percentile_of`."""
 
 
-def policy_values(per_query: pd.DataFrame, run: str, metric: str,
+def policy_values(per_query: pd.DataFrame, run: str, metric: "str | Metric",
                   query: str | None = None) -> "dict[str, float] | pd.DataFrame":
-    """Values of ``metric`` for ``run`` under each evaluated policy.
+    """Values of ``metric`` (a :class:`~tiedrank.metrics.Metric` or its name, as the
+    settings validated it) for ``run`` under each evaluated policy.
 
     With ``query``: ``{policy: value}`` for that query (empty if it is not evaluated);
     without: a wide frame, one row per query (query + one column per policy).
     """
     block = per_query[(per_query["run"].astype(str) == run)
-                      & (per_query["metric"].astype(str) == parse_metric(metric).name)]
+                      & (per_query["metric"].astype(str) == str(metric))]
     if query is not None:
         block = block[block["query"].astype(str) == str(query)]
         return {str(p): float(v) for p, v in zip(block["policy"], block["value"])}
@@ -53,10 +55,8 @@ def query_ranges(per_query: pd.DataFrame, run: str, metric: str, *,
     out = pd.DataFrame({"query": wide["query"].astype(str)})
     if query_text is not None:
         out["text"] = [query_text.get(q, "") for q in out["query"]]
-    out["worst"] = wide["pessimistic"].to_numpy()
-    out["best"] = wide["optimistic"].to_numpy()
-    out["expected"] = wide["expected"].to_numpy()
-    out["trec_eval"] = wide["trec_eval"].to_numpy()
+    for policy in needed:  # the report's words: worst, best, expected, trec_eval
+        out[REPORT_COLUMNS[policy]] = wide[policy].to_numpy()
     out["width"] = out["best"] - out["worst"]
     return out.sort_values(["width", "query"], ascending=[False, True], kind="stable",
                            ignore_index=True)

@@ -6,18 +6,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..metrics import parse_metric
+from ..metrics import Metric
 from ..report import natural_rank
+from ..core.policies import REPORT_COLUMNS
 from ..core.ties import TieTable
-
-
-def query_label(query: str, query_text: Mapping[str, str] | None = None, width: int = 70) -> str:
-    """``q49 — how does a bounty hunter make money`` (the id alone when there is no text)."""
-    text = (query_text or {}).get(query)
-    if not text:
-        return str(query)
-    text = text if len(text) <= width else text[: width - 1] + "…"
-    return f"{query} — {text}"
 
 
 def query_overview(table: TieTable, k: int = 10) -> pd.DataFrame:
@@ -138,7 +130,7 @@ def group_size_bins(counts: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def tie_ratio_vs_range(evaluation, table: TieTable, metric: str, k: int = 10,
+def tie_ratio_vs_range(evaluation, table: TieTable, metric: "str | Metric", k: int = 10,
                        query_text: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Per evaluated query: tie ratios against the metric's range over tie orderings.
 
@@ -156,14 +148,14 @@ def tie_ratio_vs_range(evaluation, table: TieTable, metric: str, k: int = 10,
         (best - worst), n_relevant, n_retrieved, first_relevant_group_size. One row per
         query that is in the evaluation's means.
     """
-    metric = parse_metric(metric).name
+    metric = str(metric)  # a Metric or its name, as the settings validated it
     per_query = evaluation.per_query
     rows = per_query[(per_query["run"].astype(str) == table.run_name)
                      & (per_query["metric"].astype(str) == metric)]
     wide = rows.pivot_table(index="query", columns="policy", values="value",
                             observed=True, sort=False)
     wide.columns = [str(c) for c in wide.columns]
-    wide = wide.rename(columns={"optimistic": "best", "pessimistic": "worst"}).reset_index()
+    wide = wide.rename(columns=REPORT_COLUMNS).reset_index()  # best, worst: as the report
     wide["query"] = wide["query"].astype(str)
     stats = query_overview(table, k)
     out = stats.merge(wide, on="query", how="inner")
@@ -183,8 +175,9 @@ def query_values(evaluation, run: str, query: str) -> pd.DataFrame:
         return pd.DataFrame(columns=["metric"])
     wide = rows.pivot_table(index="metric", columns="policy", values="value", observed=True, sort=False)
     wide.columns = [str(c) for c in wide.columns]
-    wide = wide.rename(columns={"optimistic": "best", "pessimistic": "worst"})
-    order = [c for c in ("expected", "worst", "best", "trec_eval") if c in wide.columns]
+    wide = wide.rename(columns=REPORT_COLUMNS)  # best, worst: as the report
+    order = [REPORT_COLUMNS[p] for p in ("expected", "pessimistic", "optimistic", "trec_eval")
+             if REPORT_COLUMNS[p] in wide.columns]
     wide = wide[order + [c for c in wide.columns if c not in order]]
     wide.index = wide.index.astype(str)
     return wide.rename_axis("metric").reset_index()

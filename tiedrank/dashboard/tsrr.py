@@ -1,16 +1,58 @@
 """TsRR page: TsRR's ingredients per query, the reference lines of the alpha sweep, and its two
 pathologies on live toy examples.
+
+Every value goes through the core as ``evaluate`` computes it: the tables come from
+:func:`~tiedrank.core.evaluation.build_tables` with an :class:`~tiedrank.core.options.
+EvaluationOptions`, the per-query values from :func:`~tiedrank.core.evaluation.score_tables`
+(E[RR] under ``expected``, RR under ``trec_eval``, TsRR and TsRR2), the curves over alpha from
+:func:`~tiedrank.core.evaluation.tsrr_sweep`.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from ..metrics import first_relevant_group, metric_values, tsrr
-from ..core.ties import TieTable, build_tie_table
+from ..core.evaluation import build_tables, score_tables, tsrr_sweep
+from ..core.options import EvaluationOptions
+from ..core.ties import TieTable
+from ..metrics import Metric, first_relevant_group
 from .learn import SCENARIOS, synthetic_inputs
+
+REFERENCE_POLICIES = ("expected", "trec_eval")
+"""The policies of the page's values: E[RR] is RR under ``expected``, trec_eval's RR under
+``trec_eval`` (TsRR and TsRR2 are the same under every policy)."""
+
+
+def _query_values(table: TieTable, alpha: float | None = None) -> dict[str, np.ndarray]:
+    """TsRR(alpha) (when given), TsRR2, E[RR] and RR in trec_eval's order of every query of
+    ``table``, scored by :func:`~tiedrank.core.evaluation.score_tables` with the options the
+    table was built with (so every query of the table is in the result, in its order)."""
+    metrics = ([Metric("TsRR", alpha=float(alpha))] if alpha is not None else []) + \
+        [Metric("TsRR2"), Metric("RR")]
+    options = EvaluationOptions(ties=REFERENCE_POLICIES, rel_level=table.rel_level,
+                                judged_only=table.judged_only)
+    # every query of the table counts here (the page filters to the evaluated ones itself);
+    # the query set changes which rows are kept, never a value
+    every_query = replace(table, complete=True, query_set="trec_eval")
+    per_query = score_tables({table.run_name: every_query}, metrics, options).per_query
+    values = {(metric, policy): block["value"].to_numpy()
+              for (metric, policy), block in per_query.groupby(["metric", "policy"],
+                                                                observed=True, sort=False)}
+    out = {"TsRR2": values["TsRR2", "expected"], "E[RR]": values["RR", "expected"],
+           "RR (trec_eval order)": values["RR", "trec_eval"]}
+    if alpha is not None:
+        out[f"TsRR(alpha={alpha:g})"] = values[metrics[0].name, "expected"]
+    return out
+
+
+def _toy_table(lists: Sequence[tuple[Sequence[float], Sequence[int]]]) -> TieTable:
+    """The expected table of toy lists (one query each), built as every door builds one."""
+    run, qrels = synthetic_inputs(lists)
+    options = EvaluationOptions(ties=REFERENCE_POLICIES)
+    return build_tables({run.name: run}, qrels, options)[run.name]
 
 TSRR_LATEX = (r"\mathrm{TsRR}_\alpha = \frac{1 - \left(\dfrac{\ln(1+F_G)}{\ln(1+F_{\mathrm{total}})}"
               r"\right)^{1/\alpha}}{r_{\mathrm{pre}} + 1}"
@@ -43,10 +85,9 @@ def tsrr_query_table(table: TieTable, alpha: float, *, query_text: Mapping[str, 
     out = tsrr_components(table)
     if query_text is not None:
         out.insert(1, "text", [query_text.get(q, "") for q in out["query"]])
-    out[f"TsRR(alpha={alpha:g})"] = tsrr(table, float(alpha))
-    out["TsRR2"] = metric_values(table, "TsRR2")
-    out["E[RR]"] = metric_values(table, "RR")
-    out["RR (trec_eval order)"] = metric_values(table.resolve("trec_eval"), "RR")
+    values = _query_values(table, alpha)
+    for column in (f"TsRR(alpha={alpha:g})", "TsRR2", "E[RR]", "RR (trec_eval order)"):
+        out[column] = values[column]
     if not include_all:
         out = out[table.evaluated]
     return out.reset_index(drop=True)
@@ -95,15 +136,21 @@ def fully_tied_example(n_docs: int = 5, relevant_at: int = 3,
     relevant_at = min(max(int(relevant_at), 1), n_docs)
     alphas = alpha_grid() if alphas is None else np.asarray(alphas, dtype=np.float64)
     grades = [1 if i + 1 == relevant_at else 0 for i in range(n_docs)]
-    run, qrels = synthetic_inputs([([0.5] * n_docs, grades)])
-    table = build_tie_table(run, qrels)
-    return pd.DataFrame({"alpha": alphas, "TsRR": tsrr(table, alphas)[0],
-                         "E[RR]": float(metric_values(table, "RR")[0]),
-                         "TsRR2": float(metric_values(table, "TsRR2")[0])})
+    table = _toy_table([([0.5] * n_docs, grades)])
+    values = _query_values(table)
+    curve = tsrr_sweep({table.run_name: table}, alphas)  # the mean of the one query
+    return pd.DataFrame({"alpha": alphas, "TsRR": curve["value"].to_numpy(),
+                         "E[RR]": float(values["E[RR]"][0]),
+                         "TsRR2": float(values["TsRR2"][0])})
 
 
-def appended_example(scores: Sequence[float] = SCENARIOS["S2"].scores,
-                     grades: Sequence[int] = SCENARIOS["S2"].grades, *, max_appended: int = 50,
+APPENDED_BASE = SCENARIOS["S2"]
+"""The list :func:`appended_example` starts from: Learn's scenario S2 (d2 relevant, tied with
+d3)."""
+
+
+def appended_example(scores: Sequence[float] = APPENDED_BASE.scores,
+                     grades: Sequence[int] = APPENDED_BASE.grades, *, max_appended: int = 50,
                      alpha: float = 1.0) -> pd.DataFrame:
     """Pathology 2: append 0..max_appended irrelevant documents *below* the list.
 
@@ -118,12 +165,11 @@ def appended_example(scores: Sequence[float] = SCENARIOS["S2"].scores,
     for m in range(int(max_appended) + 1):
         extra = [bottom - (i + 1) for i in range(m)]  # strictly below every original score
         lists.append((scores + extra, grades + [0] * m))
-    run, qrels = synthetic_inputs(lists)
-    table = build_tie_table(run, qrels)
+    values = _query_values(_toy_table(lists), alpha)
     return pd.DataFrame({"appended": np.arange(int(max_appended) + 1),
-                         f"TsRR(alpha={alpha:g})": tsrr(table, float(alpha)),
-                         "E[RR]": metric_values(table, "RR"), "TsRR2": metric_values(table, "TsRR2"),
-                         "RR (trec_eval order)": metric_values(table.resolve("trec_eval"), "RR")})
+                         f"TsRR(alpha={alpha:g})": values[f"TsRR(alpha={alpha:g})"],
+                         "E[RR]": values["E[RR]"], "TsRR2": values["TsRR2"],
+                         "RR (trec_eval order)": values["RR (trec_eval order)"]})
 
 
 # ---- permutation spread ------------------------------------------------------------------------

@@ -44,6 +44,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from tiedrank.app_files import APP_DIR
 from tiedrank.dashboard.cache import SHARED
 from tiedrank.dashboard.datasets import (
     SESSION,
@@ -79,10 +80,10 @@ from tiedrank.dashboard.session_uploads import (  # noqa: F401 - the sidebar's u
     upload_ident,
 )
 from tiedrank.dashboard.settings import URL_NAMES, Settings
-from tiedrank.dashboard.simulator import RunSet, add_runs
-from tiedrank.dashboard.tie_structure import query_label
+from tiedrank.dashboard.my_runs import RunSet, add_runs
+from tiedrank.dashboard.labels import query_label
 from tiedrank.core.data import Qrels, Run
-from tiedrank.core.errors import Finding, InputError
+from tiedrank.core.errors import Finding, InputError, Remedy
 from tiedrank.core.evaluation import Evaluation, build_tables, score_tables
 from tiedrank.core.options import EvaluationOptions
 from tiedrank.io import read_query_text
@@ -93,7 +94,7 @@ CONTEXT_KEY = "tiedrank_context"
 SETTINGS_KEY = "tiedrank_settings"
 """session_state key under which app.py stores the current :class:`Settings`."""
 MY_RUNS_KEY = "tiedrank_my_runs"
-"""session_state key of "my runs": the :class:`tiedrank.dashboard.RunSet` the user made on
+"""session_state key of "my runs": the :class:`tiedrank.dashboard.my_runs.RunSet` the user made on
 the Simulator page (the sidebar's "Simulated in this session" dataset)."""
 
 
@@ -144,14 +145,25 @@ DUPLICATE_CHOICES = {"error": "error", "max": "keep the highest score"}
 """The upload form's "Duplicate documents" control: reader ``duplicates=`` -> label."""
 
 
+def control_remedy(remedy: Remedy) -> str:
+    """A reader's remedy in the dashboard's terms: the upload control that sets it
+    (``duplicates='max'`` is "Duplicate documents: keep the highest score"; a ``columns=``
+    mapping, the column choices of the file); the Python wording otherwise."""
+    if remedy.parameter == "duplicates" and remedy.value in DUPLICATE_CHOICES:
+        return remedy.sentence(f'choose "Duplicate documents: {DUPLICATE_CHOICES[remedy.value]}"'
+                               " under the uploads")
+    if remedy.parameter == "columns" and isinstance(remedy.value, dict):
+        return remedy.sentence(f"choose which column holds {', '.join(remedy.value)} (under "
+                               '"Columns of" the file)')
+    return remedy.python()
+
+
 def _name_the_control(err: InputError) -> InputError:
-    """The reader's hint names its Python argument; on the dashboard, name the control."""
-    message = str(err)
-    if "duplicates='max'" not in message:
+    """The reader's error with its remedy worded by the control that sets it (from the
+    error's fields: :meth:`~tiedrank.core.errors.Remedied.worded_with`)."""
+    if err.remedy is None:
         return err
-    return InputError(message.replace(
-        "pass duplicates='max' to keep the highest score",
-        'choose "Duplicate documents: keep the highest score" under the uploads'))
+    return InputError(err.worded_with(control_remedy))
 
 
 def _read(kind: str, name: str, fmt: str | None, columns: tuple, source,
@@ -346,7 +358,8 @@ def get_context() -> Context:
                             "to start; or pick one of the bundled datasets.")
         else:
             empty_state("No data is loaded: see the messages in the sidebar, or start the "
-                        "dashboard with `streamlit run app.py`.")
+                        "dashboard with `tiedrank dashboard` (or `streamlit run app.py` in a "
+                        "checkout).")
         st.stop()
     return ctx
 
@@ -465,13 +478,12 @@ def _enter_through_app(page_file: str | None) -> None:
     """
     try:
         if page_file:
-            st.session_state[RETURN_KEY] = os.path.relpath(page_file, _APP_DIR)
+            st.session_state[RETURN_KEY] = os.path.relpath(page_file, APP_DIR)
         st.switch_page("app.py")
     except StreamlitAPIException:  # not started through app.py at all
         st.session_state.pop(RETURN_KEY, None)
 
 
-_APP_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 # ---------------------------------------------------------------------------------------

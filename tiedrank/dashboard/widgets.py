@@ -16,7 +16,7 @@ import streamlit as st
 
 from tiedrank.dashboard.drilldown import kept_choices
 from tiedrank.dashboard.figures.style import for_theme
-from tiedrank.dashboard.overview import findings_messages
+from tiedrank.dashboard.labels import findings_messages
 from tiedrank.dashboard.settings import (
     default_metrics,
     metric_options,

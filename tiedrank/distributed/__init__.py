@@ -5,14 +5,14 @@ splitting the queries changes no bit. This package splits runs and qrels by a st
 of the query id into buckets of Arrow IPC files, evaluates (run, bucket) pieces one after the
 other or as Dask tasks, and puts the pieces together.
 
-Modules
--------
-``buckets``     streaming split into bucket files (pyarrow), loading one bucket
-``evaluation``  one (run, bucket) task, and combining the results as one pass would
-``scaled``      :func:`evaluate`: the entry point (bucket count, temporary files, dispatch)
-``output``      ``out=`` as a transaction (temporary sibling, rename, lock, manifest check)
-``cluster``     Dask: ``local:N`` / ``tcp://host:port`` clients, task runner, simulator
-                sweeps and verdict stability as tasks (Dask imported only when used)
+Its modules:
+
+* ``buckets``: streaming split into bucket files (pyarrow), loading one bucket
+* ``evaluation``: one (run, bucket) task, and combining the results as one pass would
+* ``scaled``: :func:`evaluate`, the entry point (bucket count, temporary files, dispatch)
+* ``output``: ``out=`` as a transaction (temporary sibling, rename, lock, manifest check)
+* ``cluster``: Dask: ``local:N`` / ``tcp://host:port`` clients, task runner, simulator
+  sweeps and verdict stability as tasks (Dask imported only when used)
 
 Examples
 --------

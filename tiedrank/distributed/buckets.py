@@ -51,7 +51,10 @@ import pyarrow.parquet as pq
 
 from ..core.data import Qrels, Run
 from ..core.errors import Finding, InputError
+from ..core.evaluation import run_sources, unique_labels
 from ..core.hashing import bucket_of_hashes, hash_ids
+from ..core.machine import usable_cores
+from ..io.duplicates import KEEP_MAX
 
 BLOCK_BYTES = 16 << 20
 """Text read per block when streaming a TREC file (decompressed bytes)."""
@@ -167,7 +170,7 @@ def _shifted(error: InputError, first_line: int) -> InputError:
     if error.line is None or first_line == 1:
         return error
     return InputError(error.problem, source=error.source, line=error.line + first_line - 1,
-                      text=error.text, expected=error.expected)
+                      text=error.text, expected=error.expected, remedy=error.remedy)
 
 
 def _frames(source: Any, reader, kind: str, block_bytes: int,
@@ -219,14 +222,6 @@ MAX_SPANNING = 10_000
 _DONE = object()
 
 
-def _usable_cores() -> int:
-    """Cores this process may run on (taskset, cgroup cpusets), as the readers count them."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # macOS and Windows have no affinity call
-        return os.cpu_count() or 1
-
-
 def _read_ahead(blocks: Iterator[Any]) -> Iterator[Any]:
     """The items of ``blocks``, the next one read (parsed and checked) on a second thread
     while the caller writes the current one into the buckets.
@@ -236,7 +231,7 @@ def _read_ahead(blocks: Iterator[Any]) -> Iterator[Any]:
     one block more (the one read ahead). With one usable core, or Arrow held to one thread
     (as in the workers of a local Dask cluster: one core each), no thread.
     """
-    if _usable_cores() < 2 or pa.cpu_count() < 2:
+    if usable_cores() < 2 or pa.cpu_count() < 2:
         yield from blocks
         return
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tiedrank-split") as pool:
@@ -321,8 +316,6 @@ class _BucketWriter:
 
 def run_items(runs: Sequence[Any] | Mapping[str, Any] | Any) -> list[tuple[str | None, Any]]:
     """(name or None, source) of every run, as :func:`tiedrank.evaluate` sees them."""
-    from ..core.evaluation import run_sources
-
     items = run_sources(runs)
     if not items:
         raise ValueError("no runs to evaluate")
@@ -336,7 +329,7 @@ def run_names(runs: Sequence[Any] | Mapping[str, Any] | Any,
     must know it before it reads anything."""
     items = run_items(runs)
     names = [name if name is not None else _own_name(source, columns) for name, source in items]
-    return list(zip(label_runs(names), (source for _, source in items)))
+    return list(zip(unique_labels(names), (source for _, source in items)))
 
 
 def _own_name(source: Any, columns: Mapping[str, str] | None = None) -> str:
@@ -417,7 +410,7 @@ def split_run(directory: str, index: int, name: str | None, source: Any, n_bucke
     """Write one run into the buckets (a task of its own: runs split in parallel on Dask).
 
     The part's ``name`` is the run's own (TREC tag, file stem or given name); repeated
-    names are told apart afterwards by :func:`label_runs`.
+    names are told apart afterwards by :func:`~tiedrank.core.evaluation.unique_labels`.
     """
     from ..io import read_run
 
@@ -439,23 +432,6 @@ def split_run(directory: str, index: int, name: str | None, source: Any, n_bucke
         writer.close()
     return RunPart(index, run_name, run_source, n_rows, blocks, tuple(findings),
                    writer.spanning)
-
-
-def label_runs(names: Sequence[str]) -> list[str]:
-    """Display names as :func:`tiedrank.evaluate` gives them: a repeat becomes "name (2)".
-
-    Examples
-    --------
-    >>> label_runs(["bm25", "dense", "bm25"])
-    ['bm25', 'dense', 'bm25 (2)']
-    """
-    taken: list[str] = []
-    for name in names:
-        label, n = name, 2
-        while label in taken:  # two files with the same TREC tag stay apart
-            label, n = f"{name} ({n})", n + 1
-        taken.append(label)
-    return taken
 
 
 def split(runs: Sequence[Any] | Mapping[str, Any], qrels: Any, n_buckets: int,
@@ -533,7 +509,7 @@ def bucket_set(directory: str, n_buckets: int, parts: Sequence[RunPart],
                qrels_part: tuple[str, int, tuple[Finding, ...], tuple[str, ...] | None]
                ) -> BucketSet:
     """The :class:`BucketSet` of split runs (labelled) and qrels."""
-    labels = label_runs([p.name for p in parts])
+    labels = unique_labels([p.name for p in parts])
     parts = tuple(replace(p, name=label) for p, label in zip(parts, labels))
     return BucketSet(directory, int(n_buckets), parts, *qrels_part)
 
@@ -578,8 +554,7 @@ def load_run(buckets: BucketSet, run_index: int, bucket: int, duplicates: str = 
             row = repeated
             raise InputError("duplicate document within a query", source=part.source,
                              text=f"query {row['query']!r}, doc {row['doc']!r}",
-                             expected="each document at most once per query; pass "
-                             "duplicates='max' to keep the highest score")
+                             expected="each document at most once per query", remedy=KEEP_MAX)
         if repeated is not None:
             checked = read_run(frame, name=part.name, duplicates="max", source_name=part.source)
             frame, findings = checked.frame, checked.findings

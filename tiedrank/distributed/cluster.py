@@ -29,6 +29,8 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.errors import Remedied, Remedy
+
 DEFAULT_LOCAL_WORKERS = 2
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for a scheduler before giving up with one clear message."""
@@ -36,12 +38,17 @@ _LOCAL = re.compile(r"^local(?::(\d+))?$")
 
 
 MAX_CONNECT_TIMEOUT = 86_400.0
-_WAIT_LONGER = "pass timeout=SECONDS to wait longer"
+_WAIT_LONGER = Remedy("timeout", "SECONDS", "to wait longer", placeholder=True)
 
 
-class SchedulerUnreachable(ConnectionError):
+class SchedulerUnreachable(Remedied, ConnectionError):
     """The Dask scheduler at the given address did not answer in time, or what answered is
-    not a Dask scheduler."""
+    not a Dask scheduler. The message ends with the remedy (a longer ``timeout=``), kept
+    apart so each door words it (:meth:`~tiedrank.core.errors.Remedied.worded_with`)."""
+
+    def __init__(self, before: str) -> None:
+        self.remedy, self._around = _WAIT_LONGER, (before, ".")
+        super().__init__(self.worded_with(Remedy.python))
 
 
 def check_timeout(timeout: Any) -> float:
@@ -80,7 +87,7 @@ def _probe(address: str, timeout: float) -> None:
                 f"({type(error).__name__ if error else 'TimeoutError'}). Is it running? Start "
                 "one with `dask scheduler` (it prints its tcp:// address) and workers with "
                 "`dask worker tcp://HOST:8786`, or use 'local:N' for N worker processes on "
-                f"this machine; {_WAIT_LONGER}.")
+                "this machine; ")
         try:
             sock = socket.create_connection((host, port), timeout=left)
             break
@@ -91,8 +98,7 @@ def _probe(address: str, timeout: float) -> None:
     def not_a_scheduler(what: str) -> SchedulerUnreachable:
         return SchedulerUnreachable(
             f"{address} is not a Dask scheduler: it accepted the connection but {what} "
-            f"within {timeout:g} s; check the address (`dask scheduler` prints it), or "
-            f"{_WAIT_LONGER}.")
+            f"within {timeout:g} s; check the address (`dask scheduler` prints it), or ")
 
     def read(n: int) -> bytes:
         data = b""
@@ -207,7 +213,7 @@ def connect(address: Any, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
             f"cannot reach the Dask scheduler at {text} within {timeout:g} s ({type(exc).__name__}). "
             "Is it running? Start one with `dask scheduler` (it prints its tcp:// address) and "
             "workers with `dask worker tcp://HOST:8786`, or use 'local:N' for N worker "
-            f"processes on this machine; {_WAIT_LONGER}.") from None
+            "processes on this machine; ") from None
     try:
         client.run(warm_up)
         yield client

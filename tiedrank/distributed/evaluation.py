@@ -25,7 +25,8 @@ from ..core.evaluation import Evaluation, build_tables, score_tables, scored_pai
 from ..interop.trec_eval import trec_eval_counts
 from ..metrics import Metric
 from ..core.options import EvaluationOptions
-from ..core.summation import SUMMARY_KEYS, ExactSum, partial_summary, summary_of
+from ..core.summaries import partial_summary, summary_of
+from ..core.summation import SUMMARY_KEYS, ExactSum
 from .buckets import MARKER, BucketSet, RunPart, check_visible, load_qrels, load_run
 from .output import PER_QUERY_DIR, OutputError, read_manifest, write_manifest
 
@@ -121,7 +122,7 @@ def evaluate_source(run_index: int, name: str | None, source: Any, qrels: Qrels,
 def _result(run_index: int, bucket: int, run: Run, qrels: Qrels, options: Plan,
             out: str | None) -> BucketResult:
     ev = options.evaluate({run.name: run}, qrels)
-    groups, sums = partial_summary(ev.per_query)
+    groups, sums = partial_summary(ev.per_query, metrics=options.metrics)
     per_query = ev.per_query
     counts = trec_eval_counts(ev.tables[run.name])
     for table in ev.tables.values():
@@ -173,11 +174,13 @@ def combine(results: Sequence[BucketResult], parts: Sequence[RunPart], options: 
     pairs = options.pairs()
     frames = [r.per_query for r in results if r.per_query is not None]
     per_query = canonical_order(frames, runs, metrics, policies)
-    summary = _summary(results, runs, metrics, policies, pairs)
+    summary = _summary(results, runs, options, policies, pairs)
     findings = _findings(results, parts, qrels_findings)
     rule = next((r.rule for r in results if r.rule), "")
     return Evaluation(per_query, summary, {}, findings, rule, options.options,
-                      _counts(results, runs))
+                      _counts(results, runs), metrics=options.metrics,
+                      policies=tuple(dict.fromkeys(policy for policy, _ in
+                                                   scored_pairs(options.metrics, options.options))))
 
 
 def _relabelled(result: BucketResult, label: str) -> BucketResult:
@@ -250,8 +253,10 @@ def canonical_order(frames: Sequence[pd.DataFrame], runs: list[str], metrics: li
         "value": value[order]})
 
 
-def _summary(results: Sequence[BucketResult], runs: list[str], metrics: list[str],
+def _summary(results: Sequence[BucketResult], runs: list[str], plan: Plan,
              policies: list[str], pairs: list[tuple[str, str]]) -> pd.DataFrame:
+    metrics = plan.metric_names()
+    kinds = {m.name: m.summary for m in plan.metrics}  # the plan's objects: no name parsed
     totals: dict[tuple[str, str, str], tuple[ExactSum, int]] = {}
     for result in results:
         for key, n, s in zip(result.groups[SUMMARY_KEYS].astype(str).itertuples(index=False),
@@ -265,7 +270,7 @@ def _summary(results: Sequence[BucketResult], runs: list[str], metrics: list[str
         "run": _categorical([k[0] for k in keys], runs),
         "metric": _categorical([k[1] for k in keys], metrics),
         "policy": _categorical([k[2] for k in keys], policies),
-        "value": np.array([summary_of(k[1]).finish(totals.get(k, (ExactSum(), 0))[0])
+        "value": np.array([kinds[k[1]].finish(totals.get(k, (ExactSum(), 0))[0])
                            for k in keys], dtype=np.float64),
         "n_queries": np.array([totals.get(k, (ExactSum(), 0))[1] for k in keys],
                               dtype=np.int64)})

@@ -8,14 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from ..core.data import Qrels, Run
-from ..core.evaluation import Evaluation, parse_metrics, read_qrels_input
+from ..core.evaluation import Evaluation, parse_metrics, read_qrels_input, unique_labels
 from ..core.options import EvaluationOptions, make_options
 from .buckets import (
     BLOCK_BYTES,
     RunPart,
     bucket_set,
     check_buckets,
-    label_runs,
     run_items,
     run_names,
     split_qrels,
@@ -183,7 +182,7 @@ def _evaluate(runs: Any, qrels: Any, plan: Plan, buckets: int, client: Any,
             shared = qrels_obj if dask_client is None else share(dask_client, qrels_obj)
             results = each(evaluate_source, [(i, name, source, shared, plan, out_text)
                                              for i, (name, source) in enumerate(items)], "run")
-            labels = label_runs([r.run_name for r in results])
+            labels = unique_labels([r.run_name for r in results])
             parts = [RunPart(i, label, "", 0, 1) for i, label in enumerate(labels)]
             return combine(results, parts, plan), labels
         with temporary_directory(spill_dir) as directory:

@@ -13,9 +13,21 @@ ir_measures keeps its ``providers/``: everything that knows another tool's objec
 
 None of these modules imports a peer tool except :mod:`~tiedrank.interop.measures`
 (objects are duck-typed).
+
+This is the outer layer: it imports the core, the core never imports it. Importing it plugs
+its translators into the core's socket, :data:`tiedrank.core.peers.PEERS` (``tiedrank``
+imports it first thing), so every door reads other tools' names and objects and writes their
+formats without the core knowing any of them.
 """
+from ..core.peers import plug
+from . import trec_eval
 from .adapters import ACCEPTED, as_table, is_nested_runs, is_peer_object
-from .names import RANX_NAMES, TREC_EVAL_NAMES, from_ir_measures, ranx_name, trec_eval_name
+from .names import (RANX_NAMES, TREC_EVAL_NAMES, from_ir_measures, ranx_name, read_peer_metric,
+                    trec_eval_name)
+
+plug(read_metric=read_peer_metric, expand_metrics=trec_eval.expand_metrics,
+     is_peer_object=is_peer_object, as_table=as_table, is_nested_runs=is_nested_runs,
+     accepted=ACCEPTED, format_trec_eval=trec_eval.format_trec_eval, ranx_name=ranx_name)
 
 __all__ = ["ACCEPTED", "RANX_NAMES", "TREC_EVAL_NAMES", "as_table", "from_ir_measures",
            "is_nested_runs", "is_peer_object", "ranx_name", "trec_eval_name"]

@@ -1,12 +1,23 @@
-"""Metric names across tools: ir_measures measure objects in, trec_eval and ranx names out.
+"""Metric names across tools: other tools' names and measure objects in, theirs out.
 
-* :func:`from_ir_measures` — ``ir_measures.RR(rel=2)`` -> tiedrank's ``RR(rel=2)``;
+* :func:`read_peer_metric` — trec_eval's names (``ndcg_cut.10``, ``ndcg_cut_10``, ``P_5``,
+  ``recip_rank``), ranx's (``r-precision``, its ``-lN`` suffix: ``map-l2``) and ir_measures
+  measure objects (:func:`from_ir_measures`: ``ir_measures.RR(rel=2)``) as tiedrank metrics.
+  Plugged into the core (:data:`tiedrank.core.peers.PEERS`), so
+  :func:`tiedrank.parse_metric` and every door read them;
 * :func:`trec_eval_name`, :func:`ranx_name` — ``nDCG@10`` -> ``ndcg_cut_10`` / ``ndcg@10``,
   used by :meth:`tiedrank.Evaluation.to_trec_eval` and :meth:`~tiedrank.Evaluation.to_ranx`.
 
-:func:`from_ir_measures` is duck-typed (a measure has ``NAME`` and ``params``), so tiedrank never imports ir_measures
-to read one. Each parameter is carried over or refused with a message that says what to
-write instead; nothing is silently dropped.
+Which tool calls a metric what is declared by the registry entries
+(:class:`~tiedrank.metrics.registry.MetricFamily` ``trec_eval``, ``trec_eval_cut``,
+``ranx``); this module only reads and writes those declarations, so a measure that gains a
+trec_eval name changes its entry, not this module. tiedrank's own spelling wins where the two
+meet: ``rbp`` is tiedrank's binary RBP, trec_eval's ``rbp`` is ``RBP_graded``
+(:data:`tiedrank.interop.trec_eval.MEASURES` reads trec_eval's ``-m rbp`` as trec_eval does).
+
+:func:`from_ir_measures` is duck-typed (a measure has ``NAME`` and ``params``), so tiedrank
+never imports ir_measures to read one. Each parameter is carried over or refused with a
+message that says what to write instead; nothing is silently dropped.
 
 Examples
 --------
@@ -14,16 +25,101 @@ Examples
 ...     NAME, params = "P", {"rel": 2, "cutoff": 10}
 >>> from_ir_measures(FakeMeasure()).name
 'P(rel=2)@10'
+>>> [parse_metric(m).name for m in ("ndcg_cut.10", "P_5", "recip_rank", "r-precision", "map-l2")]
+['nDCG@10', 'P@5', 'RR', 'Rprec', 'AP(rel=2)']
 """
 from __future__ import annotations
 
-from ..metrics import Metric, parse_metric
-from ..metrics.registry import parse_text
+import functools
+import re
+
 from ..core.policies import POLICY_WRAPPERS
 from ..core.validation import InvalidParameterError
+from ..metrics import REGISTRY, Metric, family, parse_metric
+from ..metrics.registry import MetricFamily, parse_text
 
 FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec")
 """ir_measures measures with a tiedrank family of the same name and definition."""
+
+
+# ---- in ---------------------------------------------------------------------------------------
+def read_peer_metric(item: object, subject: str) -> Metric | None:
+    """The metric of another tool's name or measure object, None for anything else (which
+    tiedrank's own grammar then reads): the core's :attr:`~tiedrank.core.peers.Peers.read_metric`.
+
+    Read in this order, as the core asks after taking off a tie-policy wrapper: an
+    ir_measures measure object; ranx's relevance-level suffix (``map-l2``: grade >= 2 is
+    relevant, ``rel=2``); trec_eval's name with a cutoff (``ndcg_cut.10``, ``ndcg_cut_10``,
+    ``P_5``); a name of trec_eval or ranx that tiedrank does not know (``recip_rank``,
+    ``r-precision``), with an ``@k`` if given.
+    """
+    if not isinstance(item, str):
+        return from_ir_measures(item) if _is_ir_measure(item) else None
+    level = _RANX_LEVEL.match(item)
+    if level:
+        return _with_level(parse_text(level.group(1), subject), int(level.group(2)), subject)
+    spelled = _as_tiedrank(item)
+    return None if spelled is None else parse_text(spelled, subject)
+
+
+def _is_ir_measure(item: object) -> bool:
+    return hasattr(item, "NAME") and hasattr(item, "params")
+
+
+_RANX_LEVEL = re.compile(r"^(.*\S)-l(\d+)\s*$")
+
+
+def _with_level(metric: Metric, level: int, subject: str) -> Metric:
+    """ranx's ``-lN`` suffix: grade >= N is relevant, tiedrank's ``rel=N``."""
+    if metric.entry.graded:
+        raise InvalidParameterError(
+            "-l", f"-l{level}", f"left out: ranx's -l{level} on {metric.family} drops the grades "
+            f"below {level} from the gains, while tiedrank's {metric.family} uses every grade; "
+            f"write {metric.name}, and set the grades below {level} to 0 in the qrels for "
+            "ranx's number", subject=subject)
+    if level < 1:
+        raise InvalidParameterError("-l", f"-l{level}", "a level >= 1 (grade >= level is "
+                                    "relevant), e.g. -l2", subject=subject)
+    if metric.rel is not None and metric.rel != level:
+        raise ValueError(f"{subject} sets the relevance level twice (rel={metric.rel} and "
+                         f"-l{level}); write one")
+    return Metric(**{**metric.__dict__, "rel": level})
+
+
+def _as_tiedrank(text: str) -> str | None:
+    """A peer's name in tiedrank's spelling (``ndcg_cut_10`` -> ``nDCG@10``, ``recip_rank``
+    -> ``RR``), or None when ``text`` is no such name."""
+    cut_pattern, cut_families, names = _peer_names(len(REGISTRY))
+    cut = cut_pattern.match(text)
+    if cut:
+        return f"{cut_families[cut.group(1).lower()]}@{cut.group(2)}"
+    base, at, k = text.strip().partition("@")
+    if _known(base):  # tiedrank's own name wins: rbp is RBP (trec_eval's rbp is RBP_graded)
+        return None
+    found = names.get(base.lower())
+    return None if found is None else found + at + k
+
+
+@functools.lru_cache(maxsize=4)
+def _peer_names(registered: int) -> tuple[re.Pattern, dict[str, str], dict[str, str]]:
+    """From the registry's declarations (``registered`` entries; entries are only ever
+    added): trec_eval's cutoff names as a pattern (``ndcg_cut.10``, ``P_5``), the family of
+    each (lower case), and every trec_eval and ranx name, lower case -> family."""
+    cuts = {(entry.trec_eval_cut or entry.trec_eval).lower(): entry.name
+            for entry in REGISTRY.values() if entry.trec_eval and entry.cutoff != "none"}
+    alternatives = "|".join(re.escape(name) for name in sorted(cuts, key=len, reverse=True))
+    pattern = re.compile(rf"^\s*({alternatives})[._](\d+)\s*$", re.IGNORECASE)
+    names = {name.lower(): entry.name for entry in REGISTRY.values()
+             for name in (entry.trec_eval, entry.ranx) if name}
+    return pattern, cuts, names
+
+
+def _known(name: str) -> bool:
+    try:
+        family(name)
+    except KeyError:
+        return False
+    return True
 
 
 def from_ir_measures(measure) -> Metric:
@@ -55,23 +151,35 @@ def from_ir_measures(measure) -> Metric:
     return parse_text(text, f"measure {shown}")
 
 
-# ---- tiedrank's metrics under other tools' names (output) -----------------------------------
-TREC_EVAL_NAMES = {"RR": "recip_rank", "P": "P", "R": "recall", "AP": "map", "nDCG": "ndcg",
-                   "Rprec": "Rprec", "Success": "success", "relative_P": "relative_P",
-                   **{name: name for name in (
-                       "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "set_P",
-                       "set_recall", "set_relative_P", "set_map", "bpref", "gm_map",
-                       "gm_bpref", "unj", "binG", "ndcg_rel", "Rndcg", "11pt_avg")},
-                   "RBP_graded": "rbp", "rbp_resid": "rbp_resid", "utility": "utility",
-                   "infAP": "infAP", "G": "G"}
-"""trec_eval's measure name of each metric family it computes (cutoffs are added by
-:func:`trec_eval_name`)."""
-RANX_NAMES = {"RR": "mrr", "P": "precision", "R": "recall", "AP": "map", "nDCG": "ndcg",
-              "Rprec": "r-precision", "Success": "hit_rate", "Hits": "hits"}
+# ---- tiedrank's metrics under other tools' names (out) ------------------------------------------
+def trec_eval_names() -> dict[str, str]:
+    """trec_eval's measure name of each family it computes (``{"AP": "map", ...}``), as the
+    registry entries declare them; cutoffs and parameters are added by :func:`trec_eval_name`."""
+    return {entry.name: entry.trec_eval for entry in REGISTRY.values() if entry.trec_eval}
+
+
+def ranx_names() -> dict[str, str]:
+    """ranx's metric name of each family it computes (``{"RR": "mrr", ...}``)."""
+    return {entry.name: entry.ranx for entry in REGISTRY.values() if entry.ranx}
+
+
+TREC_EVAL_NAMES = trec_eval_names()
+"""trec_eval's measure name of each metric family it computes (the registry's declarations
+when this module was imported)."""
+RANX_NAMES = ranx_names()
 """ranx's metric name of each metric family it computes."""
 
+PRINTED_PARAMETERS: dict[str, tuple[str, bool]] = {
+    "iprec_at_recall": ("_{:3.2f}", True), "Rprec_mult": ("_{:3.2f}", True),
+    "set_F": ("_{:g}", False), "rbp": ("_p={:g}", False), "rbp_resid": ("_p={:g}", False),
+    "utility": ("_{:g},{:g},{:g},{:g}", False),
+}
+"""How trec_eval appends a measure's parameters to its name (its printf formats): the format
+of the values, and whether it appends them always (``Rprec_mult_0.20``) or only when they are
+not the defaults (``set_F`` but ``set_F_0.5``; ``rbp`` but ``rbp_p=0.8``)."""
 
-def trec_eval_name(metric: str) -> str:
+
+def trec_eval_name(metric: "str | Metric") -> str:
     """trec_eval's name of a metric (``nDCG@10`` -> ``ndcg_cut_10``); ours where it has none.
 
     >>> [trec_eval_name(m) for m in ("nDCG@10", "AP", "AP@5", "P@10", "RR", "TsRR2")]
@@ -86,28 +194,22 @@ def trec_eval_name(metric: str) -> str:
     m = parse_metric(metric)
     if m.policy is not None:  # Expected(nDCG@10) -> Expected(ndcg_cut_10)
         return m.name.replace(unwrapped(m).name, trec_eval_name(unwrapped(m)), 1)
-    if m.family == "iprec_at_recall" and not m.settings:  # "%3.2f", as trec_eval appends it
-        return f"iprec_at_recall_{m.recall:3.2f}"
-    if m.family in ("set_F", "Rprec_mult") and not m.settings:
-        # trec_eval appends a parameter it was given: Rprec_mult_0.20 ("%3.2f"); set_F
-        # with its default beta prints as set_F
-        if m.family == "Rprec_mult":
-            return f"Rprec_mult_{m.mult:3.2f}"
-        return "set_F" if m.beta == 1 else f"set_F_{m.beta:g}"
-    if m.family in ("RBP_graded", "rbp_resid") and not m.settings:
-        # trec_eval prints a given persistence as rbp_p=0.8
-        base = TREC_EVAL_NAMES[m.family]
-        return base if m.p == 0.9 else f"{base}_p={m.p:g}"
-    if m.family == "utility" and not m.settings:
-        given = (m.rel_ret, m.nonrel_ret, m.rel_missed, m.nonrel_missed)
-        return "utility" if given == (1, -1, 0, 0) else "utility_" + ",".join(f"{c:g}" for c in given)
-    base = TREC_EVAL_NAMES.get(m.family)
-    if base is None or m.alpha is not None or m.settings:
+    entry: MetricFamily = m.entry
+    base = entry.trec_eval
+    if base is None or m.settings:
         return m.name
+    if entry.parameters:
+        printed = PRINTED_PARAMETERS.get(base)
+        if printed is None:
+            return m.name
+        form, always = printed
+        values = tuple(getattr(m, p.name) for p in entry.parameters)
+        if always or values != tuple(p.default for p in entry.parameters):
+            return base + form.format(*values)
+        return base
     if m.k is None:
         return base
-    cut = {"AP": "map_cut", "nDCG": "ndcg_cut", "RR": "recip_rank_cut"}.get(m.family, base)
-    return f"{cut}_{m.k}"
+    return f"{entry.trec_eval_cut or base}_{m.k}"
 
 
 def unwrapped(metric: Metric) -> Metric:
@@ -115,12 +217,12 @@ def unwrapped(metric: Metric) -> Metric:
     return Metric(**{**metric.__dict__, "policy": None})
 
 
-def ranx_name(metric: str) -> str:
+def ranx_name(metric: "str | Metric") -> str:
     """ranx's name of a metric (``Success@10`` -> ``hit_rate@10``); ours where it has none."""
     m = parse_metric(metric)
     if m.policy is not None:
         return m.name.replace(unwrapped(m).name, ranx_name(unwrapped(m)), 1)
-    base = RANX_NAMES.get(m.family)
+    base = m.entry.ranx
     if base is None or m.settings:
         return m.name
     return base if m.k is None else f"{base}@{m.k}"

@@ -1,11 +1,12 @@
 """trec_eval's measure vocabulary and its text output: tiedrank as a tie-aware trec_eval.
 
 * :data:`MEASURES` — one row per trec_eval measure, in the order trec_eval computes and
-  prints them: its name, the tiedrank family that computes it (``None``: not yet tie-aware in
-  tiedrank), its default cutoffs, and whether it is one of the count lines (``runid``,
-  ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``) the trec_eval format prints from the
-  tie-group tables rather than from a metric kernel. A measure tiedrank gains is one row
-  changed here;
+  prints them: its name, its default cutoffs or parameter values, and whether it is one of
+  the count lines (``runid``, ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``) the
+  trec_eval format prints from the tie-group tables rather than from a metric kernel: trec_eval
+  10.0's vocabulary, which does not change. The tiedrank family that computes a measure
+  (:attr:`TrecEvalMeasure.tiedrank`) is the registry entry that declares the name
+  (``MetricFamily(..., trec_eval="map")``), so a measure tiedrank gains changes its entry only;
 * :data:`GROUPS` — trec_eval's nicknames (``official``, trec_eval's default set;
   ``all_trec``; ``set``) as lists of those names;
 * :func:`expand_metrics` — ``-m`` items as trec_eval reads them (``P.5,10``, ``P`` with its
@@ -35,9 +36,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..metrics import Metric, parse_metric
+from ..metrics import REGISTRY, Metric, parse_metric
 from ..metrics.interpolated import RECALL_LEVELS
 from ..metrics.registry import MAX_CUTOFF
+from ..core.peers import MetricRequest
 from .names import trec_eval_name
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,13 +51,11 @@ _DEPTHS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 @dataclass(frozen=True)
 class TrecEvalMeasure:
-    """One trec_eval measure: ``name`` as trec_eval spells it, the ``tiedrank`` family that
-    computes it (``None``: not yet tie-aware in tiedrank), trec_eval's default ``cutoffs``
-    (``()``: the measure takes none), and ``count`` for the lines the trec_eval format
-    prints from the tie-group tables (runid and the num_* counts)."""
+    """One trec_eval measure: ``name`` as trec_eval spells it, trec_eval's default
+    ``cutoffs`` (``()``: the measure takes none), and ``count`` for the lines the trec_eval
+    format prints from the tie-group tables (runid and the num_* counts)."""
 
     name: str
-    tiedrank: str | None = None
     cutoffs: tuple[int, ...] = ()
     count: bool = False
     values: tuple[float, ...] = ()
@@ -67,49 +67,56 @@ class TrecEvalMeasure:
     coefficients: int = 0
     """How many numbers the parameter list holds (utility's ``utility.1,-1,0,0``: 4)."""
 
+    @property
+    def tiedrank(self) -> str | None:
+        """The tiedrank family that computes this measure: the registry entry declaring it
+        (``trec_eval="map"``, ``trec_eval_cut="map_cut"``); ``None``: not yet tie-aware in
+        tiedrank."""
+        return next((entry.name for entry in REGISTRY.values()
+                     if self.name in (entry.trec_eval, entry.trec_eval_cut)), None)
+
 
 MEASURES: tuple[TrecEvalMeasure, ...] = (
     TrecEvalMeasure("runid", count=True),
     TrecEvalMeasure("num_q", count=True),
-    TrecEvalMeasure("num_ret", "num_ret", count=True),
-    TrecEvalMeasure("num_rel", "num_rel", count=True),
-    TrecEvalMeasure("num_rel_ret", "num_rel_ret", count=True),
-    TrecEvalMeasure("map", "AP"),
-    TrecEvalMeasure("gm_map", "gm_map"),
-    TrecEvalMeasure("Rprec", "Rprec"),
-    TrecEvalMeasure("bpref", "bpref"),
-    TrecEvalMeasure("recip_rank", "RR"),
-    TrecEvalMeasure("iprec_at_recall", "iprec_at_recall", values=RECALL_LEVELS),
-    TrecEvalMeasure("P", "P", _DEPTHS),
+    TrecEvalMeasure("num_ret", count=True),
+    TrecEvalMeasure("num_rel", count=True),
+    TrecEvalMeasure("num_rel_ret", count=True),
+    TrecEvalMeasure("map"),
+    TrecEvalMeasure("gm_map"),
+    TrecEvalMeasure("Rprec"),
+    TrecEvalMeasure("bpref"),
+    TrecEvalMeasure("recip_rank"),
+    TrecEvalMeasure("iprec_at_recall", values=RECALL_LEVELS),
+    TrecEvalMeasure("P", _DEPTHS),
     TrecEvalMeasure("relstring", count=True),
-    TrecEvalMeasure("recall", "R", _DEPTHS),
-    TrecEvalMeasure("infAP", "infAP"),
-    TrecEvalMeasure("gm_bpref", "gm_bpref"),
-    TrecEvalMeasure("Rprec_mult", "Rprec_mult", values=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6,
-                                                        1.8, 2.0)),
-    TrecEvalMeasure("utility", "utility", coefficients=4),
-    TrecEvalMeasure("11pt_avg", "11pt_avg"),
-    TrecEvalMeasure("binG", "binG"),
-    TrecEvalMeasure("G", "G"),
+    TrecEvalMeasure("recall", _DEPTHS),
+    TrecEvalMeasure("infAP"),
+    TrecEvalMeasure("gm_bpref"),
+    TrecEvalMeasure("Rprec_mult", values=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
+    TrecEvalMeasure("utility", coefficients=4),
+    TrecEvalMeasure("11pt_avg"),
+    TrecEvalMeasure("binG"),
+    TrecEvalMeasure("G"),
     TrecEvalMeasure("dcg"),
     TrecEvalMeasure("ideal_dcg"),
-    TrecEvalMeasure("ndcg", "nDCG"),
-    TrecEvalMeasure("ndcg_rel", "ndcg_rel"),
-    TrecEvalMeasure("Rndcg", "Rndcg"),
-    TrecEvalMeasure("ndcg_cut", "nDCG", _DEPTHS),
-    TrecEvalMeasure("map_cut", "AP", _DEPTHS),
-    TrecEvalMeasure("relative_P", "relative_P", _DEPTHS),
-    TrecEvalMeasure("success", "Success", (1, 5, 10)),
-    TrecEvalMeasure("set_P", "set_P"),
-    TrecEvalMeasure("set_relative_P", "set_relative_P"),
-    TrecEvalMeasure("set_recall", "set_recall"),
-    TrecEvalMeasure("set_map", "set_map"),
-    TrecEvalMeasure("set_F", "set_F", values=(1.0,)),
-    TrecEvalMeasure("num_nonrel_judged_ret", "num_nonrel_judged_ret"),
+    TrecEvalMeasure("ndcg"),
+    TrecEvalMeasure("ndcg_rel"),
+    TrecEvalMeasure("Rndcg"),
+    TrecEvalMeasure("ndcg_cut", _DEPTHS),
+    TrecEvalMeasure("map_cut", _DEPTHS),
+    TrecEvalMeasure("relative_P", _DEPTHS),
+    TrecEvalMeasure("success", (1, 5, 10)),
+    TrecEvalMeasure("set_P"),
+    TrecEvalMeasure("set_relative_P"),
+    TrecEvalMeasure("set_recall"),
+    TrecEvalMeasure("set_map"),
+    TrecEvalMeasure("set_F", values=(1.0,)),
+    TrecEvalMeasure("num_nonrel_judged_ret"),
     TrecEvalMeasure("yaap"),
-    TrecEvalMeasure("rbp", "RBP_graded", pairs=("p",)),
-    TrecEvalMeasure("rbp_resid", "rbp_resid", pairs=("p",)),
-    TrecEvalMeasure("unj", "unj", (5, 10, 20)),
+    TrecEvalMeasure("rbp", pairs=("p",)),
+    TrecEvalMeasure("rbp_resid", pairs=("p",)),
+    TrecEvalMeasure("unj", (5, 10, 20)),
 )
 """trec_eval's measures in its print order (trec_eval 10.0, ``measures.c``)."""
 BY_NAME = {m.name: m for m in MEASURES}
@@ -133,25 +140,6 @@ GROUPS: dict[str, tuple[str, ...]] = {
 """trec_eval's nicknames for sets of measures; ``official`` is what trec_eval evaluates when
 no ``-m`` is given (and what ``tiedrank evaluate --format trec_eval`` evaluates then)."""
 DEFAULT_GROUP = "official"
-
-
-@dataclass(frozen=True)
-class MetricRequest:
-    """What a list of ``-m`` items asks for: the tiedrank ``metrics`` (each once, in order),
-    the trec_eval ``counts`` lines, and the trec_eval measures ``not_yet`` tie-aware in
-    tiedrank (named by a group; left out, and said so in :attr:`note`)."""
-
-    metrics: tuple[Metric, ...]
-    counts: tuple[str, ...] = ()
-    not_yet: tuple[str, ...] = ()
-
-    @property
-    def note(self) -> str | None:
-        """One line naming the measures left out, or ``None``."""
-        if not self.not_yet:
-            return None
-        return (f"not yet tie-aware in tiedrank: {', '.join(self.not_yet)} (left out of the "
-                "evaluation)")
 
 
 def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
@@ -314,7 +302,7 @@ def _cutoffs(text: str, measure: TrecEvalMeasure, params: str) -> tuple[int, ...
 _NAME_WIDTH = 22  # trec_eval left-justifies names in 22 characters (its printf "%-22s")
 
 
-def trec_eval_position(metric: str) -> tuple[int, float]:
+def trec_eval_position(metric: "str | Metric") -> tuple[int, float]:
     """Where trec_eval prints ``metric``: (index in :data:`MEASURES`, cutoff); a metric
     trec_eval does not have comes after all of them.
 
@@ -368,7 +356,11 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
     frame = evaluation.per_query
     frame = frame[frame["run"] == run]
     names = list(dict.fromkeys(frame["metric"].astype(str)))
-    wrapped = {n for n in names if parse_metric(n).policy is not None}
+    # the evaluation's own objects (an Evaluation made elsewhere may hold names only)
+    evaluated = {m.name: m for m in evaluation.metrics}
+    metric = {n: evaluated.get(n) or parse_metric(n) for n in dict.fromkeys(
+        [*names, *evaluation.summary["metric"].astype(str)])}
+    wrapped = {n for n in names if metric[n].policy is not None}
     frame = frame[(frame["policy"] == label) | frame["metric"].isin(wrapped)]
     summary = evaluation.summary
     summary = summary[(summary["run"] == run) & ((summary["policy"] == label)
@@ -377,10 +369,12 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
         raise ValueError(f"no values for run {run!r} under policy {label!r}; evaluated: runs "
                          f"{', '.join(runs)}, policies "
                          f"{', '.join(dict.fromkeys(evaluation.per_query['policy'].astype(str)))}")
-    order = sorted(dict.fromkeys(summary["metric"].astype(str)), key=trec_eval_position)
-    shown = {m: trec_eval_name(m) for m in order}  # a wrapped one as Best(map)
+    position = {m: trec_eval_position(metric[m])
+                for m in dict.fromkeys(summary["metric"].astype(str))}
+    order = sorted(position, key=position.__getitem__)
+    shown = {m: trec_eval_name(metric[m]) for m in order}  # a wrapped one as Best(map)
     order = [m for m in order if shown[m] not in asked]  # the count lines print those
-    kind = {m: parse_metric(m).summary.name for m in order}
+    kind = {m: metric[m].summary.name for m in order}
     # trec_eval prints gm_map and gm_bpref only on the all line; counts (num_nonrel_judged_ret)
     # as integers
     as_printed = {m: (int if kind[m] == "sum" else float) for m in order}
@@ -402,8 +396,8 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
             if tallies is not None and query in tallies.index:
                 lines += [_line(c, query, int(tallies.at[query, c]))
                           for c in _COUNT_COLUMNS if c in asked]
-            metric_lines = [(trec_eval_position(m)[0], _line(shown[m], query,
-                                                              as_printed[m](values[m, query])))
+            metric_lines = [(position[m][0], _line(shown[m], query,
+                                                   as_printed[m](values[m, query])))
                             for m in order if (m, query) in values and kind[m] != "geometric mean"]
             if query in texts:  # trec_eval prints it among the measures, after P
                 metric_lines.append((at_text, f"{'relstring':<{_NAME_WIDTH}}\t{query}\t"

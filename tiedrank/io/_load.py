@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.errors import InputError
+from ..core.peers import PEERS
 
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20
@@ -133,9 +134,7 @@ def load(source: Any, source_name: str | None) -> Loaded:
         if isinstance(raw, str):
             raw = raw.encode("utf-8")
     else:
-        from ..interop.adapters import ACCEPTED
-
-        raise TypeError(f"cannot read from {type(source).__name__}; pass {ACCEPTED}")
+        raise TypeError(f"cannot read from {type(source).__name__}; pass {PEERS.accepted}")
     if raw[:2] == GZIP_MAGIC:
         raw = gunzip(raw, name)
     if filename:

@@ -1,10 +1,11 @@
 """How big inputs are split up: pyarrow's parse blocks and two threads for numpy work."""
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+
+from ..core.machine import usable_cores
 
 # pyarrow parses text in blocks of this size on its thread pool; 16 MB keeps the number of
 # chunks small (fewer Python-level loops later) while still splitting big files across cores.
@@ -12,17 +13,8 @@ from typing import Any
 BLOCK_SIZE = 16 << 20
 
 
-def _usable_cores() -> int:
-    """Cores this process may run on (taskset, cgroup cpusets, a Dask worker pinned to
-    one), not the machine's: os.cpu_count() would start idle threads on a pinned process."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # macOS and Windows have no affinity call
-        return os.cpu_count() or 1
-
-
 # Threads for numpy work on large arrays (numpy releases the GIL).
-WORKERS = max(1, min(2, _usable_cores()))
+WORKERS = max(1, min(2, usable_cores()))
 
 
 def parallel_map(function: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:

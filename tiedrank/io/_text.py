@@ -9,7 +9,7 @@ import io
 import re
 from collections.abc import Callable, Iterator
 
-from ..core.errors import InputError
+from ..core.errors import InputError, Remedy
 
 # The ASCII blanks TREC tools split on (what C's isspace() accepts, minus the newline).
 BLANKS = " \t\v\f\r"
@@ -87,10 +87,13 @@ def text_locator(data: bytes) -> Locator:
     return locate
 
 
-def fail(problem: str, row: int, locate: Locator, source: str, expected: str) -> InputError:
-    """The error for data row ``row``, naming its file line and text."""
+def fail(problem: str, row: int, locate: Locator, source: str, expected: str,
+         remedy: Remedy | None = None) -> InputError:
+    """The error for data row ``row``, naming its file line and text (and the remedy, kept
+    apart for each door to word)."""
     line, text = locate(row)
-    return InputError(problem, source=source, line=line, text=text, expected=expected)
+    return InputError(problem, source=source, line=line, text=text, expected=expected,
+                      remedy=remedy)
 
 
 # ---- comment lines, as trec_eval reads them ---------------------------------------------------

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..core.errors import InputError
+from ..core.errors import InputError, Remedy
 from ._arrow import decode, first_true, integral, is_text
 from ._text import BLANKS, FLOAT_RE, INT_RE, NONFINITE_MATCH, Locator, fail
 
@@ -60,16 +60,15 @@ GRADE = ValueRule("grade", integer=True,
                   expected=f"an integer grade from -{MAX_GRADE:,} to {MAX_GRADE:,}")
 
 
-def columns_remedy(roles: tuple[str, ...], missing: list[str]) -> str:
-    """The Python remedy for unmapped columns, one fixed form that front ends re-word
-    (the CLI: ``--columns score=<column>``; see :func:`tiedrank.cli._common.in_cli_terms`).
+def columns_remedy(roles: tuple[str, ...], missing: list[str]) -> Remedy:
+    """The remedy for unmapped columns: the reader's ``columns=`` mapping of the missing
+    roles, as fields each door words (the CLI: ``--columns score=<column>``).
 
-    >>> columns_remedy(("query", "doc", "score"), ["score"])
-    "pass columns={'score': '<column>'} to read_run"
+    >>> columns_remedy(("query", "doc", "score"), ["score"]).python()
+    "or pass columns={'score': '<column>'} to read_run"
     """
     reader = "read_qrels" if "relevance" in roles else "read_run"
-    pairs = ", ".join(f"'{role}': '<column>'" for role in missing)
-    return f"pass columns={{{pairs}}} to {reader}"
+    return Remedy("columns", {role: "<column>" for role in missing}, function=reader, lead="or")
 
 
 def resolve_columns(found: list[str], roles: tuple[str, ...],
@@ -116,8 +115,9 @@ def resolve_columns(found: list[str], roles: tuple[str, ...],
         wanted = "; ".join(f"{role}: one of {', '.join(ALIASES[role])}" for role in roles)
         raise InputError(
             f"missing required columns: {', '.join(missing)}", source=source,
-            expected=(f"columns named ({wanted}), or {columns_remedy(roles, missing_roles)}; "
-                      f"found columns: {', '.join(repr(f) for f in found) or 'none'}"))
+            expected=(f"columns named ({wanted}); found columns: "
+                      f"{', '.join(repr(f) for f in found) or 'none'}"),
+            remedy=columns_remedy(roles, missing_roles))
     return resolved
 
 

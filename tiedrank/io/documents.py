@@ -8,7 +8,9 @@ only the docnos shown from a corpus (:func:`tiedrank.io.read_corpus`).
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,16 +20,35 @@ from .corpus import read_corpus
 
 __all__ = ["group_documents", "load_texts", "query_documents"]
 
-def query_documents(table: TieTable, query: str, depth: int | None = None) -> pd.DataFrame:
-    """The ranked list of one query, one row per document, in the table's order.
+_UNSET: Any = object()
+
+
+def _shown(top: int | None, depth: Any, function: str) -> int | None:
+    """``top``, or the deprecated ``depth=`` it replaces (a :class:`DeprecationWarning`):
+    ``depth`` is trec_eval's ``-M`` everywhere else (:class:`~tiedrank.core.options.
+    EvaluationOptions`), so the ranks shown are called ``top``."""
+    if depth is _UNSET:
+        return top
+    warnings.warn(f"{function}(..., depth=) is deprecated: the ranks shown are top= (depth= "
+                  "is trec_eval's -M in EvaluationOptions); depth= goes in the next release",
+                  DeprecationWarning, stacklevel=3)
+    return depth if top is None else top
+
+
+def query_documents(table: TieTable, query: str, top: int | None = None, *,
+                    depth: Any = _UNSET) -> pd.DataFrame:
+    """The ranked list of one query down to rank ``top`` (all by default), one row per
+    document, in the table's order.
 
     Columns: rank, doc, score, grade, judged, relevant, group (1-based inside the query),
     group_first (rank of the group's first document), group_size, group_relevant. Inside
     a tie group the order is the file order and carries no meaning for the expectation.
     Empty when the run has no results for the query; ``KeyError`` for an unknown query.
+    ``depth=`` is the deprecated name of ``top``.
     """
+    top = _shown(top, depth, "query_documents")
     span = table.query_slice(query)
-    stop = span.stop if depth is None else min(span.stop, span.start + depth)
+    stop = span.stop if top is None else min(span.stop, span.start + top)
     positions = np.arange(span.start, stop)
     groups = table.doc_group[positions] if len(positions) else np.zeros(0, dtype=np.int64)
     first_group = int(groups[0]) if len(groups) else 0
@@ -46,19 +67,21 @@ def query_documents(table: TieTable, query: str, depth: int | None = None) -> pd
 
 
 def load_texts(source: bytes | str | os.PathLike | None, table: TieTable,
-               query: str, depth: int | None = None) -> dict[str, str]:
-    """The texts of one query's documents down to ``depth`` (only those docnos are kept)."""
-    docs = query_documents(table, query, depth)
+               query: str, top: int | None = None, *, depth: Any = _UNSET) -> dict[str, str]:
+    """The texts of one query's documents down to rank ``top`` (only those docnos are
+    kept). ``depth=`` is the deprecated name of ``top``."""
+    docs = query_documents(table, query, _shown(top, depth, "load_texts"))
     return read_corpus(source, docnos=docs["doc"].tolist()) if source is not None else {}
 
 
 def group_documents(table: TieTable, query: str, texts: Mapping[str, str] | None = None,
-                    depth: int | None = None) -> pd.DataFrame:
-    """One query's tie groups, one row per document: group, ranks, grade, score, text.
+                    top: int | None = None, *, depth: Any = _UNSET) -> pd.DataFrame:
+    """One query's tie groups down to rank ``top``, one row per document: group, ranks,
+    grade, score, text.
 
     ``ranks`` is the span of ranks the group occupies (``"3-7"``): any order inside it is
     equally likely, so a document's own rank means nothing.  ``text`` is empty for a
-    document missing from ``texts``.
+    document missing from ``texts``. ``depth=`` is the deprecated name of ``top``.
 
     Examples
     --------
@@ -76,7 +99,7 @@ def group_documents(table: TieTable, query: str, texts: Mapping[str, str] | None
     >>> groups["text"].tolist()
     ['', '', 'see']
     """
-    docs = query_documents(table, query, depth)
+    docs = query_documents(table, query, _shown(top, depth, "group_documents"))
     last = docs["group_first"] + docs["group_size"] - 1
     ranks = docs["group_first"].astype(str).where(
         docs["group_size"] == 1, docs["group_first"].astype(str) + "-" + last.astype(str))

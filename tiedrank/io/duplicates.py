@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..core.errors import Finding
+from ..core.errors import Finding, Remedy
 from ._arrow import string_layout
 from ._parallel import parallel_map
 from ._text import Locator, fail
@@ -30,6 +30,9 @@ _HASH_ROWS = 1 << 20
 _HEAD_WORDS = 8
 
 
+KEEP_MAX = Remedy("duplicates", "max", "to keep the highest score")
+"""The remedy of a document listed twice for a query in a run (each door words it)."""
+
 def check_duplicates(table: pa.Table, locate: Locator, source: str, policy: str,
                      kind: str) -> tuple[pa.Table, list[Finding]]:
     """Reject (or, for runs with policy "max", resolve) a (query, doc) seen twice.
@@ -45,16 +48,17 @@ def check_duplicates(table: pa.Table, locate: Locator, source: str, policy: str,
         repeat = {"query": table.column("query")[repeat_row].as_py(),
                   "doc": table.column("doc")[repeat_row].as_py(), "row": repeat_row}
         first_line, _ = locate(first_row)
+        remedy = None
         if kind == "run":
             problem = "duplicate document within a query"
             expected = (f"each document at most once per query; {repeat['doc']!r} was first "
-                        f"seen for query {repeat['query']!r} on line {first_line}; pass "
-                        "duplicates='max' to keep the highest score")
+                        f"seen for query {repeat['query']!r} on line {first_line}")
+            remedy = KEEP_MAX
         else:
             problem = "duplicate judgement"
             expected = (f"one judgement per (query, doc); {repeat['doc']!r} was first judged "
                         f"for query {repeat['query']!r} on line {first_line}")
-        raise fail(problem, int(repeat["row"]), locate, source, expected)
+        raise fail(problem, int(repeat["row"]), locate, source, expected, remedy)
     # policy "max": keep the highest-scoring row of each group (the earliest among equals)
     rows = _duplicate_rows(table.column("query"), table.column("doc"))
     if rows is None:

@@ -9,6 +9,7 @@ import pyarrow as pa
 
 from ..core.data import QRELS_COLUMNS, RUN_COLUMNS, Qrels, Run
 from ..core.errors import Finding, InputError
+from ..core.peers import PEERS
 from ..core.validation import Options, validate_params
 from ._arrow import to_frame
 from ._load import Loaded, load, stem
@@ -18,7 +19,6 @@ from .detect import FORMAT_OPTION, choose_format
 from .duplicates import DUPLICATE_POLICIES, check_duplicates
 from .nested_json import read_nested_json
 from .tabular import header_names, read_tabular
-from ..interop.adapters import as_table, is_peer_object
 from .trec import QRELS_EXPECTED, read_trec
 
 __all__ = ["list_columns", "read_qrels", "read_run"]
@@ -78,10 +78,10 @@ def read_run(source: Any, *, format: str | None = None, name: str | None = None,
     ...     print(error)
     read_run(): duplicates= must be one of 'error', 'max'; got 'first'
     """
-    peer = is_peer_object(source)
-    if peer:  # ranx, pytrec_eval dicts, ir_measures tuples
+    peer = PEERS.is_peer_object(source)
+    if peer:  # ranx, pytrec_eval dicts, ir_measures tuples: tiedrank.interop.adapters
         source_name = source_name or _peer_name(source)
-        source, peer_name = as_table(source, "score")
+        source, peer_name = PEERS.as_table(source, "score")
         name = name or peer_name
     loaded = load(source, source_name)
     loaded.nan_is_missing = not peer  # {'q': {'d': nan}} is a NaN score, as a file's "nan"
@@ -136,9 +136,9 @@ def read_qrels(source: Any, *, format: str | None = None,
     >>> qrels.frame["relevance"].tolist()
     [2, -1]
     """
-    if is_peer_object(source):  # ranx Qrels, pytrec_eval dicts, ir_measures / ir_datasets
+    if PEERS.is_peer_object(source):  # ranx Qrels, pytrec_eval dicts, ir_measures / ir_datasets
         source_name = source_name or _peer_name(source)
-        source = as_table(source, "relevance")[0]
+        source = PEERS.as_table(source, "relevance")[0]
     loaded = load(source, source_name)
     fmt = choose_format(loaded, format)
     if fmt == "trec_run":

@@ -245,7 +245,7 @@ def json_cell(value: Any) -> str | None:
 
 def _arrow_from_series(series: pd.Series, *, keep_nan: bool = False) -> pa.ChunkedArray:
     """A DataFrame column as Arrow, for the checks every file goes through (the one door of
-    in-memory inputs: DataFrames, and the dicts and tuples :mod:`tiedrank.io.adapters` turns
+    in-memory inputs: DataFrames, and the dicts and tuples :mod:`tiedrank.interop.adapters` turns
     into DataFrames).
 
     A NaN is pandas' missing value ("missing score", as an emptied cell of the dashboard's

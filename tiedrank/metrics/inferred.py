@@ -45,7 +45,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..core.errors import Remedy, RemediedValueError
 from ..core.ties import TieTable, segment_sum
+from .blocks import divide
 from .trec_gains import trec_gains
 
 INFAP_EPSILON = 0.00001
@@ -125,12 +127,6 @@ def _log_factorials(n: int) -> np.ndarray:
                         count=n + 1)
     table.flags.writeable = False
     return table
-
-
-def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(numerator), dtype=np.float64)
-    np.divide(numerator, denominator, out=out, where=denominator > 0)
-    return out
 
 
 # ---- infAP ------------------------------------------------------------------------------------
@@ -214,7 +210,7 @@ def inferred_ap(table: TieTable) -> np.ndarray:
             _log_factorials(int(size[g].max())), relevant[g], nonrel[g], pooled[g], nonpool[g],
             size[g], above[g], rel_above[g], nonrel_above[g], pooled_above[g])
         total += np.bincount(table.group_query[g], weights=values, minlength=table.n_queries)
-    return _divide(total, table.n_relevant.astype(np.float64))
+    return divide(total, table.n_relevant.astype(np.float64))
 
 
 def _infap_expected_groups(log_fact, k_r, k_n, k_u, k_x, size, above, r0, n0, u0) -> np.ndarray:
@@ -250,7 +246,7 @@ def _infap_expected_groups(log_fact, k_r, k_n, k_u, k_x, size, above, r0, n0, u0
         r, n = r0[group] + a, n0[group] + b
         ratio = (r + INFAP_EPSILON) / (r + n + 2 * INFAP_EPSILON)
         alpha = 1.0 + (r + n + u0[group]) * ratio
-        beta = ratio * _divide(k_u[group].astype(np.float64), m[group].astype(np.float64))
+        beta = ratio * divide(k_u[group].astype(np.float64), m[group].astype(np.float64))
         weight = np.exp(log_choose(k_r[group] - 1, a) + log_choose(k_n[group], b) + top[row])
         values = k_r[group] * weight * (alpha * s0[row] + beta * s1[row])
         out += np.bincount(group, weights=values, minlength=len(k_r))
@@ -309,7 +305,7 @@ def inferred_ap_extreme(table: TieTable, best: bool) -> np.ndarray:
             best, relevant[g], pooled[g], nonpool[g], above[g], rel_above[g], nonrel_above[g],
             pooled_above[g], first_b[pick], rows[pick], cols[pick])
         total += np.bincount(table.group_query[g], weights=values, minlength=table.n_queries)
-    return _divide(total, table.n_relevant.astype(np.float64))
+    return divide(total, table.n_relevant.astype(np.float64))
 
 
 def _infap_extreme_groups(best, k_r, k_u, k_x, above, r0, n0, u0, first_b, rows, cols
@@ -414,13 +410,14 @@ def _lattice(radix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _check_lattice(table: TieTable, groups: np.ndarray, size: np.ndarray) -> None:
     if len(size) and size.max() > LATTICE_LIMIT:
         g = groups[int(np.argmax(size))]
-        raise ValueError(
+        raise RemediedValueError(
             f"G: the tie group at ranks {table.group_above[g] + 1}-"
             f"{table.group_above[g] + table.group_size[g]} of query "
             f"{table.queries[table.group_query[g]]!r} has {int(size.max()):,} count vectors of "
             f"its grades (each grade level's count, multiplied), past tiedrank's limit of "
-            f"{LATTICE_LIMIT:,}; pass ties='trec_eval' to score G on one ordering (trec_eval's), "
-            "or merge grade levels in the qrels")
+            f"{LATTICE_LIMIT:,}; ",
+            Remedy("ties", "trec_eval", "to score G on one ordering (trec_eval's)"),
+            ", or merge grade levels in the qrels")
 
 
 def normalized_gain(table: TieTable) -> np.ndarray:
@@ -482,7 +479,7 @@ def normalized_gain(table: TieTable) -> np.ndarray:
             g = tied[pick]
             values = _expected_gain_groups(table, scale, log_fact, g, count[pick], value[pick])
             total += np.bincount(table.group_query[g], weights=values, minlength=table.n_queries)
-    return _divide(total, scale.ideal_total)
+    return divide(total, scale.ideal_total)
 
 
 def _singletons_gain(table: TieTable, scale: _GainScale) -> np.ndarray:
@@ -563,7 +560,7 @@ def normalized_gain_extreme(table: TieTable, best: bool) -> np.ndarray:
             g = tied[pick]
             values = _extreme_gain_groups(table, scale, g, radix[pick], value[pick], best)
             total += np.bincount(table.group_query[g], weights=values, minlength=table.n_queries)
-    return _divide(total, scale.ideal_total)
+    return divide(total, scale.ideal_total)
 
 
 def _extreme_gain_groups(table, scale, groups, radix, value, best) -> np.ndarray:

@@ -26,33 +26,17 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..core.options import GAINS  # noqa: F401  (the vocabulary lives with the options)
 from ..core.ties import TieTable, segment_sum
 from ..core.validation import Options, check
+from .blocks import divide, per_query_docs, per_query_groups
 
-GAINS = ("linear", "exp")
-"""DCG gains: the grade itself, or 2**grade - 1."""
-
-
-# ---- shared building blocks --------------------------------------------------------------
-def _per_query(table: TieTable, group_values: np.ndarray) -> np.ndarray:
-    return np.bincount(table.group_query, weights=group_values, minlength=table.n_queries)
-
-
-def _per_query_docs(table: TieTable, doc_values: np.ndarray) -> np.ndarray:
-    return np.bincount(table.doc_query, weights=doc_values, minlength=table.n_queries)
-
-
+# ---- shared building blocks (the rest: tiedrank.metrics.blocks) -------------------------
 def _cutoff(table: TieTable, k: int | np.ndarray | None) -> np.ndarray:
     """Per-query cutoff as an array (``None`` means the whole list)."""
     if k is None:
         return table.n_retrieved.astype(np.float64)
     return np.broadcast_to(np.asarray(k, dtype=np.float64), (table.n_queries,))
-
-
-def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    out = np.zeros_like(numerator, dtype=np.float64)
-    np.divide(numerator, denominator, out=out, where=denominator > 0)
-    return out
 
 
 def gain(grades: np.ndarray, kind: str = "linear") -> np.ndarray:
@@ -152,7 +136,7 @@ def relevant_in_top(table: TieTable, k: int | np.ndarray | None) -> np.ndarray:
     """E[#relevant in the top k] = sum_g k_g * clip(K - a_g, 0, n_g) / n_g."""
     cutoff = _cutoff(table, k)[table.group_query]
     slots = np.clip(cutoff - table.group_above, 0, table.group_size)
-    return _per_query(table, table.group_relevant * slots / table.group_size)
+    return per_query_groups(table, table.group_relevant * slots / table.group_size)
 
 
 def precision(table: TieTable, k: int) -> np.ndarray:
@@ -162,12 +146,12 @@ def precision(table: TieTable, k: int) -> np.ndarray:
 
 def recall(table: TieTable, k: int) -> np.ndarray:
     """R@k = E[#relevant in the top k] / R."""
-    return _safe_divide(relevant_in_top(table, k), table.n_relevant)
+    return divide(relevant_in_top(table, k), table.n_relevant)
 
 
 def r_precision(table: TieTable) -> np.ndarray:
     """Rprec = E[#relevant in the top R] / R."""
-    return _safe_divide(relevant_in_top(table, table.n_relevant), table.n_relevant)
+    return divide(relevant_in_top(table, table.n_relevant), table.n_relevant)
 
 
 # ---- average precision -------------------------------------------------------------------
@@ -189,10 +173,10 @@ def average_precision(table: TieTable, k: int | None = None) -> np.ndarray:
     n = table.group_size[g]
     kg = table.group_relevant[g]
     j = rank - table.group_above[g]
-    slope = _safe_divide((kg - 1).astype(np.float64), (n - 1).astype(np.float64))
+    slope = divide((kg - 1).astype(np.float64), (n - 1).astype(np.float64))
     term = (kg / n) * (table.relevant_above[g] + 1 + (j - 1) * slope) / rank
     total = np.bincount(table.group_query[g], weights=term, minlength=table.n_queries)
-    return _safe_divide(total, table.n_relevant)
+    return divide(total, table.n_relevant)
 
 
 # ---- DCG / nDCG --------------------------------------------------------------------------
@@ -207,7 +191,7 @@ def dcg(table: TieTable, k: int | None = None, gain_kind: str = "linear") -> np.
     values = mean_gain * discount(table.doc_rank)
     if k is not None:
         values = values * (table.doc_rank <= k)
-    return _per_query_docs(table, values)
+    return per_query_docs(table, values)
 
 
 def ideal_dcg(table: TieTable, k: int | None = None, gain_kind: str = "linear") -> np.ndarray:
@@ -223,7 +207,7 @@ def ideal_dcg(table: TieTable, k: int | None = None, gain_kind: str = "linear") 
 
 def ndcg(table: TieTable, k: int | None = None, gain_kind: str = "linear") -> np.ndarray:
     """nDCG@k = E[DCG@k] / IDCG@k (IDCG is not random, so the ratio is exact)."""
-    return _safe_divide(dcg(table, k, gain_kind), ideal_dcg(table, k, gain_kind))
+    return divide(dcg(table, k, gain_kind), ideal_dcg(table, k, gain_kind))
 
 
 # ---- metrics defined on the tie groups ---------------------------------------------------
@@ -257,7 +241,7 @@ def tsrr(table: TieTable, alpha: float | np.ndarray) -> np.ndarray:
         raise ValueError("TsRR: alpha must be > 0")
     found, a, t, r = first_relevant_group(table)
     f_total = (table.n_retrieved - table.relevant_retrieved).astype(np.float64)
-    ratio = _safe_divide(np.log1p(t - r), np.log1p(f_total))
+    ratio = divide(np.log1p(t - r), np.log1p(f_total))
     shaped = ratio[:, None] if alphas.ndim else ratio
     # a subnormal alpha (1e-320) makes 1/alpha inf: ratio**inf is then 0 (ratio < 1) or 1
     # (ratio = 1), the limits the finite power already equals to float64 precision
@@ -274,7 +258,7 @@ def tsrr2(table: TieTable) -> np.ndarray:
     """
     found, a, t, r = first_relevant_group(table)
     f_total = (table.n_retrieved - table.relevant_retrieved).astype(np.float64)
-    tau = _safe_divide(t - r, f_total)
+    tau = divide(t - r, f_total)
     denominator = a + (1 - tau) * (t + 1) / (r + 1) + tau * (t - r + 1)
     return np.where(found, 1.0 / np.where(found, denominator, 1.0), 0.0)
 
@@ -286,7 +270,7 @@ def mtrr_grag(table: TieTable) -> np.ndarray:
     1/E[rank], not E[1/rank]: by Jensen it never exceeds the exact expectation.
     """
     values = table.group_relevant * 2.0 / (2 * table.group_above + table.group_size + 1)
-    return _safe_divide(_per_query(table, values), table.relevant_retrieved)
+    return divide(per_query_groups(table, values), table.relevant_retrieved)
 
 
 def tmhits_grag(table: TieTable, k: int) -> np.ndarray:
@@ -295,7 +279,7 @@ def tmhits_grag(table: TieTable, k: int) -> np.ndarray:
     Read literally, Eq. 12 is not clipped and can exceed 1; we clip each group's share.
     """
     share = np.clip((k - table.group_above) / table.group_size, 0.0, 1.0)
-    return _safe_divide(_per_query(table, table.group_relevant * share), table.relevant_retrieved)
+    return divide(per_query_groups(table, table.group_relevant * share), table.relevant_retrieved)
 
 
 # ---- trec_eval's counts and set measures: the same under every ordering ------------------
@@ -339,17 +323,17 @@ def num_nonrelevant_judged_retrieved(table: TieTable) -> np.ndarray:
     relevance level); unjudged and negatively graded ones are not counted (trec_eval's
     num_ret - num_nonpool - num_unjudged_in_pool - num_rel_ret). Needs the whole table."""
     nonrel = table.doc_judged & (table.doc_grade >= 0) & ~table.doc_relevant
-    return _per_query_docs(table, nonrel.astype(np.float64))
+    return per_query_docs(table, nonrel.astype(np.float64))
 
 
 def set_precision(table: TieTable) -> np.ndarray:
     """``set_P`` = num_rel_ret / num_ret (0 when nothing is retrieved)."""
-    return _safe_divide(num_relevant_retrieved(table), num_retrieved(table))
+    return divide(num_relevant_retrieved(table), num_retrieved(table))
 
 
 def set_recall(table: TieTable) -> np.ndarray:
     """``set_recall`` = num_rel_ret / R (0 when R = 0)."""
-    return _safe_divide(num_relevant_retrieved(table), num_relevant(table))
+    return divide(num_relevant_retrieved(table), num_relevant(table))
 
 
 def set_f(table: TieTable, beta: float = 1.0) -> np.ndarray:
@@ -360,13 +344,13 @@ def set_f(table: TieTable, beta: float = 1.0) -> np.ndarray:
     F_beta). 0 when no relevant document is retrieved.
     """
     p, r = set_precision(table), set_recall(table)
-    return _safe_divide((beta + 1.0) * p * r, beta * p + r)
+    return divide((beta + 1.0) * p * r, beta * p + r)
 
 
 def set_relative_precision(table: TieTable) -> np.ndarray:
     """``set_relative_P`` = num_rel_ret / min(num_ret, R): precision relative to the best
     possible precision of a set of that size (0 when either count is 0)."""
-    return _safe_divide(num_relevant_retrieved(table),
+    return divide(num_relevant_retrieved(table),
                         np.minimum(num_retrieved(table), num_relevant(table)))
 
 
@@ -436,8 +420,8 @@ def bpref(table: TieTable) -> np.ndarray:
     uncapped = np.clip(n_rel - above, 0.0, group_nonrel + 1.0)
     expected = (uncapped * above + uncapped * (uncapped - 1) / 2
                 + (group_nonrel + 1 - uncapped) * n_rel) / (group_nonrel + 1)
-    terms = table.group_relevant * (1.0 - _safe_divide(expected, cap.astype(np.float64)))
-    return _safe_divide(_per_query(table, terms), table.n_relevant)
+    terms = table.group_relevant * (1.0 - divide(expected, cap.astype(np.float64)))
+    return divide(per_query_groups(table, terms), table.n_relevant)
 
 
 # ---- rank-biased precision -----------------------------------------------------------------
@@ -466,7 +450,7 @@ def rbp(table: TieTable, p: float = 0.9) -> np.ndarray:
         raise ValueError("rbp: p must be in (0, 1)")
     share = (table.group_relevant / table.group_size)[table.doc_group]
     weight = (1.0 - p) * np.power(p, (table.doc_rank - 1).astype(np.float64))
-    return _per_query_docs(table, share * weight)
+    return per_query_docs(table, share * weight)
 
 
 # ---- precision at cutoffs set by R or by the best possible precision -------------------------
@@ -497,5 +481,5 @@ def relative_precision(table: TieTable, k: int) -> np.ndarray:
     >>> relative_precision(table, 1), relative_precision(table, 2), r_precision_mult(table, 2.0)
     (array([0.5]), array([1.]), array([0.5]))
     """
-    return _safe_divide(relevant_in_top(table, k),
+    return divide(relevant_in_top(table, k),
                         np.minimum(float(k), table.n_relevant.astype(np.float64)))

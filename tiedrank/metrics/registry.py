@@ -6,7 +6,9 @@ metric: its canonical name, the aliases it answers to, whether it takes a cutoff
 of :mod:`tiedrank.metrics.kernels` that computes it, whether it is tie-aware by definition
 (the same value under every tie policy) and one line for people. :func:`parse_metric`,
 :func:`metric_values` and :data:`METRIC_NAMES` are derived from the entries, so adding a
-metric is one :func:`register` call plus its kernel.
+metric is one :func:`register` call plus its kernel. An entry also declares, as data, how
+trec_eval and ranx name the metric (``trec_eval="map"``, ``ranx="mrr"``); reading and writing
+those names is :mod:`tiedrank.interop`'s job, plugged in through :mod:`tiedrank.core.peers`.
 
 Examples
 --------
@@ -25,10 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.peers import PEERS
 from ..core.policies import POLICY_WRAPPERS, WRAPPER_ALIASES
 from ..core.summation import SUMMARIES, Summary
 from ..core.ties import TieTable
-from ..core.validation import Interval, InvalidParameterError, Options, check
+from ..core.validation import REL_LEVEL, Interval, InvalidParameterError, Options, check
 from . import inferred as INF
 from . import interpolated
 from . import kernels as K
@@ -111,6 +114,15 @@ class MetricFamily:
     ``optimistic`` and ``pessimistic`` policies (``unj``, ``rbp_resid``: they count unjudged
     documents, which share grade 0 with judged non-relevant ones). ``None``: the kernel on
     the table resolved by those orders."""
+    trec_eval: str | None = None
+    """trec_eval's name of the measure (``map``, ``recip_rank``), as trec_eval reads it on
+    ``-m`` and prints it; ``None``: trec_eval has none. Data only: :mod:`tiedrank.interop`
+    reads and writes other tools' names, the core never parses them."""
+    trec_eval_cut: str | None = None
+    """trec_eval's name of the measure at a cutoff, where it is not :attr:`trec_eval`
+    (``map_cut``: ``map_cut.10`` on ``-m``, ``map_cut_10`` printed)."""
+    ranx: str | None = None
+    """ranx's name of the metric (``mrr``, ``hit_rate``, ``r-precision``)."""
 
     def __post_init__(self) -> None:
         check("cutoff", self.cutoff, [Options(*CUTOFF_RULES)], function="MetricFamily")
@@ -216,6 +228,8 @@ class Metric:
     def __post_init__(self) -> None:
         if self.k is not None:  # Metric(...) made directly: the parser's bound as well
             check_cutoff(self.k, f"metric {self.family!r}")
+        if self.rel is not None:  # RR(rel=2), map-l2, Metric(rel=...): the one level check
+            check("rel", self.rel, [REL_LEVEL], subject=f"metric {self.family!r}")
         if self.policy is not None:
             check("policy", self.policy, [Options(*POLICY_WRAPPERS.values())], function="Metric")
 
@@ -224,30 +238,43 @@ class Metric:
 
 
 # ---- the entries ---------------------------------------------------------------------------
+def _trec(name: str, kernel: Kernel, **fields) -> MetricFamily:
+    """A family that trec_eval computes under the same name (``trec_eval=name``)."""
+    return MetricFamily(name, kernel, trec_eval=name, **fields)
+
+
 _ALPHA = Parameter("alpha", 1.0, lambda a: math.isfinite(a) and a > 0, "> 0",
                    "positive number", "alpha=a")
 
 for _entry in (
     MetricFamily("RR", lambda t, m, g: K.reciprocal_rank(t, m.k), aliases=("MRR", "MTRR"),
+                 trec_eval="recip_rank", trec_eval_cut="recip_rank_cut", ranx="mrr",
                  description="reciprocal rank of the first relevant document (0 beyond k)"),
     MetricFamily("Success", lambda t, m, g: K.success(t, m.k), cutoff="required",
-                 aliases=("HitRate", "hit_rate", "TMHits"),
+                 aliases=("HitRate", "hit_rate", "TMHits"), trec_eval="success",
+                 ranx="hit_rate",
                  description="whether a relevant document is in the top k (a rate: ranx's hit_rate)"),
     MetricFamily("Hits", lambda t, m, g: K.relevant_in_top(t, m.k), cutoff="required",
+                 ranx="hits",
                  description="number of relevant documents in the top k (a count, as ranx and "
                              "TRM; = k * P@k)"),
-    MetricFamily("P", lambda t, m, g: K.precision(t, m.k), cutoff="required",
-                 aliases=("precision",), description="relevant documents in the top k, over k"),
+    _trec("P", lambda t, m, g: K.precision(t, m.k), cutoff="required",
+          aliases=("precision",), ranx="precision",
+          description="relevant documents in the top k, over k"),
     MetricFamily("R", lambda t, m, g: K.recall(t, m.k), cutoff="required", aliases=("recall",),
+                 trec_eval="recall", ranx="recall",
                  description="relevant documents in the top k, over all relevant documents"),
     MetricFamily("AP", lambda t, m, g: K.average_precision(t, m.k), aliases=("MAP",),
+                 trec_eval="map", trec_eval_cut="map_cut", ranx="map",
                  description="average precision (over the top k)"),
     MetricFamily("nDCG", lambda t, m, g: K.ndcg(t, m.k, g), graded=True,
+                 trec_eval="ndcg", trec_eval_cut="ndcg_cut", ranx="ndcg",
                  description="DCG over the ideal DCG of the qrels (gain= linear or exp)"),
     MetricFamily("DCG", lambda t, m, g: K.dcg(t, m.k, g), usage=("DCG@k",), graded=True,
                  description="discounted cumulative gain, 1/log2(rank+1) discount"),
-    MetricFamily("Rprec", lambda t, m, g: K.r_precision(t), cutoff="none",
-                 description="precision in the top R, R = relevant documents of the query"),
+    _trec("Rprec", lambda t, m, g: K.r_precision(t), cutoff="none",
+          ranx="r-precision",
+          description="precision in the top R, R = relevant documents of the query"),
     MetricFamily("TsRR", lambda t, m, g: K.tsrr(t, m.alpha), cutoff="none",
                  parameters=(_ALPHA,), tie_aware_by_definition=True,
                  description="tie-sensitive reciprocal rank (v1), penalising ties by alpha"),
@@ -277,52 +304,52 @@ _SPLIT = (" Order-independent: every policy gives the same value (-M keeps the f
           "split as trec_eval splits it).")
 
 for _entry in (
-    MetricFamily("num_ret", lambda t, m, g: K.num_retrieved(t), summary="sum", **_SET,
-                 description="number of documents retrieved (summary: the sum, as trec_eval)"
-                             + _SPLIT),
-    MetricFamily("num_rel", lambda t, m, g: K.num_relevant(t), summary="sum", **_SET,
-                 description="number of relevant documents in the qrels (summary: the sum)"
-                             + _SPLIT),
-    MetricFamily("num_rel_ret", lambda t, m, g: K.num_relevant_retrieved(t), summary="sum",
-                 **_SET, description="number of relevant documents retrieved (summary: the "
-                                     "sum)" + _SPLIT),
-    MetricFamily("num_nonrel_judged_ret", lambda t, m, g: K.num_nonrelevant_judged_retrieved(t),
-                 summary="sum", view="whole", **_SET,
-                 description="number of judged non-relevant documents retrieved (summary: the "
-                             "sum)" + _SPLIT),
-    MetricFamily("set_P", lambda t, m, g: K.set_precision(t), **_SET,
-                 description="set precision: num_rel_ret / num_ret" + _SPLIT),
-    MetricFamily("set_recall", lambda t, m, g: K.set_recall(t), **_SET,
-                 description="set recall: num_rel_ret / num_rel" + _SPLIT),
-    MetricFamily("set_F", lambda t, m, g: K.set_f(t, m.beta), parameters=(_BETA,), **_SET,
-                 description="set F: (beta+1) P R / (beta P + R), beta default 1 (trec_eval's "
-                             "set_F.1)" + _SPLIT),
-    MetricFamily("set_relative_P", lambda t, m, g: K.set_relative_precision(t), **_SET,
-                 description="num_rel_ret / min(num_ret, num_rel)" + _SPLIT),
-    MetricFamily("set_map", lambda t, m, g: K.set_map(t), **_SET,
-                 description="unranked AP: num_rel_ret^2 / (num_ret num_rel)" + _SPLIT),
-    MetricFamily("bpref", lambda t, m, g: K.bpref(t), cutoff="none", view="judged",
-                 description="binary preference: per relevant document retrieved, 1 - "
-                             "min(judged non-relevant above, R) / min(N, R), over R"),
+    _trec("num_ret", lambda t, m, g: K.num_retrieved(t), summary="sum", **_SET,
+          description="number of documents retrieved (summary: the sum, as trec_eval)"
+                      + _SPLIT),
+    _trec("num_rel", lambda t, m, g: K.num_relevant(t), summary="sum", **_SET,
+          description="number of relevant documents in the qrels (summary: the sum)"
+                      + _SPLIT),
+    _trec("num_rel_ret", lambda t, m, g: K.num_relevant_retrieved(t), summary="sum",
+          **_SET, description="number of relevant documents retrieved (summary: the "
+                              "sum)" + _SPLIT),
+    _trec("num_nonrel_judged_ret", lambda t, m, g: K.num_nonrelevant_judged_retrieved(t),
+          summary="sum", view="whole", **_SET,
+          description="number of judged non-relevant documents retrieved (summary: the "
+                      "sum)" + _SPLIT),
+    _trec("set_P", lambda t, m, g: K.set_precision(t), **_SET,
+          description="set precision: num_rel_ret / num_ret" + _SPLIT),
+    _trec("set_recall", lambda t, m, g: K.set_recall(t), **_SET,
+          description="set recall: num_rel_ret / num_rel" + _SPLIT),
+    _trec("set_F", lambda t, m, g: K.set_f(t, m.beta), parameters=(_BETA,), **_SET,
+          description="set F: (beta+1) P R / (beta P + R), beta default 1 (trec_eval's "
+                      "set_F.1)" + _SPLIT),
+    _trec("set_relative_P", lambda t, m, g: K.set_relative_precision(t), **_SET,
+          description="num_rel_ret / min(num_ret, num_rel)" + _SPLIT),
+    _trec("set_map", lambda t, m, g: K.set_map(t), **_SET,
+          description="unranked AP: num_rel_ret^2 / (num_ret num_rel)" + _SPLIT),
+    _trec("bpref", lambda t, m, g: K.bpref(t), cutoff="none", view="judged",
+          description="binary preference: per relevant document retrieved, 1 - "
+                      "min(judged non-relevant above, R) / min(N, R), over R"),
     MetricFamily("RBP", lambda t, m, g: K.rbp(t, m.p), cutoff="none",
                  parameters=(_PERSISTENCE,),
                  description="rank-biased precision (1-p) sum rel_i p^(i-1), binary relevance "
                              "(Moffat & Zobel; trec_eval 10's rbp grades the gains), p default "
                              "0.9"),
-    MetricFamily("Rprec_mult", lambda t, m, g: K.r_precision_mult(t, m.mult), cutoff="none",
-                 parameters=(_MULT,),
-                 description="precision at floor(mult * R + 0.9) documents (trec_eval's "
-                             "Rprec_mult_<mult>)"),
-    MetricFamily("relative_P", lambda t, m, g: K.relative_precision(t, m.k), cutoff="required",
-                 description="relevant documents in the top k over min(k, R)"),
-    MetricFamily("gm_map", lambda t, m, g: K.average_precision(t), cutoff="none",
-                 summary="geometric", aliases=("GMAP",),
-                 description="AP per query; the summary is the geometric mean with trec_eval's "
-                             "floor 0.00001 (of the per-query expectations)"),
-    MetricFamily("gm_bpref", lambda t, m, g: K.bpref(t), cutoff="none", view="judged",
-                 summary="geometric",
-                 description="bpref per query; the summary is the geometric mean with "
-                             "trec_eval's floor 0.00001 (of the per-query expectations)"),
+    _trec("Rprec_mult", lambda t, m, g: K.r_precision_mult(t, m.mult), cutoff="none",
+          parameters=(_MULT,),
+          description="precision at floor(mult * R + 0.9) documents (trec_eval's "
+                      "Rprec_mult_<mult>)"),
+    _trec("relative_P", lambda t, m, g: K.relative_precision(t, m.k), cutoff="required",
+          description="relevant documents in the top k over min(k, R)"),
+    _trec("gm_map", lambda t, m, g: K.average_precision(t), cutoff="none",
+          summary="geometric", aliases=("GMAP",),
+          description="AP per query; the summary is the geometric mean with trec_eval's "
+                      "floor 0.00001 (of the per-query expectations)"),
+    _trec("gm_bpref", lambda t, m, g: K.bpref(t), cutoff="none", view="judged",
+          summary="geometric",
+          description="bpref per query; the summary is the geometric mean with "
+                      "trec_eval's floor 0.00001 (of the per-query expectations)"),
 ):
     register(_entry)
 del _entry
@@ -337,52 +364,53 @@ _UNJUDGED = (" It counts unjudged documents (absent from the qrels, or a negativ
              "or last in each group.")
 
 for _entry in (
-    MetricFamily("utility", lambda t, m, g: TG.utility(t, (m.rel_ret, m.nonrel_ret, m.rel_missed,
-                                                           m.nonrel_missed)),
-                 parameters=_COEFFICIENTS, **_SET,
-                 description="trec_eval's set utility: rel_ret * rel retrieved + nonrel_ret * "
-                             "non-relevant retrieved + rel_missed * relevant missed + "
-                             "nonrel_missed * (0 - the retrieved and relevant documents, trec_eval "
-                             "without -N); default 1, -1, 0, 0" + _SPLIT),
-    MetricFamily("unj", lambda t, m, g: TG.unjudged_at(t, m.k), cutoff="required",
-                 view="qrels", extremes=lambda t, m, best: TG.unjudged_extreme(t, m.k, best),
-                 description="trec_eval's unj_k: unjudged documents in the top k, over k" + _UNJUDGED),
+    _trec("utility", lambda t, m, g: TG.utility(t, (m.rel_ret, m.nonrel_ret, m.rel_missed,
+                                                    m.nonrel_missed)),
+          parameters=_COEFFICIENTS, **_SET,
+          description="trec_eval's set utility: rel_ret * rel retrieved + nonrel_ret * "
+                      "non-relevant retrieved + rel_missed * relevant missed + "
+                      "nonrel_missed * (0 - the retrieved and relevant documents, trec_eval "
+                      "without -N); default 1, -1, 0, 0" + _SPLIT),
+    _trec("unj", lambda t, m, g: TG.unjudged_at(t, m.k), cutoff="required",
+          view="qrels", extremes=lambda t, m, best: TG.unjudged_extreme(t, m.k, best),
+          description="trec_eval's unj_k: unjudged documents in the top k, over k" + _UNJUDGED),
     MetricFamily("RBP_graded", lambda t, m, g: TG.rbp_graded(t, m.p), cutoff="none",
+                 trec_eval="rbp",
                  parameters=(_PERSISTENCE,), aliases=("rbp_graded",),
                  description="trec_eval 10's rbp: (1-p) sum gain_i p^(i-1), gain = grade / top "
                              "grade of the query (graded; RBP is binary), p default 0.9"),
-    MetricFamily("rbp_resid", lambda t, m, g: TG.rbp_residual(t, m.p), cutoff="none",
-                 parameters=(_PERSISTENCE,), view="qrels",
-                 extremes=lambda t, m, best: TG.rbp_residual_extreme(t, m.p, best),
-                 description="trec_eval's rbp residual: p^N + (1-p) sum over unjudged "
-                             "documents of p^(i-1), what rbp could gain were they relevant"
-                             + _UNJUDGED),
-    MetricFamily("binG", lambda t, m, g: TG.binary_g(t), cutoff="none",
-                 description="trec_eval's binG: per relevant document retrieved, 1 / log2(2 + "
-                             "non-relevant documents above), over R"),
-    MetricFamily("ndcg_rel", lambda t, m, g: TG.ndcg_rel(t), cutoff="none",
-                 description="trec_eval's ndcg_rel: nDCG (gain = grade) read at each positively "
-                             "graded document, the missed ones at the end, averaged"),
-    MetricFamily("Rndcg", lambda t, m, g: TG.r_level_ndcg(t), cutoff="none",
-                 description="trec_eval's Rndcg: nDCG (gain = grade) averaged at the R levels, "
-                             "where the ideal gain changes, and at num_ret"),
+    _trec("rbp_resid", lambda t, m, g: TG.rbp_residual(t, m.p), cutoff="none",
+          parameters=(_PERSISTENCE,), view="qrels",
+          extremes=lambda t, m, best: TG.rbp_residual_extreme(t, m.p, best),
+          description="trec_eval's rbp residual: p^N + (1-p) sum over unjudged "
+                      "documents of p^(i-1), what rbp could gain were they relevant"
+                      + _UNJUDGED),
+    _trec("binG", lambda t, m, g: TG.binary_g(t), cutoff="none",
+          description="trec_eval's binG: per relevant document retrieved, 1 / log2(2 + "
+                      "non-relevant documents above), over R"),
+    _trec("ndcg_rel", lambda t, m, g: TG.ndcg_rel(t), cutoff="none",
+          description="trec_eval's ndcg_rel: nDCG (gain = grade) read at each positively "
+                      "graded document, the missed ones at the end, averaged"),
+    _trec("Rndcg", lambda t, m, g: TG.r_level_ndcg(t), cutoff="none",
+          description="trec_eval's Rndcg: nDCG (gain = grade) averaged at the R levels, "
+                      "where the ideal gain changes, and at num_ret"),
 ):
     register(_entry)
 del _entry
 
 # ---- trec_eval's infAP and G: counts above a document, lattice programmes (metrics/inferred.py)
 for _entry in (
-    MetricFamily("infAP", lambda t, m, g: INF.inferred_ap(t), cutoff="none", view="qrels",
-                 extremes=lambda t, m, best: INF.inferred_ap_extreme(t, best),
-                 description="trec_eval's inferred AP (Yilmaz & Aslam): per relevant document "
-                             "retrieved, precision above it estimated from the judged and pooled "
-                             "documents there, over R. Needs the whole table; its best and worst "
-                             "are computed, not the grade orders"),
-    MetricFamily("G", lambda t, m, g: INF.normalized_gain(t), cutoff="none",
-                 extremes=lambda t, m, best: INF.normalized_gain_extreme(t, best),
-                 description="trec_eval's normalized gain G: per document, gain / log2(2 + ideal "
-                             "cost - gains so far), over the ideal total (gain = grade); its best "
-                             "and worst are computed, not the grade orders"),
+    _trec("infAP", lambda t, m, g: INF.inferred_ap(t), cutoff="none", view="qrels",
+          extremes=lambda t, m, best: INF.inferred_ap_extreme(t, best),
+          description="trec_eval's inferred AP (Yilmaz & Aslam): per relevant document "
+                      "retrieved, precision above it estimated from the judged and pooled "
+                      "documents there, over R. Needs the whole table; its best and worst "
+                      "are computed, not the grade orders"),
+    _trec("G", lambda t, m, g: INF.normalized_gain(t), cutoff="none",
+          extremes=lambda t, m, best: INF.normalized_gain_extreme(t, best),
+          description="trec_eval's normalized gain G: per document, gain / log2(2 + ideal "
+                      "cost - gains so far), over the ideal total (gain = grade); its best "
+                      "and worst are computed, not the grade orders"),
 ):
     register(_entry)
 del _entry
@@ -390,15 +418,15 @@ del _entry
 _RECALL = Parameter("recall", 0.0, lambda r: math.isfinite(r) and 0 <= r <= 1, "in [0, 1]",
                     "number in [0, 1]", "recall=r")
 for _entry in (
-    MetricFamily("iprec_at_recall", lambda t, m, g: interpolated.interpolated_precision(
-                     t, m.recall), cutoff="none", parameters=(_RECALL,),
-                 description="interpolated precision at a recall level: max of j/rank_j over "
-                             "the j-th relevant documents, j >= lround(recall * R) (trec_eval's "
-                             "iprec_at_recall_<recall>; -m iprec_at_recall: the 11 levels)"),
-    MetricFamily("11pt_avg", lambda t, m, g: interpolated.eleven_point_average(t),
-                 cutoff="none",
-                 description="mean of iprec_at_recall at the recall levels 0.0, 0.1, ..., 1.0 "
-                             "(trec_eval's 11pt_avg)"),
+    _trec("iprec_at_recall", lambda t, m, g: interpolated.interpolated_precision(
+              t, m.recall), cutoff="none", parameters=(_RECALL,),
+          description="interpolated precision at a recall level: max of j/rank_j over "
+                      "the j-th relevant documents, j >= lround(recall * R) (trec_eval's "
+                      "iprec_at_recall_<recall>; -m iprec_at_recall: the 11 levels)"),
+    _trec("11pt_avg", lambda t, m, g: interpolated.eleven_point_average(t),
+          cutoff="none",
+          description="mean of iprec_at_recall at the recall levels 0.0, 0.1, ..., 1.0 "
+                      "(trec_eval's 11pt_avg)"),
 ):
     register(_entry)
 del _entry
@@ -414,20 +442,22 @@ _NUMBER = r"[-+0-9.eE]+"
 
 # ---- parsing -------------------------------------------------------------------------------
 def parse_metric(text: "str | Metric | object") -> Metric:
-    """Parse an ir_measures-style metric string, or an ir_measures measure object.
+    """Parse a metric name, or another tool's measure object.
 
     Parameters
     ----------
-    text : str, Metric or ir_measures measure
+    text : str, Metric or another tool's measure
         ``"RR"``, ``"RR@10"``, ``"nDCG@10"``, ``"P@5"``, ``"TsRR(alpha=2)"``, ... (case of
         the name is ignored; ``MRR`` is ``RR``, ``MAP`` is ``AP``, ``hit_rate@k`` is
         ``Success@k``, a rate, while ``Hits@k`` is the count of relevant documents in the top
-        k, as in ranx). trec_eval's names are read too, as on its ``-m`` (``ndcg_cut.10``) and
-        in its output (``ndcg_cut_10``, ``P_10``, ``recip_rank``, ``map``, ``success_10``).
-        A metric may fix its own settings as ir_measures writes them: ``RR(rel=2)``,
-        ``P(rel=2)@10``, ``nDCG(judged_only=True)@10``, ``nDCG(gain=exp)@10`` (or
-        ``dcg='exp-log2'``). An ir_measures object (``ir_measures.RR(rel=2)``,
-        ``nDCG@10``, ``AP@100``, ``Success@10``, ``Rprec``) is read with its parameters.
+        k, as in ranx). A metric may fix its own settings as ir_measures writes them:
+        ``RR(rel=2)``, ``P(rel=2)@10``, ``nDCG(judged_only=True)@10``, ``nDCG(gain=exp)@10``
+        (or ``dcg='exp-log2'``), and one tie policy: ``Best(AP)``, ``Expected(nDCG@10)``.
+        Other tools' names and objects are read through :mod:`tiedrank.interop`
+        (:data:`tiedrank.core.peers.PEERS`): trec_eval's names, as on its ``-m``
+        (``ndcg_cut.10``) and in its output (``ndcg_cut_10``, ``P_10``, ``recip_rank``,
+        ``success_10``), ranx's (``r-precision``, ``map-l2``), and ir_measures objects
+        (``ir_measures.RR(rel=2)``, ``nDCG@10``, ``AP@100``), with their parameters.
 
     Raises
     ------
@@ -449,39 +479,56 @@ def parse_metric(text: "str | Metric | object") -> Metric:
     """
     if isinstance(text, Metric):
         return text
-    if not isinstance(text, str) and hasattr(text, "NAME") and hasattr(text, "params"):
-        from ..interop.names import from_ir_measures  # duck-typed: ir_measures is not imported here
-
-        return from_ir_measures(text)
+    if not isinstance(text, str):
+        peer = PEERS.read_metric(text, f"metric {text!r}")  # an ir_measures measure, ...
+        if peer is not None:
+            return peer
     return parse_text(str(text), f"metric {str(text)!r}")
 
 
 _WRAPPED = re.compile(r"^\s*([A-Za-z]+)\s*\((.*)\)\s*(?:@\s*(\d+))?\s*$", re.DOTALL)
-_RANX_LEVEL = re.compile(r"^(.*\S)-l(\d+)\s*$")
+
+
+def split_wrapper(text: str) -> tuple[str, str] | None:
+    """``(policy, inner text)`` of a metric wrapped in a tie policy (``Best(AP)`` ->
+    ``("optimistic", "AP")``; ``Expected(nDCG)@10`` -> ``("expected", "nDCG@10")``), or None.
+
+    The wrappers are :data:`~tiedrank.core.policies.POLICY_WRAPPERS` (``Expected``,
+    ``Best``, ``Worst``, ``TrecEval``, as :mod:`tiedrank.interop.measures` also offers them
+    to ir_measures), the way :attr:`Metric.name` writes a metric scored under one policy.
+
+    >>> split_wrapper("Best(AP)"), split_wrapper("TsRR(alpha=2)")
+    (('optimistic', 'AP'), None)
+    """
+    wrapped = _WRAPPED.match(text)
+    if not wrapped:
+        return None
+    wrapper = WRAPPER_ALIASES.get(wrapped.group(1), wrapped.group(1))
+    if wrapper not in POLICY_WRAPPERS:
+        return None
+    inner = wrapped.group(2) + (f"@{wrapped.group(3)}" if wrapped.group(3) else "")
+    return POLICY_WRAPPERS[wrapper], inner
 
 
 def parse_text(text: str, subject: str) -> Metric:
     """:func:`parse_metric` of a string; messages start with ``subject``.
 
-    Two peer forms wrap a metric name: ir_measures' policy wrappers of
-    :mod:`tiedrank.interop.measures` (``Expected(nDCG@10)``, ``Best(AP)``, ``Worst(P@5)``,
-    ``TrecEval(nDCG@10)``: the metric under that tie policy only) and ranx's relevance-level
-    suffix (``map-l2``, ``precision@5-l2``: grade >= 2 is relevant, ``rel=2``).
+    A tie-policy wrapper (:func:`split_wrapper`) is taken off first, so the metric inside
+    may be in any spelling :func:`parse_metric` reads; then other tools' spellings are
+    offered to :data:`~tiedrank.core.peers.PEERS`; then tiedrank's own grammar reads it.
     """
-    wrapped = _WRAPPED.match(text)
-    if wrapped:
-        wrapper = WRAPPER_ALIASES.get(wrapped.group(1), wrapped.group(1))
-        if wrapper in POLICY_WRAPPERS:
-            inner = wrapped.group(2) + (f"@{wrapped.group(3)}" if wrapped.group(3) else "")
-            return _with_policy(parse_text(inner, subject), POLICY_WRAPPERS[wrapper], subject)
+    wrapped = split_wrapper(text)
+    if wrapped is not None:
+        policy, inner = wrapped
+        return with_policy(parse_text(inner, subject), policy, subject)
     if "," in text and "(" not in text:
         raise ValueError(f"{subject} names several metrics (trec_eval's cutoff list); pass it "
                          "where a list of metrics is read (evaluate(..., metrics=), -m), or "
                          f"one at a time: {text.split(',')[0]}")
-    level = _RANX_LEVEL.match(text)
-    if level:
-        return _with_level(parse_text(level.group(1), subject), int(level.group(2)), subject)
-    match = _PATTERN.match(_translate(text))
+    peer = PEERS.read_metric(text, subject)  # trec_eval's ndcg_cut_10, ranx's map-l2, ...
+    if peer is not None:
+        return peer
+    match = _PATTERN.match(text)
     entry = REGISTRY.get(_BY_LOWER.get(match.group(1).lower(), "")) if match else None
     if entry is None:
         raise ValueError(_unknown_message(text))
@@ -496,29 +543,12 @@ def parse_text(text: str, subject: str) -> Metric:
     return Metric(entry.name, None if k is None else int(k), **values)
 
 
-def _with_policy(metric: Metric, policy: str, subject: str) -> Metric:
+def with_policy(metric: Metric, policy: str, subject: str) -> Metric:
     """``metric`` under one tie policy (a wrapper around a wrapper is refused)."""
     if metric.policy is not None and metric.policy != policy:
         raise ValueError(f"{subject} wraps one tie policy in another; write one wrapper, "
                          f"e.g. {metric.name}")
     return Metric(**{**metric.__dict__, "policy": policy})
-
-
-def _with_level(metric: Metric, level: int, subject: str) -> Metric:
-    """ranx's ``-lN`` suffix: grade >= N is relevant, tiedrank's ``rel=N``."""
-    if metric.entry.graded:
-        raise InvalidParameterError(
-            "-l", f"-l{level}", f"left out: ranx's -l{level} on {metric.family} drops the grades "
-            f"below {level} from the gains, while tiedrank's {metric.family} uses every grade; "
-            f"write {metric.name}, and set the grades below {level} to 0 in the qrels for "
-            "ranx's number", subject=subject)
-    if level < 1:
-        raise InvalidParameterError("-l", f"-l{level}", "a level >= 1 (grade >= level is "
-                                    "relevant), e.g. -l2", subject=subject)
-    if metric.rel is not None and metric.rel != level:
-        raise ValueError(f"{subject} sets the relevance level twice (rel={metric.rel} and "
-                         f"-l{level}); write one")
-    return Metric(**{**metric.__dict__, "rel": level})
 
 
 MAX_CUTOFF = 2**31 - 1
@@ -532,23 +562,6 @@ def check_cutoff(k: object, subject: str) -> None:
     if not allowed.accepts(k):
         raise InvalidParameterError("k", k, f"{allowed.describe()} (the cutoff @k)",
                                     subject=subject)
-
-
-_TREC_EVAL_CUTOFF = re.compile(
-    r"^\s*(P|recall|map_cut|ndcg_cut|success|recip_rank_cut|unj)[._](\d+)\s*$", re.IGNORECASE)
-_TREC_EVAL_FAMILY = {"p": "P", "recall": "R", "map_cut": "AP", "ndcg_cut": "nDCG",
-                     "success": "Success", "recip_rank_cut": "RR", "unj": "unj"}
-_SPELLINGS = {"recip_rank": "RR", "r-precision": "Rprec", "rprec": "Rprec"}
-
-
-def _translate(text: str) -> str:
-    """trec_eval's and ranx's spellings as ours: ``ndcg_cut.10``/``ndcg_cut_10`` -> nDCG@10,
-    ``recip_rank`` -> RR, ``r-precision`` -> Rprec (other names pass through)."""
-    cut = _TREC_EVAL_CUTOFF.match(text)
-    if cut:
-        return f"{_TREC_EVAL_FAMILY[cut.group(1).lower()]}@{cut.group(2)}"
-    base, at, k = text.strip().partition("@")
-    return _SPELLINGS.get(base.lower(), base) + at + k
 
 
 def _unknown_message(text: str) -> str:
@@ -620,11 +633,9 @@ def _setting(subject: str, entry: MetricFamily, key: str, raw: str) -> tuple[str
         raise InvalidParameterError(key, raw, f"left out: {entry.name} is a binary metric "
                                     f"(write {entry.name}(rel=2) to count grade >= 2 as "
                                     "relevant)", subject=subject)
-    if name == "rel":
-        if not re.fullmatch(r"\d+", raw) or int(raw) < 1:
-            raise InvalidParameterError("rel", raw, "an integer >= 1 (grade >= rel is relevant)",
-                                        subject=subject)
-        return name, int(raw)
+    if name == "rel":  # the one level check, worded for this measure
+        level = int(raw) if re.fullmatch(r"[+-]?\d+", raw) else raw
+        return name, check("rel", level, [REL_LEVEL], subject=subject)
     if name == "judged_only":
         if raw.lower() not in ("true", "false"):
             raise InvalidParameterError("judged_only", raw, "True or False", subject=subject)
@@ -680,7 +691,7 @@ def metric_values(table: TieTable, metric: "str | Metric", *, gain: str = "linea
     if m.rel is not None and m.rel != table.rel_level:
         raise ValueError(f"{m.name} counts grade >= {m.rel} as relevant, but the table was built "
                          f"with rel_level={table.rel_level}; build it with "
-                         f"build_tie_table(..., rel_level={m.rel})")
+                         f"build_tie_table(run, qrels, EvaluationOptions(rel_level={m.rel}))")
     source = metric_view(table, m)
     if extreme is not None and not m.policy_invariant:
         if m.entry.extremes is not None:

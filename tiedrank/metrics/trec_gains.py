@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ties import TieTable, segment_sum
+from .blocks import divide, per_query_docs, per_query_groups
 from .kernels import discount
 
 UTILITY_DEFAULTS = (1.0, -1.0, 0.0, 0.0)
@@ -44,18 +45,6 @@ UTILITY_DEFAULTS = (1.0, -1.0, 0.0, 0.0)
 
 
 # ---- building blocks ---------------------------------------------------------------------
-def _per_query_docs(table: TieTable, values: np.ndarray) -> np.ndarray:
-    return np.bincount(table.doc_query, weights=values, minlength=table.n_queries)
-
-
-def _per_query_groups(table: TieTable, values: np.ndarray) -> np.ndarray:
-    return np.bincount(table.group_query, weights=values, minlength=table.n_queries)
-
-
-def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    out = np.zeros(np.broadcast(numerator, denominator).shape, dtype=np.float64)
-    np.divide(numerator, denominator, out=out, where=np.asarray(denominator) > 0)
-    return out
 
 
 def _group_mean(table: TieTable, doc_values: np.ndarray) -> np.ndarray:
@@ -146,7 +135,7 @@ def unjudged_at(table: TieTable, k: int) -> np.ndarray:
     """
     judged = _judged_per_group(table).astype(np.float64)
     shown = np.minimum(table.n_retrieved, k).astype(np.float64)
-    return (shown - _per_query_groups(table, judged * _slots(table, k) / table.group_size)) / k
+    return (shown - per_query_groups(table, judged * _slots(table, k) / table.group_size)) / k
 
 
 def unjudged_extreme(table: TieTable, k: int, best: bool) -> np.ndarray:
@@ -162,7 +151,7 @@ def unjudged_extreme(table: TieTable, k: int, best: bool) -> np.ndarray:
     count = (np.maximum(0, slots - (table.group_size - judged)) if best
              else np.minimum(judged, slots))
     shown = np.minimum(table.n_retrieved, k).astype(np.float64)
-    return (shown - _per_query_groups(table, count.astype(np.float64))) / k
+    return (shown - per_query_groups(table, count.astype(np.float64))) / k
 
 
 # ---- rank-biased precision, trec_eval's: graded gains and the residual -----------------------
@@ -202,7 +191,7 @@ def rbp_graded(table: TieTable, p: float = 0.9) -> np.ndarray:
     array([0.5625])
     """
     weight = (1.0 - p) * np.power(p, (table.doc_rank - 1).astype(np.float64))
-    return _per_query_docs(table, _group_mean(table, rbp_gains(table)) * weight)
+    return per_query_docs(table, _group_mean(table, rbp_gains(table)) * weight)
 
 
 def _rbp_judged_mass(table: TieTable, p: float, judged_first: "bool | None") -> np.ndarray:
@@ -218,13 +207,13 @@ def _rbp_judged_mass(table: TieTable, p: float, judged_first: "bool | None") -> 
         mass = np.power(p, a) - np.power(p, a + judged)
     else:
         mass = np.power(p, a + n - judged) - np.power(p, a + n)
-    return _per_query_groups(table, mass)
+    return per_query_groups(table, mass)
 
 
 def _rbp_residual(table: TieTable, p: float, judged_first: "bool | None") -> np.ndarray:
     # p^N + (1 - p) sum over the unjudged of p^(i-1) = p^N + (1 - p^N) - the judged's mass:
     # the judged documents are few, the unjudged the rest of the run
-    judged = _per_query_groups(table, _judged_per_group(table).astype(np.float64))
+    judged = per_query_groups(table, _judged_per_group(table).astype(np.float64))
     any_unjudged = table.n_retrieved > judged
     return np.where(any_unjudged, 1.0 - _rbp_judged_mass(table, p, judged_first), 0.0)
 
@@ -299,7 +288,7 @@ def binary_g(table: TieTable) -> np.ndarray:
     term = (k / length)[segment] / np.log2(2.0 + above[segment] + y)
     total = np.bincount(table.group_query[groups][segment], weights=term,
                         minlength=table.n_queries)
-    return _divide(total, table.n_relevant.astype(np.float64))
+    return divide(total, table.n_relevant.astype(np.float64))
 
 
 # ---- ndcg_rel and Rndcg: nDCG read at the relevant documents or at the R levels ---------------
@@ -372,16 +361,16 @@ def ndcg_rel(table: TieTable) -> np.ndarray:
     disc_before = _running_sum(disc, first) - disc
     pairs = segment_sum(disc_before * inverse_ideal, table.group_start)
     n = table.group_size.astype(np.float64)
-    within = (group_positive - 1).clip(0) * group_gain * _divide(pairs, n * (n - 1))
+    within = (group_positive - 1).clip(0) * group_gain * divide(pairs, n * (n - 1))
 
-    retrieved_positive = _per_query_groups(table, group_positive.astype(np.float64))
+    retrieved_positive = per_query_groups(table, group_positive.astype(np.float64))
     total_ideal = np.zeros(table.n_queries)
     last = table.ideal_start[:-1] + positive - 1
     total_ideal[positive > 0] = ideal[last[positive > 0]]
-    missed = (positive - retrieved_positive) * _divide(_per_query_groups(table, group_dcg),
+    missed = (positive - retrieved_positive) * divide(per_query_groups(table, group_dcg),
                                                        total_ideal)
-    total = _per_query_docs(table, own) + _per_query_groups(table, above + within) + missed
-    return _divide(total, positive.astype(np.float64))
+    total = per_query_docs(table, own) + per_query_groups(table, above + within) + missed
+    return divide(total, positive.astype(np.float64))
 
 
 def _r_levels(table: TieTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -449,8 +438,8 @@ def r_level_ndcg(table: TieTable) -> np.ndarray:
     ok = found < len(keys)
     inside[ok] = cut_query[found[ok]] == query[ok]
     weight = np.where(inside, suffix[np.minimum(found, len(keys))], 0.0) * discount(table.doc_rank)
-    total = _per_query_docs(table, _group_mean(table, trec_gains(table)) * weight)
-    value = _divide(total, count.astype(np.float64))
+    total = per_query_docs(table, _group_mean(table, trec_gains(table)) * weight)
+    value = divide(total, count.astype(np.float64))
     return np.where(table.n_relevant > 0, value, 0.0)
 
 

@@ -54,11 +54,15 @@ def sweep(parameter: str, values: Sequence[Any], *, base_spec: "RerankerSpec | s
     >>> table[["value", "docs_in_ties"]].round(2).values.tolist()
     [[3, 1.0], [11, 0.99], [None, 0.0]]
     """
-    from ..core.evaluation import evaluate  # local: evaluate pulls in the io readers
-    from ..metrics import parse_metric
+    from ..core.evaluation import build_tables, score_tables  # local: they pull in the io readers
+    from ..core.options import make_options
     from ..core.ties import tie_statistics
+    from ..metrics import parse_metric
 
     check("parameter", parameter, [Options(*SWEEP_PARAMETERS)], function="sweep")
+    # the door: the metric and the options are read once, every value is scored with them
+    metric = parse_metric(metric)
+    options = make_options("sweep", ties="all", rel_level=rel_level)
     base = get_spec("fine-grained" if base_spec is None else base_spec)
     if qrels is None:
         qrels = make_queries(seed=seed)
@@ -68,13 +72,13 @@ def sweep(parameter: str, values: Sequence[Any], *, base_spec: "RerankerSpec | s
             value = value.item()
         spec = replace(base, **{parameter: value})
         run = simulate_run(qrels, spec, seed)
-        ev = evaluate({spec.name: run}, qrels, [metric], ties="all", rel_level=rel_level)
+        ev = score_tables(build_tables({spec.name: run}, qrels, options), [metric], options)
         report = ev.report()
         # no query with a document at rel_level: every mean is undefined, not an error
         values_at = (report.iloc[0] if len(report) else
                      pd.Series({c: np.nan for c in ("expected", "best", "worst", "trec_eval")}))
         stats = tie_statistics(ev.tables[spec.name])
-        rows.append({"parameter": parameter, "value": value, "metric": parse_metric(metric).name,
+        rows.append({"parameter": parameter, "value": value, "metric": metric.name,
                      "expected": values_at["expected"], "best": values_at["best"],
                      "worst": values_at["worst"], "trec_eval": values_at["trec_eval"],
                      "docs_in_ties": stats["docs_in_ties"]})

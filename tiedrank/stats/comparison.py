@@ -97,7 +97,7 @@ class PairComparison:
         return out
 
 
-def compare_values(pairs: PairedValues, run_a: str, run_b: str, metric: str, policy: str,
+def compare_values(pairs: PairedValues, run_a: str, run_b: str, metric: Metric, policy: str,
                     test: str, seed: int, n_resamples: int, confidence: float,
                     with_ci: bool = True) -> PairComparison:
     """The paired test (and bootstrap CI unless ``with_ci`` is false) of one pair of runs on
@@ -108,7 +108,7 @@ def compare_values(pairs: PairedValues, run_a: str, run_b: str, metric: str, pol
     low, high = (bootstrap_ci(a, b, seed=seed, confidence=confidence, n_resamples=n_resamples)
                  if with_ci else (math.nan, math.nan))
     diff = float(np.mean(a - b)) if len(a) else math.nan
-    return PairComparison(run_a, run_b, metric, policy, test, len(a),
+    return PairComparison(run_a, run_b, metric.name, policy, test, len(a),
                           summary_value(pairs.a, metric), summary_value(pairs.b, metric),
                           diff, statistic, p, low, high, cohens_d(a, b),
                           pairs.only_a, pairs.only_b)
@@ -145,10 +145,10 @@ def compare_pair(source: Evaluation | pd.DataFrame, run_a: str, run_b: str,
     -2.608
     """
     frame = per_query_frame(source)
-    metric_name = resolve_metric(frame, metric)
+    metric = resolve_metric(frame, metric)
     policy_label = resolve_policy(frame, policy, seed)
-    pairs = pair_columns(value_matrix(frame, metric_name, policy_label), run_a, run_b)
-    return compare_values(pairs, run_a, run_b, metric_name, policy_label, test, seed,
+    pairs = pair_columns(value_matrix(frame, metric, policy_label), run_a, run_b)
+    return compare_values(pairs, run_a, run_b, metric, policy_label, test, seed,
                            n_resamples, confidence)
 
 
@@ -167,8 +167,8 @@ def scale_note(metrics: Iterable[str | Metric]) -> str | None:
     from ..metrics import parse_metric
     from ..core.summation import MIN_GEO_MEAN
 
-    names = [parse_metric(m).name for m in dict.fromkeys(str(m) for m in metrics)]
-    geometric = [m for m in names if parse_metric(m).entry.summary == "geometric"]
+    parsed = dict.fromkeys(parse_metric(m) for m in dict.fromkeys(metrics))  # parsed once
+    geometric = list(dict.fromkeys(m.name for m in parsed if m.entry.summary == "geometric"))
     if not geometric:
         return None
     return (f"{', '.join(geometric)}: mean = the geometric mean (each value floored at "
@@ -238,6 +238,12 @@ def compare_runs(source: Evaluation | pd.DataFrame, *, baseline: str | None = No
                  progress: Callable[[float, str], None] | None = None) -> Comparison:
     """Compare many runs against a baseline (or all pairs) with a corrected paired test.
 
+    Each metric is compared on the scale of its summary (:func:`compare_pair`): a run's
+    ``mean`` is its summary (the geometric mean for gm_map and gm_bpref, the sum for the
+    ``num_*`` counts), and for a geometric summary the tests, intervals, effect sizes and
+    ``diff`` are those of the floored logs ``log(max(x, 1e-5))``: ``diff`` is
+    ``log(GM_run / GM_baseline)`` and a significant test says the geometric means differ.
+
     Parameters
     ----------
     source : Evaluation or per-query DataFrame
@@ -251,12 +257,6 @@ def compare_runs(source: Evaluation | pd.DataFrame, *, baseline: str | None = No
     test : {"t", "wilcoxon", "randomization"}
     correction : {"holm", "bonferroni", "bh", "none"}
         Applied per metric over the family of tests run for it (NaN p-values left out).
-
-    Each metric is compared on the scale of its summary (:func:`compare_pair`): a run's
-    ``mean`` is its summary (the geometric mean for gm_map and gm_bpref, the sum for the
-    ``num_*`` counts), and for a geometric summary the tests, intervals, effect sizes and
-    ``diff`` are those of the floored logs ``log(max(x, 1e-5))``: ``diff`` is
-    ``log(GM_run / GM_baseline)`` and a significant test says the geometric means differ.
     pairs : {"baseline", "all"}
         Test each run against the baseline only, or every pair of runs (ranx's default).
     alpha : float
@@ -332,7 +332,7 @@ def _baseline_first(all_runs: list[str], runs: Sequence[str] | None,
     return run_list
 
 
-def _dropped_findings(paired: PairedValues, metric: str, run_a: str, run_b: str) -> list[Finding]:
+def _dropped_findings(paired: PairedValues, metric: Metric, run_a: str, run_b: str) -> list[Finding]:
     if not paired.n_dropped:
         return []
     n = paired.n_dropped
@@ -343,7 +343,7 @@ def _dropped_findings(paired: PairedValues, metric: str, run_a: str, run_b: str)
 
 
 def _table_rows(block: pd.DataFrame, matrix: pd.DataFrame, run_list: list[str],
-                keys: dict[str, str], metric: str) -> list[dict]:
+                keys: dict[str, str], metric: Metric) -> list[dict]:
     """One report row per run for one metric: its mean, the test against the baseline
     (sign flipped for pairs tested as (baseline, run)) and its significance marker."""
     baseline = run_list[0]
@@ -367,7 +367,7 @@ def _table_rows(block: pd.DataFrame, matrix: pd.DataFrame, run_list: list[str],
     for run in run_list:
         row = vs_baseline.get(run)
         rows.append({
-            "run": run, "key": keys[run], "metric": metric, "mean": float(means[run]),
+            "run": run, "key": keys[run], "metric": metric.name, "mean": float(means[run]),
             "diff": 0.0 if row is None else float(row.mean_diff),
             "p_value": math.nan if row is None else float(row.p_value),
             "p_corrected": math.nan if row is None else float(row.p_corrected),

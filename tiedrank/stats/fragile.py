@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.evaluation import Evaluation
+from ..core.policies import REPORT_COLUMNS
 from ..metrics import Metric
 from .pairing import (
     check_runs,
@@ -34,11 +35,11 @@ FRAGILE_COLUMNS = ("query", "expected_a", "expected_b", "trec_eval_a", "trec_eva
                    "winner_trec_eval", "max_diff", "min_diff", "fragile")
 """The columns of :func:`fragile_queries`, in order."""
 
-_NEEDED = {"expected": "expected", "trec_eval": "trec_eval", "best": "optimistic",
-           "worst": "pessimistic"}
+_NEEDED = {REPORT_COLUMNS[p]: p for p in ("expected", "trec_eval", "optimistic", "pessimistic")}
+"""Column prefix (the report's word for the policy: best, worst) -> policy key."""
 
 
-def _policy_values(frame: pd.DataFrame, metric: str, policy: str, run_a: str,
+def _policy_values(frame: pd.DataFrame, metric: Metric, policy: str, run_a: str,
                    run_b: str) -> pd.DataFrame:
     """query -> (a, b) of one policy on the queries both runs have."""
     if policy not in set(frame["policy"]):
@@ -116,8 +117,8 @@ def fragile_queries(source: Evaluation | pd.DataFrame, run_a: str, run_b: str,
         raise ValueError("the two runs must differ")
     frame = per_query_frame(source)
     check_runs((run_a, run_b), dict.fromkeys(frame["run"]))
-    metric_name = resolve_metric(frame, metric)
-    values = {key: _policy_values(frame, metric_name, policy, run_a, run_b)
+    metric = resolve_metric(frame, metric)
+    values = {key: _policy_values(frame, metric, policy, run_a, run_b)
               for key, policy in _NEEDED.items()}
     queries = values["expected"].index
     values = {key: v.reindex(queries) for key, v in values.items()}  # one query order

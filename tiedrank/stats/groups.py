@@ -15,7 +15,7 @@ import pandas as pd
 from ..core.errors import Finding
 from ..core.evaluation import Evaluation
 from ..io.groups import read_groups
-from ..core.summation import summarize
+from ..core.summaries import summarize
 from .pairing import MAX_LISTED, per_query_frame
 
 __all__ = ["GroupBreakdown", "group_breakdown", "read_groups"]

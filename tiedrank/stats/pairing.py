@@ -132,20 +132,22 @@ def per_query_frame(source: Evaluation | pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def resolve_metric(frame: pd.DataFrame, metric: str | Metric) -> str:
+def resolve_metric(frame: pd.DataFrame, metric: str | Metric) -> Metric:
+    """The door of :mod:`tiedrank.stats` for a metric argument: ``metric`` as a
+    :class:`~tiedrank.metrics.Metric` (parsed once, unless it is one), checked to be among
+    the evaluated metrics of ``frame``. The helpers below it take the object; they select
+    the frame's rows by its name (``str(metric)``) and read its summary from it."""
     names = list(dict.fromkeys(frame["metric"]))
-    if str(metric) in names:
-        return str(metric)
-    name = parse_metric(metric).name  # "ndcg@10" -> "nDCG@10"
-    if name not in names:
-        raise ValueError(f"metric {name!r} was not evaluated; available: {', '.join(names)}")
-    return name
+    m = parse_metric(metric)  # "ndcg@10" -> nDCG@10; a Metric is taken as it is
+    if m.name not in names:
+        raise ValueError(f"metric {m.name!r} was not evaluated; available: {', '.join(names)}")
+    return m
 
 
-def resolve_metrics(frame: pd.DataFrame, metrics: Iterable[str | Metric] | None) -> list[str]:
-    """The evaluated names of ``metrics`` (default: every evaluated metric, in order)."""
+def resolve_metrics(frame: pd.DataFrame, metrics: Iterable[str | Metric] | None) -> list[Metric]:
+    """The evaluated ``metrics`` as objects (default: every evaluated metric, in order)."""
     if metrics is None:
-        return list(dict.fromkeys(frame["metric"]))
+        metrics = dict.fromkeys(frame["metric"])
     return [resolve_metric(frame, m) for m in metrics]
 
 
@@ -167,9 +169,10 @@ def resolve_policy(frame: pd.DataFrame, policy: str, seed: int = 0) -> str:
     return label
 
 
-def value_matrix(frame: pd.DataFrame, metric: str, policy: str) -> pd.DataFrame:
-    """query x run matrix of one metric under one policy (NaN where a run lacks a query)."""
-    block = frame[(frame["metric"] == metric) & (frame["policy"] == policy)]
+def value_matrix(frame: pd.DataFrame, metric: str | Metric, policy: str) -> pd.DataFrame:
+    """query x run matrix of one metric (an evaluated one: its name selects the rows) under
+    one policy (NaN where a run lacks a query)."""
+    block = frame[(frame["metric"] == str(metric)) & (frame["policy"] == policy)]
     if block.duplicated(["run", "query"]).any():
         raise ValueError(f"duplicate (run, query) values for {metric} under {policy}")
     matrix = block.pivot(index="query", columns="run", values="value")

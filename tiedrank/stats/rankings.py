@@ -20,7 +20,7 @@ from ..core.data import Run
 from ..core.evaluation import Evaluation
 from ..metrics import Metric
 from ..core.ties import TieTable
-from ..core.summation import summarize
+from ..core.summaries import summarize
 from .pairing import per_query_frame, resolve_metric, resolve_policy
 
 __all__ = ["RankCorrelation", "policy_rankings", "rank_correlation", "ranking_agreement"]
@@ -39,11 +39,11 @@ def policy_rankings(source: Evaluation | pd.DataFrame, metric: str | Metric, *,
         best; equal summaries share the average rank).
     """
     frame = per_query_frame(source)
-    metric_name = resolve_metric(frame, metric)
+    metric = resolve_metric(frame, metric)
     labels = ([resolve_policy(frame, p) for p in policies] if policies is not None
               else list(dict.fromkeys(frame["policy"])))
-    block = frame[frame["metric"] == metric_name]
-    means = summarize(block).pivot(index="run", columns="policy", values="value")
+    block = frame[frame["metric"] == metric.name]
+    means = summarize(block, metrics=(metric,)).pivot(index="run", columns="policy", values="value")
     means = means.loc[list(dict.fromkeys(block["run"])), labels]
     out = pd.DataFrame({"run": means.index.astype(str)})
     for label in labels:

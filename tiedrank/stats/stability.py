@@ -308,12 +308,12 @@ def policy_verdicts(source: Evaluation | pd.DataFrame, run_a: str, run_b: str,
     [['expected', 'tie', True], ['trec_eval', 'B', False]]
     """
     frame = per_query_frame(source)
-    metric_name = resolve_metric(frame, metric)
+    metric = resolve_metric(frame, metric)
     rows = []
     for policy in policies:
         label = resolve_policy(frame, policy, seed)
-        pairs = pair_columns(value_matrix(frame, metric_name, label), run_a, run_b)
-        r = compare_values(pairs, run_a, run_b, metric_name, label, test, seed, n_resamples,
+        pairs = pair_columns(value_matrix(frame, metric, label), run_a, run_b)
+        r = compare_values(pairs, run_a, run_b, metric, label, test, seed, n_resamples,
                             0.95, with_ci=False)  # the interval is not part of a verdict
         ahead = int(outcome(r.mean_diff, max(abs(r.mean_a), abs(r.mean_b))))
         rows.append({"policy": label, "mean_a": r.mean_a, "mean_b": r.mean_b,
@@ -401,17 +401,17 @@ def pair_stability(evaluation: Evaluation, run: str, baseline: str, metric: str 
         raise ValueError("the run and the baseline must differ")
     check_runs((run, baseline), evaluation.tables)
     frame = per_query_frame(evaluation)
-    metric_name = resolve_metric(frame, metric)
+    metric = resolve_metric(frame, metric)
     report = progress or (lambda share, step: None)
-    report(0.0, f"Drawing {n_draws:,} random tie-breaks of {baseline} on {metric_name}")
-    base_means = lambda: _baseline_draws(evaluation, baseline, metric_name, n_draws, seed, gain)
-    return _pair_stability(frame, evaluation, run, baseline, metric_name, base_means,
+    report(0.0, f"Drawing {n_draws:,} random tie-breaks of {baseline} on {metric}")
+    base_means = lambda: _baseline_draws(evaluation, baseline, metric, n_draws, seed, gain)
+    return _pair_stability(frame, evaluation, run, baseline, metric, base_means,
                            policies=policies, test=test, alpha=alpha, seed=seed,
                            gain=gain, n_resamples=n_resamples, method=method,
                            progress=report)
 
 
-def _baseline_draws(evaluation: Evaluation, baseline: str, metric: str, n_draws: int,
+def _baseline_draws(evaluation: Evaluation, baseline: str, metric: Metric, n_draws: int,
                     seed: int, gain: str) -> np.ndarray:
     table = evaluation.tables[baseline]
     return _draw_means(table, metric, 1, n_draws=n_draws, seed=seed, gain=gain,
@@ -419,7 +419,7 @@ def _baseline_draws(evaluation: Evaluation, baseline: str, metric: str, n_draws:
 
 
 def _pair_stability(frame: pd.DataFrame, evaluation: Evaluation, run: str, baseline: str,
-                    metric: str, base_means: np.ndarray | Callable[[], np.ndarray], *,
+                    metric: Metric, base_means: np.ndarray | Callable[[], np.ndarray], *,
                     policies: Sequence[str], test: str, alpha: float, seed: int, gain: str,
                     n_resamples: int, method: str = "auto", with_draws: bool = True,
                     progress: Callable[[float, str], None] | None = None) -> PairStability:
@@ -428,7 +428,7 @@ def _pair_stability(frame: pd.DataFrame, evaluation: Evaluation, run: str, basel
     when the probability is exact (then ``draws`` is empty)."""
     base_table, table = evaluation.tables[baseline], evaluation.tables[run]
     check_same_queries(table, base_table)
-    m = parse_metric(metric)
+    m = metric  # resolved once by the public function (resolve_metric)
     included = base_table.evaluated & table.evaluated
     report = progress or (lambda share, step: None)
     report(0.3, f"Computing the exact law of {metric} where it has one")
@@ -457,7 +457,7 @@ def _pair_stability(frame: pd.DataFrame, evaluation: Evaluation, run: str, basel
     draws = pd.DataFrame({"draw": np.arange(n_draws), "run": run_means, "baseline": base_means,
                           "diff": run_means - base_means})
     report(1.0, "Done")
-    return PairStability(run, baseline, metric, test, float(alpha), int(n_draws), int(seed),
+    return PairStability(run, baseline, metric.name, test, float(alpha), int(n_draws), int(seed),
                          p, se, equal, draws, verdicts, "sampled" if exact is None else "exact",
                          p_normal, sd_run, sd_base)
 
@@ -472,7 +472,7 @@ def _verdict_frame(raw: pd.DataFrame) -> pd.DataFrame:
         "agrees": raw["agrees"].astype(bool)})
 
 
-def _fixed_policies_only(frame: pd.DataFrame, run: str, baseline: str, metric: str, *,
+def _fixed_policies_only(frame: pd.DataFrame, run: str, baseline: str, metric: Metric, *,
                          policies: Sequence[str], test: str, alpha: float, seed: int,
                          n_resamples: int) -> PairStability:
     """A metric random tie-breaks cannot be drawn for (no exact law, no sampler): the
@@ -482,7 +482,7 @@ def _fixed_policies_only(frame: pd.DataFrame, run: str, baseline: str, metric: s
                           alpha=alpha, seed=seed, n_resamples=n_resamples)
     draws = pd.DataFrame({"draw": np.arange(0), "run": np.empty(0), "baseline": np.empty(0),
                           "diff": np.empty(0)})
-    return PairStability(run, baseline, metric, test, float(alpha), 0, int(seed), math.nan,
+    return PairStability(run, baseline, metric.name, test, float(alpha), 0, int(seed), math.nan,
                          math.nan, math.nan, draws, _verdict_frame(raw), "none")
 
 
@@ -534,7 +534,7 @@ def verdict_stability(evaluation: Evaluation, baseline: str | None = None, *,
                                      policies=policies, test=test, alpha=alpha, seed=seed,
                                      gain=gain, n_resamples=n_resamples, method=method,
                                      with_draws=False)
-            row = {"run": run, "baseline": baseline, "metric": metric, "p_win": result.p_win,
+            row = {"run": run, "baseline": baseline, "metric": metric.name, "p_win": result.p_win,
                    "se": result.se, "method": result.method, "p_normal": result.p_normal,
                    "sd_run": result.sd_run, "sd_baseline": result.sd_baseline}
             for v in result.verdicts.itertuples(index=False):

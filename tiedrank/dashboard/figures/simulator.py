@@ -93,7 +93,7 @@ def sweep_figure(table: pd.DataFrame, *, title: str | None = None,
     Parameters
     ----------
     table : DataFrame
-        :func:`tiedrank.dashboard.simulator_sweep` output (parameter, value, label, metric,
+        :func:`tiedrank.dashboard.simulator.simulator_sweep` output (parameter, value, label, metric,
         expected, best, worst, trec_eval, docs_in_ties).
     reference : float, optional
         A horizontal reference line (e.g. the continuous scorer's value).

@@ -79,7 +79,7 @@ def range_figure(ranges: pd.DataFrame, metric: str, *, title: str | None = None,
     """One horizontal bar per query from worst to best, the expectation and trec_eval marked.
 
     ``ranges``: columns query, worst, best, expected, trec_eval (as
-    :func:`tiedrank.dashboard.learn.query_ranges`, already sorted: the first row is drawn on top).
+    :func:`tiedrank.dashboard.spread.query_ranges`, already sorted: the first row is drawn on top).
     """
     labels = (ranges[label_column] if label_column else ranges["query"]).astype(str).tolist()
     hover_text = ranges["text"].astype(str).tolist() if "text" in ranges else [""] * len(ranges)

@@ -59,7 +59,7 @@ def ranked_list_figure(docs: pd.DataFrame, *, mode: str = "stack", title: str | 
     Parameters
     ----------
     docs : DataFrame
-        :func:`tiedrank.dashboard.query_documents` output.
+        :func:`tiedrank.io.query_documents` output.
 
     Returns
     -------
@@ -145,7 +145,7 @@ def top_strip_figure(strip: pd.DataFrame, *, color: str = "parity", depth: int =
     Parameters
     ----------
     strip : DataFrame
-        :func:`tiedrank.dashboard.top_strip` output.
+        :func:`tiedrank.dashboard.tie_structure.top_strip` output.
     queries : list of str, optional
         Row order (top to bottom); default the strip's order.
     """
@@ -235,7 +235,7 @@ def group_size_figure(bins: pd.DataFrame, *, weight: str = "groups",
     Parameters
     ----------
     bins : DataFrame
-        :func:`tiedrank.dashboard.group_size_bins` output.
+        :func:`tiedrank.dashboard.tie_structure.group_size_bins` output.
     """
     if weight not in ("groups", "documents"):
         raise ValueError(f"weight must be 'groups' or 'documents', got {weight!r}")
@@ -272,7 +272,7 @@ def tie_ratio_scatter(frame: pd.DataFrame, metric: str, *, x: str = "tie_ratio",
     Parameters
     ----------
     frame : DataFrame
-        :func:`tiedrank.dashboard.tie_ratio_vs_range` output.
+        :func:`tiedrank.dashboard.tie_structure.tie_ratio_vs_range` output.
     """
     fig = go.Figure()
     parts = frame.groupby("run", sort=False) if "run" in frame else [(None, frame)]

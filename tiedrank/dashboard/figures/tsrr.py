@@ -35,7 +35,7 @@ def sweep_figure(sweep: pd.DataFrame, references: pd.DataFrame | None = None, *,
     sweep : DataFrame
         Columns run, alpha, value (:func:`tiedrank.core.evaluation.tsrr_sweep`).
     references : DataFrame, optional
-        Columns run, reference, value (:func:`tiedrank.dashboard.learn.sweep_references`), drawn as
+        Columns run, reference, value (:func:`tiedrank.dashboard.tsrr.sweep_references`), drawn as
         horizontal lines across the alpha range in the run's colour.
     marked_alpha : float, optional
         Draw a vertical guide at this alpha (the per-query table's alpha).
@@ -80,7 +80,7 @@ def sweep_figure(sweep: pd.DataFrame, references: pd.DataFrame | None = None, *,
 def fully_tied_figure(example: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     """Pathology 1: TsRR, E[RR] and TsRR2 of a fully tied list against alpha (log axis).
 
-    ``example``: columns alpha, TsRR, E[RR], TsRR2 (:func:`tiedrank.dashboard.learn.fully_tied_example`).
+    ``example``: columns alpha, TsRR, E[RR], TsRR2 (:func:`tiedrank.dashboard.tsrr.fully_tied_example`).
     """
     fig = go.Figure()
     for column in ("E[RR]", "TsRR2", "TsRR"):
@@ -103,7 +103,7 @@ def appended_figure(example: pd.DataFrame, *, current: int | None = None,
     """Pathology 2: the metrics against the number of irrelevant documents appended below.
 
     ``example``: columns appended, ``TsRR(alpha=...)``, E[RR], TsRR2, RR (trec_eval order)
-    (:func:`tiedrank.dashboard.learn.appended_example`); ``current`` marks the chosen count.
+    (:func:`tiedrank.dashboard.tsrr.appended_example`); ``current`` marks the chosen count.
     """
     tsrr_column = next(c for c in example.columns if c.startswith("TsRR("))
     fig = go.Figure()
