@@ -117,6 +117,9 @@ def _uploads() -> dict[str, tuple[bytes, str, str]]:
         "<b>markup</b>.txt": (b"q1 Q0 **d1** 1 0.5 <i>r</i>\n", "text/plain", "run"),
         "bad_groups.csv": (b"group;query\nx;y\n", "text/csv", "groups"),
         "bad.gz": (b"\x1f\x8b\x08\x00garbage", "application/gzip", "run"),
+        "cut_corpus.tsv.gz": (gzip.compress(b"d1\tthe first document\n" * 500, mtime=0)[:60],
+                              "application/gzip", "corpus"),
+        "not_parquet.parquet": (b"PAR1 not a parquet file", "application/octet-stream", "corpus"),
     }
     return files
 
