@@ -117,6 +117,9 @@ def _uploads() -> dict[str, tuple[bytes, str, str]]:
         "<b>markup</b>.txt": (b"q1 Q0 **d1** 1 0.5 <i>r</i>\n", "text/plain", "run"),
         "bad_groups.csv": (b"group;query\nx;y\n", "text/csv", "groups"),
         "bad.gz": (b"\x1f\x8b\x08\x00garbage", "application/gzip", "run"),
+        "cut_corpus.tsv.gz": (gzip.compress(b"d1\tthe first document\n" * 500, mtime=0)[:60],
+                              "application/gzip", "corpus"),
+        "not_parquet.parquet": (b"PAR1 not a parquet file", "application/octet-stream", "corpus"),
     }
     return files
 
@@ -300,3 +303,30 @@ KNOWN: list[Known] = [
 
 def known(violation: Violation) -> Known | None:
     return next((k for k in KNOWN if k.matches(violation)), None)
+
+
+def coverage(profile_name: str) -> dict:
+    """Totals of the walks of a profile recorded in :data:`REPORT_DIR`: steps, distinct
+    (page, widget values) states over all walks, seconds, known defects met, failures."""
+    import json
+
+    totals: dict = {"walks": 0, "steps": 0, "distinct_states": set(), "seconds": 0.0,
+                    "known": {}, "failures": 0}
+    for path in sorted(REPORT_DIR.glob(f"*-{profile_name}*.json")):
+        data = json.loads(path.read_text())
+        kind = path.name.split("-")[0]
+        totals["walks"] += len(data.get("seeds", [data.get("seed")]))
+        totals["steps"] += data["steps"]
+        totals["distinct_states"] |= {f"{kind}:{h}" for h in data.get("state_hashes", [])}
+        totals["seconds"] += data["seconds"]
+        totals["failures"] += len(data["failures"])
+        for name, *_ in data["known"]:
+            totals["known"][name] = totals["known"].get(name, 0) + 1
+    totals["distinct_states"] = len(totals["distinct_states"])
+    return totals
+
+
+if __name__ == "__main__":  # python tests/walk_model.py deep: the walks' coverage so far
+    import sys
+
+    print(coverage(sys.argv[1] if len(sys.argv) > 1 else "quick"))

@@ -6,6 +6,7 @@ budget: 8 steps, about 20 s. ``TIEDRANK_STATEFUL=deep`` walks longer, from fresh
 Coverage goes to build/stateful/."""
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import time
@@ -59,16 +60,19 @@ def _walk(ui, seed: int, steps: int, folder, report: BrowserReport) -> None:
 def test_a_user_cannot_break_the_dashboard_in_the_browser(sized_ui, tmp_path):
     report = BrowserReport()
     began = time.monotonic()
+    walked = []
     for seed in PROFILE.seeds[: 1 if PROFILE.name == "quick" else None]:
+        walked.append(seed)
         _walk(sized_ui(WIDTHS[0]), seed, PROFILE.browser_steps, tmp_path, report)
         if report.failures:
             break
     seconds = time.monotonic() - began
     REPORT_DIR.mkdir(parents=True, exist_ok=True)
     (REPORT_DIR / f"browser-{PROFILE.name}.json").write_text(json.dumps({
-        "profile": PROFILE.name, "seeds": list(PROFILE.seeds), "steps": report.steps,
+        "profile": PROFILE.name, "seeds": walked, "steps": report.steps,
         "skipped": report.skipped, "distinct_states": len(report.states), "seconds": round(seconds, 1),
         "known": report.known, "trail": report.trail,
+        "state_hashes": sorted(hashlib.sha1(repr(s).encode()).hexdigest()[:12] for s in report.states),
         "failures": [(str(v), trail) for v, trail in report.failures]}, indent=1))
     print(f"browser: {report.steps} steps ({report.skipped} skipped), {len(report.states)} distinct "
           f"states, {seconds:.1f} s, known defects met: {[k[0] for k in report.known]}")

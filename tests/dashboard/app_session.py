@@ -39,8 +39,8 @@ class Action:
     """One step of a user. ``kind``: open (a link: ``target`` the page or None, ``value`` the
     query parameters), reload (the current link in a new session), page (the menu:
     ``target`` the page script), set (``target`` a widget key, ``value`` the raw value),
-    click (a button), submit (a form: ``value`` {key: value}, ``target`` its submit
-    button), edit (a data editor's whole edit state), point (a chart click), row (a table
+    click (a button), submit (a form: ``target`` its id, ``value`` {key: value} of its
+    fields, then its submit button), edit (a data editor's whole edit state), point (a chart click), row (a table
     row click), upload (``value`` names of walk_model.UPLOADS, () clears)."""
 
     kind: str

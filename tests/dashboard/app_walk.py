@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import hashlib
 import json
 import math
 import random
@@ -41,7 +42,7 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block, Widget
 from walk_model import HOSTILE_VALUES, Profile, Violation, known, pick_files, pick_link
 
-TYPED_OPTIONS = ["P@7", "RR@", "nDCG@0", "TsRR(alpha=0.5)", "<b>x</b>", "P@²", "", "bpref@5"]
+TYPED_OPTIONS = ["P@7", "RR@", "nDCG@0", "TsRR(alpha=0.5)", "<b>x</b>", "P@²", "bpref@5", "9" * 5000]
 """What a user types into a multiselect that accepts new options."""
 
 
@@ -99,7 +100,7 @@ def _number(rng: random.Random, low: float | None, high: float | None, step: flo
     if integer:
         return int(round(value))
     decimals = max(0, -int(math.floor(math.log10(step)))) if step < 1 else 0
-    return round(low + round((value - low) / step) * step, decimals + 1)
+    return min(high, max(low, round(low + round((value - low) / step) * step, decimals + 1)))
 
 
 def _choice_value(rng: random.Random, at: AppTest, widget) -> Any:
@@ -356,6 +357,8 @@ class WalkReport:
 
     def summary(self) -> dict:
         return {"steps": self.steps, "skipped": self.skipped, "distinct_states": len(self.states),
+                "state_hashes": sorted(hashlib.sha1(repr(s).encode()).hexdigest()[:12]
+                                       for s in self.states),
                 "pages": dict(self.pages), "actions": dict(self.kinds), "seconds": round(self.seconds, 1),
                 "known": [(name, str(v), [repr(a) for a in trail]) for name, v, trail in self.known],
                 "failures": [(str(v), [repr(a) for a in trail]) for v, trail in self.failures]}

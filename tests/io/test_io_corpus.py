@@ -48,3 +48,17 @@ def test_bundled_corpus_is_reproduced_and_covers_the_qrels(tmp_path):
     assert (tmp_path / "corpus.tsv.gz").read_bytes() == committed.read_bytes()
     qrels = pd.read_csv(root / "sample_data" / "simulated" / "qrels.txt", sep=" ", header=None)
     assert set(read_corpus(committed)) == set(qrels[2].astype(str))
+
+
+@pytest.mark.parametrize("data, problem", [
+    (b"\x1f\x8b\x08\x00garbage", "gzip"),                              # a damaged gzip header
+    (gzip.compress(b"d1\tthe first\n" * 2000)[:40], "gzip"),          # cut short (EOFError)
+    (gzip.compress(b"d1\tx\n")[:-8] + b"\x00" * 8, "gzip"),           # a wrong checksum
+    (b"PAR1 not a parquet file", "Parquet"),
+], ids=["damaged", "truncated", "checksum", "parquet"])
+def test_an_unreadable_corpus_is_one_clear_input_error(data, problem):
+    """Found by the stateful tester (issue 28): a damaged .gz corpus made the Tie structure
+    and Two runs pages "could not be drawn (EOFError)"."""
+    with pytest.raises(InputError) as caught:
+        read_corpus(data, docnos=["d1"])
+    assert problem in str(caught.value) and "corpus" in str(caught.value)

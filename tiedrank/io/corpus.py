@@ -10,6 +10,7 @@ import gzip
 import io
 import json
 import os
+import zlib
 from collections.abc import Iterable
 
 from ..core.errors import InputError
@@ -32,10 +33,16 @@ def _open_lines(data: bytes | str | os.PathLike) -> tuple[io.BufferedIOBase, str
 
 
 def _parquet(data: bytes | str | os.PathLike, wanted: set[str] | None) -> dict[str, str]:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     source = io.BytesIO(data) if isinstance(data, (bytes, bytearray)) else data
-    table = pq.read_table(source)
+    try:
+        table = pq.read_table(source)
+    except (pa.ArrowException, OSError) as exc:  # a damaged or truncated file, or not Parquet
+        raise InputError("the corpus is not a readable Parquet file",
+                         source=str(data)[:80] if not isinstance(data, bytes) else "corpus",
+                         expected="a complete Parquet file, or the corpus as TSV or JSONL") from exc
     id_col = next((c for c in ID_KEYS if c in table.column_names), None)
     text_col = next((c for c in TEXT_KEYS if c in table.column_names), None)
     if id_col is None or text_col is None:
@@ -96,18 +103,28 @@ def read_corpus(data: bytes | str | os.PathLike | None,
     stream, name = _open_lines(data)
     out: dict[str, str] = {}
     with stream:
-        for number, raw in enumerate(stream, start=1):
-            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            if not line.strip():
-                continue
-            if line.lstrip().startswith("{"):
-                docno, text = _json_record(line, name, number)
-            else:
-                docno, tab, text = line.partition("\t")
-                if not tab:
-                    raise InputError("this corpus line has no tab", source=name, line=number,
-                                     text=line[:120], expected="docno<TAB>text")
-            docno = docno.strip()
-            if wanted is None or docno in wanted:
-                out[docno] = text.strip()
+        try:
+            _read_lines(stream, name, wanted, out)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:  # gzip: cut short, damaged, bad CRC
+            raise InputError("the corpus is not a readable gzip file (it ends early or is "
+                             "damaged)", source=name,
+                             expected="the complete .gz file, or the corpus uncompressed") from exc
     return out
+
+
+def _read_lines(stream, name: str, wanted: set[str] | None, out: dict[str, str]) -> None:
+    """TSV or JSONL lines of ``stream`` into ``out`` (the documents in ``wanted``, or all)."""
+    for number, raw in enumerate(stream, start=1):
+        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        if not line.strip():
+            continue
+        if line.lstrip().startswith("{"):
+            docno, text = _json_record(line, name, number)
+        else:
+            docno, tab, text = line.partition("\t")
+            if not tab:
+                raise InputError("this corpus line has no tab", source=name, line=number,
+                                 text=line[:120], expected="docno<TAB>text")
+        docno = docno.strip()
+        if wanted is None or docno in wanted:
+            out[docno] = text.strip()
