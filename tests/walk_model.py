@@ -282,6 +282,11 @@ KNOWN: list[Known] = [
           "state holds a display label)",
           lambda v: v.page.endswith("learn.py") and (
               "(KeyError)" in v.detail or (v.rule == "widget state" and "learn_scenario" in v.detail))),
+    Known("learn-first-request-without-app", "learn (pages/learn.py; not in its brief)",
+          "Learn opened as the first request of a server process runs alone (Streamlit's old "
+          "pages/ mode): no sidebar, no menu, and no app.py to catch an error (#1 then shows "
+          "an exception box); the other pages go through app.py (ui.ensure_app_ran)",
+          lambda v: v.page.endswith("learn.py") and v.rule in ("no menu", "exception", "empty page")),
     Known("spread-no-shared-query", "learn",
           "Spread: a run that shares no query with the qrels -> ValueError ('the evaluation "
           "lacks the policies')",

@@ -304,6 +304,7 @@ _READ_JS = """content => {
     exceptions: all('[data-testid="stException"]').map(text),
     alerts: all('[data-testid="stAlert"]').map(text),
     titled: !!(main && main.querySelector('h1') && main.querySelector(content)),
+    menu: document.querySelectorAll('.st-key-menu a').length,
     mainAlerts: main ? main.querySelectorAll('[data-testid="stAlert"]').length : 0,
     requiredEmpty: all('[role="radiogroup"][aria-required="true"]')
       .filter(g => !g.querySelector('[aria-checked="true"]')).map(g => g.getAttribute('aria-label')),
@@ -338,6 +339,8 @@ def violations(page) -> list[Violation]:
             found.append(Violation("not drawn", where, text[:200]))
         elif python_words(text):
             found.append(Violation("python words", where, f"{python_words(text)} in {text[:200]!r}"))
+    if not read["menu"]:
+        found.append(Violation("no menu", where, "the sidebar's page menu is missing (app.py did not run)"))
     if not read["titled"] and not read["mainAlerts"]:
         found.append(Violation("empty page", where, "neither a titled page with content nor a message"))
     found += [Violation("widget state", where, f"{label!r}: a required control shows no choice")

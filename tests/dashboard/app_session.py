@@ -383,6 +383,8 @@ def violations(at: AppTest) -> list[Violation]:
             problem = widget_problem(at, node)
             if problem:
                 found.append(Violation("widget state", page, f"{node.key}: {problem}"))
+    if not any(n.type == "page_link" for n in at.sidebar if not isinstance(n, Block)):
+        found.append(Violation("no menu", page, "the sidebar's page menu is missing (app.py did not run)"))
     main = [n for n in at.main if not isinstance(n, Block)]
     if not any(n.type in ALERT_TYPES for n in main) and not (
             any(n.type == "title" for n in main) and any(n.type in CONTENT_TYPES for n in main)):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 from app_walk import Action, assert_survives
+from apptest_support import new_app
 
 pytestmark = pytest.mark.usefixtures("navigation_pages")
 
@@ -86,3 +87,21 @@ def test_learn_names_a_bad_cell_in_the_tables_words():
 def test_tie_structure_follows_the_query_set_setting():
     assert_survives([Action("open", "pages/tie_structure.py",
                             {"queries": "relevant", "dataset": "trec_eval", "rel": "2"})])
+
+
+@pytest.mark.xfail(strict=True, reason="pages/learn.py (branch `learn`'s file) never calls "
+                   "ui.ensure_app_ran: opened as a fresh server's first request it runs alone")
+def test_learn_opened_first_on_a_fresh_server_goes_through_app_py(monkeypatch):
+    """Found by the browser walk (seed 7200: an exception box on Learn, from #1, outside
+    app.py's error boundary). A server process emulates the old pages/ mode until app.py's
+    st.navigation has run once; a page opened first must switch to app.py, as every page
+    with data does (ui.get_context). AppTest does the emulation without NavigationPagesManager."""
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.runtime.scriptrunner import script_runner
+
+    monkeypatch.setattr(script_runner, "PagesManager", PagesManager)
+    at = new_app()
+    at.switch_page("pages/learn.py")
+    at.run()
+    assert len(at.sidebar.get("page_link")) == 9, "no page menu: app.py did not run"
+    assert at.title[0].value.startswith("Learn")
