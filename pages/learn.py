@@ -15,6 +15,7 @@ from tiedrank.dashboard.figures import learn as figures
 from tiedrank.dashboard.ui import (
     download_row,
     empty_state,
+    ensure_app_ran,
     figure_download,
     kept_choice,
     number_cards,
@@ -37,6 +38,7 @@ def fmt(value: float) -> str:
     return f"{text} (= {fraction})" if fraction and "/" in fraction else text
 
 
+ensure_app_ran()  # opened as a fresh server's first request: go through app.py (menu, sidebar)
 st.title("Learn: tie-aware metrics on a toy ranking")
 st.caption("One query, a handful of documents. Edit the scores and grades and watch every "
            "metric under every tie policy. This page does not use the data in the sidebar.")

@@ -35,9 +35,6 @@ def test_a_damaged_corpus_is_one_message(page_script, uploader, corpus):
     assert any("the corpus is not a readable gzip file" in e.value for e in at.error)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 28 #1, fixed on branch `learn`: after an edit the "
-                   "scenario picker shows Custom and the browser sends back the label it showed "
-                   "before, which is no scenario")
 def test_seed_503_learn_survives_a_deleted_row_then_a_sidebar_setting():
     """Shrunk by the walk from 17 steps (seed 503): any rerun after the first edit breaks
     (the issue's own steps, d3's grade then Cutoff k, break the same way)."""
@@ -49,8 +46,6 @@ def test_seed_503_learn_survives_a_deleted_row_then_a_sidebar_setting():
     ])
 
 
-@pytest.mark.xfail(strict=True, reason="issue 28 #2, fixed on branch `learn`: Spread raises "
-                   "when a run shares no query with the qrels")
 def test_spread_says_so_when_a_run_shares_no_query_with_the_qrels():
     assert_survives([
         Action("open", None, {}),
@@ -72,8 +67,6 @@ def test_tie_structure_keeps_its_group_scope_when_k_changes():
     ])
 
 
-@pytest.mark.xfail(strict=True, reason="tiedrank/dashboard/learn.py (branch `learn`'s file): a bad "
-                   "cell's message quotes the row as Python (query='q', doc='d1', score=None)")
 def test_learn_names_a_bad_cell_in_the_tables_words():
     assert_survives([
         Action("open", "pages/learn.py", {}),
@@ -89,8 +82,6 @@ def test_tie_structure_follows_the_query_set_setting():
                             {"queries": "relevant", "dataset": "trec_eval", "rel": "2"})])
 
 
-@pytest.mark.xfail(strict=True, reason="pages/learn.py (branch `learn`'s file) never calls "
-                   "ui.ensure_app_ran: opened as a fresh server's first request it runs alone")
 def test_learn_opened_first_on_a_fresh_server_goes_through_app_py(monkeypatch):
     """Found by the browser walk (seed 7200: an exception box on Learn, from #1, outside
     app.py's error boundary). A server process emulates the old pages/ mode until app.py's
