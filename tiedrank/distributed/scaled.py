@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.data import Qrels, Run
+from ..core.errors import InputError
 from ..core.evaluation import Evaluation, parse_metrics, read_qrels_input
 from ..core.options import EvaluationOptions, make_options
 from .buckets import (
@@ -150,6 +151,7 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
             buckets = 1
     if buckets != 0:
         check_buckets(buckets)
+        _refuse_standard_input(runs, qrels)
     if out is None:
         return _evaluate(runs, qrels, plan, buckets, client, None, spill_dir, block_bytes,
                          timeout)[0]
@@ -159,6 +161,18 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
                                        spill_dir, block_bytes, timeout)
         write_result(directory, evaluation, labels, plan)
     return evaluation
+
+
+def _refuse_standard_input(runs: Any, qrels: Any) -> None:
+    """Standard input can be read once, by this process: it cannot be split in blocks (which
+    reads a file twice: a head for the run's name, then the blocks) nor read by a worker."""
+    sources = [source for _, source in run_items(runs)] + [qrels]
+    if any(isinstance(s, (str, os.PathLike)) and os.fspath(s) == "-" for s in sources):
+        raise InputError(
+            "standard input cannot be split into buckets or read by Dask workers: it can be "
+            "read only once, by this process", source="-",
+            expected="a file: save the input to a file and give its path, or pass buckets=0 "
+                     "and no client= (one pass)")
 
 
 def _evaluate(runs: Any, qrels: Any, plan: Plan, buckets: int, client: Any,
