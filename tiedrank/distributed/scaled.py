@@ -127,7 +127,9 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
     block_bytes : int
         Text read per block.
     timeout : float
-        Seconds to wait for a remote scheduler to answer (CLI: ``--dask-timeout``).
+        Seconds to wait for a remote scheduler to answer, and for a worker when the cluster
+        has none (every worker died mid-run, or none joined: :class:`WorkersLost`) (CLI:
+        ``--dask-timeout``).
 
     Examples
     --------
@@ -190,11 +192,12 @@ def _evaluate(runs: Any, qrels: Any, plan: Plan, buckets: int, client: Any,
         def each(function, arguments, name):
             if dask_client is None:
                 return [function(*args) for args in arguments]
-            return run_all(dask_client, function, arguments, name=name)
+            return run_all(dask_client, function, arguments, name=name, timeout=timeout)
 
         if buckets == 1:  # no split: one task per run reads and evaluates it whole
             qrels_obj = read_qrels_input(qrels, plan.options)
-            shared = qrels_obj if dask_client is None else share(dask_client, qrels_obj)
+            shared = qrels_obj if dask_client is None else share(dask_client, qrels_obj,
+                                                                 timeout=timeout)
             results = each(evaluate_source, [(i, name, source, shared, plan, out_text)
                                              for i, (name, source) in enumerate(items)], "run")
             labels = label_runs([r.run_name for r in results])
