@@ -24,6 +24,7 @@ from tiedrank.dashboard.datasets import (
 from tiedrank.dashboard.settings import (
     MAX_REL_LEVEL,
     ROUND_OPTIONS,
+    UPLOAD_REL_LEVEL,
     URL_NAMES,
     ZERO_RELEVANT_CHOICES,
     Settings,
@@ -127,7 +128,8 @@ def _source_changed() -> None:
     files this session uploaded come back from the server's store (the upload widgets
     forgot them while hidden)."""
     source = st.session_state["data_source"]
-    if source == UPLOAD:
+    if source == UPLOAD:  # the level chosen for them before, else the CLI's and Python's default
+        st.session_state["rel_level"] = st.session_state.get("_upload_rel_level", UPLOAD_REL_LEVEL)
         common.restore_session_uploads()
     elif source in BUNDLED:
         st.session_state["rel_level"] = BUNDLED[source].rel_level
@@ -305,6 +307,7 @@ def data_panel() -> None:
                 qrels_file, run_files, queries_file, mappings, settings,
                 duplicates=st.session_state.get("upload_duplicates", "error"))
         if context is not None and source == UPLOAD:
+            st.session_state["_upload_rel_level"] = settings.rel_level  # kept for coming back
             _fit_rel_level(context, settings.rel_level)
         if context is not None:
             n_queries = context.qrels.frame["query"].nunique()

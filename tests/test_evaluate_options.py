@@ -125,6 +125,16 @@ def test_option_errors():
         evaluate({"r": RUN}, QRELS, ["RR"], gain="log")
 
 
+@pytest.mark.parametrize("ties", [None, 5, b"all", {"expected": 1}])
+def test_ties_of_another_type_names_the_argument(ties):
+    """Issue 29 item 7: ties=None was a bare TypeError ('NoneType' object is not iterable)."""
+    from tiedrank.core.validation import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match=r"^evaluate\(\): ties= must be one of "
+                                                    r"'expected'.*; got " + repr(ties)[:3]):
+        evaluate({"r": RUN}, QRELS, ["RR"], ties=ties)
+
+
 @pytest.mark.parametrize("metric", ["RR", "RR@2", "Success@2", "nDCG@3", "AP"])
 def test_sampled_values_follow_the_enumerated_distribution(metric):
     """One query: the frequency of each value over random tie-breaks matches brute force."""

@@ -135,17 +135,20 @@ def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
     return "\n".join([line(map(str, text.columns))] + [line(row) for row in text.itertuples(index=False)])
 
 
-_DIGITS = re.compile(r"(\d+)")
+_DIGITS = re.compile(r"([0-9]+)")  # ASCII digits: int() refuses '²' (str.isdigit() is true)
 
 
 def natural_key(text: str) -> tuple:
     """Sort key that orders ids as people read them: q2 before q10 (digits as numbers).
 
-    >>> sorted(["q10", "q2", "q1", "Q3", "q1b"], key=natural_key)
-    ['q1', 'q1b', 'q2', 'Q3', 'q10']
+    >>> sorted(["q10", "q2", "q01", "Q3", "q1b", "q1²", "q" + "9" * 5000], key=natural_key)[:6]
+    ['q01', 'q1b', 'q1²', 'q2', 'Q3', 'q10']
     """
     text = str(text)
-    folded = tuple((0, int(p)) if p.isdigit() else (1, p.casefold()) for p in _DIGITS.split(text) if p)
+    # odd parts are the digit runs, compared as numbers by (length, digits) without leading
+    # zeros: int() refuses more than 4,300 digits, which an id may hold
+    folded = tuple((0, len(p.lstrip("0")), p.lstrip("0")) if i % 2 else (1, p.casefold())
+                   for i, p in enumerate(_DIGITS.split(text)) if p)
     # The exact text breaks ties only after the whole folded key, so case never outranks digits.
     return folded, text
 

@@ -71,3 +71,36 @@ def test_a_signal_keeps_the_previous_out_result(inputs, tmp_path):
     assert done.returncode == 143 and done.stderr == "tiedrank: interrupted\n"
     assert (out / "manifest.json").read_text() == before
     assert sorted(os.listdir(tmp_path)) == ["out", "spill"]  # no .out.tmp-*, no lock file
+
+
+def test_what_sigkill_leaves_is_swept_by_the_next_run(inputs, tmp_path):
+    """Issue 29 item 8: SIGKILL (the OOM killer) runs no clean-up, so --out's temporary
+    sibling and the spill directory stay; the next run to the same --out (and spill
+    directory) removes them, as their owner is gone."""
+    spill, out = tmp_path / "spill", tmp_path / "out"
+    spill.mkdir()
+    qrels, run = inputs
+    child = subprocess.Popen([sys.executable, "-m", "tiedrank", "evaluate", qrels, run, "-m",
+                              "RR", "--buckets", "4", "--spill-dir", str(spill), "--out",
+                              str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 15
+
+    def left() -> list[str]:
+        return sorted([p for p in os.listdir(spill) if p.startswith("tiedrank-buckets-")]
+                      + [p for p in os.listdir(tmp_path) if p.startswith(".out.tmp-")])
+
+    while len(left()) < 2:
+        assert child.poll() is None, "finished before the kill"
+        assert time.monotonic() < deadline, "the split never started"
+        time.sleep(0.02)
+    child.kill()
+    child.wait(timeout=20)
+    assert len(left()) == 2  # no clean-up ran
+    trec = os.path.join(os.path.dirname(__file__), "..", "..", "sample_data", "trec_eval")
+    done = subprocess.run([sys.executable, "-m", "tiedrank", "evaluate",
+                           os.path.join(trec, "qrels.test"), os.path.join(trec, "results.test"),
+                           "-m", "RR", "--buckets", "2", "--spill-dir", str(spill), "--out",
+                           str(out)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert left() == [] and os.listdir(spill) == []
+    assert sorted(os.listdir(tmp_path)) == ["out", "spill"]

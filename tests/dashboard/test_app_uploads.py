@@ -130,3 +130,21 @@ def test_a_bundled_dataset_and_back_brings_the_uploads_back():
     # removing them afterwards still empties the form (the kept files are not forced back)
     at.button(key="forget_uploads").click().run()
     assert any("Upload a qrels file" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("how", ["menu", "link"])
+def test_uploads_start_at_the_relevance_level_of_the_other_doors(how):
+    """Issue 29 item 7: after LLMJudge (level 2) an upload kept level 2, while the CLI (-l)
+    and tiedrank.evaluate (rel_level=) default to 1: the same files gave other numbers."""
+    at = new_app().run()
+    assert at.number_input(key="rel_level").value == 2  # LLMJudge's own level
+    if how == "menu":
+        at.radio(key="data_source").set_value("upload").run()
+    else:
+        at = _open({"dataset": "upload"})
+    at.file_uploader(key="upload_qrels").set_value(("qrels.txt", QRELS, "text/plain"))
+    at.file_uploader(key="upload_runs").set_value([("mine.txt", TREC_RUN, "text/plain")])
+    at.radio(key="upload_duplicates").set_value("max")
+    at.run()
+    assert_no_trouble(at)
+    assert at.number_input(key="rel_level").value == 1

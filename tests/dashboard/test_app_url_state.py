@@ -34,3 +34,13 @@ def test_bad_values_in_the_link_are_ignored():
     at.run()
     assert not at.exception
     assert at.number_input(key="k").value == 10
+
+
+@pytest.mark.parametrize("name, value", [("k", "²"), ("rel", "¹")])
+def test_a_link_with_a_digit_int_refuses_opens_the_first_page(name, value):
+    """Issue 29 item 6: '²'.isdigit() is true and int('²') raises: the first page broke."""
+    at = new_app()
+    at.query_params[name] = value
+    at.run()
+    assert not at.exception
+    assert at.number_input(key="k").value == 10

@@ -21,8 +21,8 @@ def test_a_dataset_in_the_link_brings_its_own_relevance_level():
         "data_source": "trec_eval", "rel_level": 1}
     # what the link sets wins
     assert settings_from_params({"dataset": "trec_eval", "rel": "3"}, SOURCES, LEVELS)["rel_level"] == 3
-    # uploads have no level of their own (fitted to the qrels once read)
-    assert "rel_level" not in settings_from_params({"dataset": "upload"}, SOURCES, LEVELS)
+    # uploads start at the CLI's and Python's default level, 1 (fitted to the qrels once read)
+    assert settings_from_params({"dataset": "upload"}, SOURCES, LEVELS)["rel_level"] == 1
 
 
 def test_invalid_values_are_left_out():
@@ -57,3 +57,20 @@ def test_fit_rel_level(level, top, fitted):
 def test_metrics_from_param_keeps_valid_names():
     assert metrics_from_param(["RR", "not a metric", "P@5", "RR"]) == ["RR", "P@5"]
     assert metrics_from_param([]) == []
+
+
+HOSTILE = ["²", "¹", "٣", "１", " 3", "3 ", "+3", "1e2", "0x10", "3.0", "", "9" * 5000, "\x00",
+           "-0", "٣٣", "⑤", "Ⅻ"]
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_every_link_value_parses_or_is_left_out(value):
+    """Issue 29 item 6, as a class: whatever a link holds, each setting is read with ASCII
+    digits only or left out, never an exception (str.isdigit() is true for '²', which int()
+    refuses; int() takes '٣' and '１')."""
+    params = {name: value for name in ("dataset", "rel", "k", "gain", "round", "c", "queries",
+                                       "data")}
+    got = settings_from_params(params, SOURCES, LEVELS)
+    assert set(got) <= {"rel_level", "k", "round", "complete"}
+    if not value.isascii():
+        assert got == {}

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -292,3 +294,70 @@ def test_back_to_back_calls_on_one_client_keep_their_qrels(cluster, files):
     for _ in range(7):
         pd.testing.assert_frame_equal(
             D.sweep("levels", [2, 3], seeds=[0], qrels=queries, client=client), first)
+
+
+def test_every_worker_dying_mid_run_ends_the_wait(cluster, files, tmp_path, capsys):
+    """Issue 29 item 3: with every worker killed while it runs a task, Dask waits for a
+    worker forever (the tasks sit in "no-worker"); the wait ends --dask-timeout seconds
+    after the last worker went, in one line naming the flag, and a fresh worker then
+    serves the cluster again. Last in this module: it restarts the workers it kills."""
+    processes, address, client = cluster
+    marker = tmp_path / "executing"
+
+    class SlowBucketTasks(distributed.WorkerPlugin):  # shipped by value (cloudpickle)
+        """The bucket task, slowed down in the worker: it notes its pid, then sleeps (the
+        worker's event loop runs on, as in a long task). Buckets on disk, no scattered
+        data: the tasks wait for a worker, not for lost data."""
+
+        def __init__(self, path: str) -> None:
+            self.path = path
+
+        def setup(self, worker) -> None:
+            from tiedrank.distributed import evaluation
+
+            original, path = evaluation.evaluate_bucket, self.path
+
+            def slow(*args, **kwargs):
+                with open(path, "a") as note:
+                    note.write(f"{os.getpid()}\n")
+                time.sleep(20)  # until killed (bounded: a failed test still ends)
+                return original(*args, **kwargs)
+
+            evaluation.evaluate_bucket = slow
+
+    client.register_plugin(SlowBucketTasks(str(marker)), name="slow-bucket-tasks")
+    outcome: queue.Queue = queue.Queue()
+    common = ["evaluate", files["qrels"], files["runs"][0], "-m", "RR", "--buckets", "2",
+              "--dask", address, "--dask-timeout", "2", "--spill-dir", str(tmp_path)]
+    # a daemon thread, not an executor: on main the call never returns, and the test must
+    # fail, not hang in the executor's join
+    threading.Thread(target=lambda: outcome.put(main(common)), daemon=True).start()
+    try:
+        deadline = time.monotonic() + RUN_TIMEOUT
+        while not marker.exists():
+            assert time.monotonic() < deadline, "no task started"
+            assert outcome.empty(), outcome.get()
+            time.sleep(0.05)
+        for worker in processes.workers:  # SIGKILL, the OOM killer's way
+            worker.kill()
+            worker.wait(timeout=10)
+        killed = time.monotonic()
+        try:
+            status = outcome.get(timeout=45)
+        except queue.Empty:
+            pytest.fail("still waiting 45 s after the last worker died")
+        waited = time.monotonic() - killed
+    finally:
+        client.unregister_worker_plugin("slow-bucket-tasks")
+        processes.workers.clear()
+        for _ in range(2):
+            processes.start_worker()
+    message = capsys.readouterr().err.strip().splitlines()[-1]
+    assert status == 2
+    assert message.startswith(f"tiedrank: error: no Dask worker for 2 s at {address} while "
+                              "its bucket tasks waited"), message
+    assert message.endswith("add --dask-timeout SECONDS to wait longer.")
+    assert waited < 30
+    client.wait_for_workers(2, timeout=START_TIMEOUT)
+    assert D.evaluate([files["runs"][0]], files["qrels"], ["RR"], client=client,
+                      buckets=1).summary["value"].notna().all()

@@ -50,7 +50,8 @@ def test_source_name_in_errors():
 def test_str_source_is_a_path():
     with pytest.raises(FileNotFoundError):
         read_run("/nonexistent/run.txt")
-    with pytest.raises(TypeError):
+    with pytest.raises(FileNotFoundError, match="a str source is a path; file contents go "
+                                                "in as bytes"):
         read_run("q Q0 d 1 1 t\n")
 
 

@@ -27,7 +27,7 @@ from typing import NoReturn
 
 from .. import __version__
 from . import compare, dashboard, docs, evaluate, simulate
-from ._common import run_handler
+from ._common import flush_output, named_streams, report_unexpected, run_handler
 
 __all__ = ["build_parser", "main", "run"]
 
@@ -66,20 +66,19 @@ def run() -> NoReturn:
     message were written. So the Python-level exit handlers run (temporary files, Dask,
     logging), the streams are flushed, and the process ends with ``os._exit``.
     """
+    named_streams()
     try:
         code = main()
     except SystemExit as stop:  # argparse: --help, --version and usage errors
         code = stop.code
+    except BaseException as error:  # a bug: still one line, never a traceback
+        code = report_unexpected(error)
     if not isinstance(code, int):  # SystemExit(None) is success, SystemExit("text") a failure
         if code is not None:
             print(code, file=sys.stderr)
         code = 0 if code is None else 1
     atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (BrokenPipeError, ValueError):  # reader gone (| head) or stream closed
-            pass
+    code = flush_output(code)
     os._exit(code)
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
+import io
 import os
 import re
 import signal
@@ -24,6 +26,7 @@ from ..metrics import GAINS
 from ..core.options import MAX_ROUND, OPTION_NAMES, QUERY_SETS, EvaluationOptions
 from ..report import FORMATS
 from ..core.validation import InvalidParameterError
+from ..io.outputs import WriteError, writing
 
 # Duplicate handling of the readers (tiedrank.io); io has no public constant for it yet.
 from ..io import input_limits, set_input_limits
@@ -153,6 +156,97 @@ def _signals_as_exceptions() -> Iterator[None]:
             signal.signal(number, old)
 
 
+class NamedOutput(io.TextIOBase):
+    """Standard output whose write failures name it (``cannot write standard output: No
+    space left on device``); a closed one (``>&-``: ``sys.stdout`` is None) fails on the
+    first write, saying so, rather than losing the results without a word."""
+
+    def __init__(self, stream: Any, name: str = "standard output") -> None:
+        self._stream, self._name = stream, name
+
+    def _closed_error(self) -> OSError:
+        return WriteError(self._name, OSError(errno.EBADF, os.strerror(errno.EBADF)),
+                          "it is closed; redirect it, e.g. > results.txt")
+
+    def write(self, text: str) -> int:
+        if self._stream is None:
+            raise self._closed_error()
+        with writing(self._name):
+            return self._stream.write(text)
+
+    def flush(self) -> None:
+        if self._stream is not None:
+            with writing(self._name):
+                self._stream.flush()
+
+    def fileno(self) -> int:
+        if self._stream is None:
+            raise self._closed_error()
+        return self._stream.fileno()
+
+    def isatty(self) -> bool:
+        return self._stream is not None and self._stream.isatty()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self._stream, "encoding", "utf-8")
+
+
+def named_streams() -> None:
+    """Standard output as :class:`NamedOutput`; a closed standard error (``2>&-``) becomes
+    /dev/null, so that messages do not land in the output (``print(file=None)`` writes to
+    standard output)."""
+    if not isinstance(sys.stdout, NamedOutput):
+        sys.stdout = NamedOutput(sys.stdout)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the process
+
+
+def one_line(message: str) -> str:
+    """A message on one line, whatever the text it quotes (a path with a newline, an
+    exception text of several lines).
+
+    >>> one_line("a\\nb\\r\\n c  d\\u2028e ")
+    'a b c  d e'
+    """
+    return " ".join(part.strip() for part in message.splitlines() if part.strip())
+
+
+def error_line(prog: str, message: str) -> None:
+    """``prog: error: message``, one line on standard error."""
+    print(f"{prog}: error: {one_line(message)}", file=sys.stderr)
+
+
+def report_unexpected(error: BaseException, prog: str = "tiedrank") -> int:
+    """An exception no handler expected (a bug): one line naming it, exit status 1."""
+    if isinstance(error, KeyboardInterrupt):
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return INTERRUPTED["SIGINT"]
+    print(f"{prog}: internal error: {type(error).__name__}: {one_line(str(error))} (a bug: "
+          "please report it with the command line)", file=sys.stderr)
+    return 1
+
+
+def flush_output(code: int, prog: str = "tiedrank") -> int:
+    """Flush standard output and error before the process ends; a failure to write the
+    output (a full disk at the last buffer) is one line and status 2, not a lost result."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # reader gone (| head)
+        pass
+    except (OSError, ValueError) as error:
+        try:
+            error_line(prog, str(error))
+        except (OSError, ValueError):
+            pass
+        code = code or 2
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    return code
+
+
 def run_handler(args: argparse.Namespace, prog: str = "tiedrank") -> int:
     """Run ``args.handler``; bad input becomes one line on stderr and exit status 2;
     Ctrl-C and SIGTERM one line (``tiedrank: interrupted``) and 130 / 143, after the
@@ -175,7 +269,7 @@ def _run_handler(args: argparse.Namespace, prog: str) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (InputError, ValueError, OSError) as error:
-        print(f"{prog}: error: {cli_message(error)}", file=sys.stderr)
+        error_line(prog, cli_message(error))
         return 2
     except MemoryError:
         print(f"{prog}: error: out of memory; try --buckets N (evaluate), fewer --draws or "

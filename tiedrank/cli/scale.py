@@ -56,7 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "(needs pip install 'tiedrank[dask]')")
     group.add_argument("--dask-timeout", type=_seconds, default=CONNECT_TIMEOUT,
                        metavar="SECONDS",
-                       help=f"how long to wait for the --dask scheduler to answer (default "
+                       help=f"how long to wait for the --dask scheduler to answer, and for a "
+                            f"worker when the cluster has none left (default "
                             f"{CONNECT_TIMEOUT:g})")
     group.add_argument("--out", default=None, metavar="DIR",
                        help="write per-query rows as Parquet under DIR/per_query/ where they "

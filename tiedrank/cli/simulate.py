@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from ..io import read_run, write_qrels, write_run
+from ..io.outputs import check_outputs, replacing
 from ..simulate import PRECISION_ALIASES, PRESETS, QUANTIZE_METHODS, quantize_run, simulate
 from ..core.ties import build_tie_table, tie_statistics
 from ._common import add_columns, add_duplicates, integer_at_least, run_handler
@@ -34,11 +35,14 @@ def _simulate(args: argparse.Namespace) -> int:
     overrides = {key: value for key, value in (
         ("quality", args.quality), ("levels", args.levels), ("tie_prob", args.tie_prob),
         ("precision", args.precision), ("name", args.name)) if value is not None}
+    check_outputs({"--out": args.out, "--qrels": args.qrels}, force=args.force)
     run, qrels = simulate(args.preset, args.queries, args.seed,
                           docs_per_query=args.docs_per_query, **overrides)
-    write_run(run, args.out)
+    with replacing(args.out) as temporary:
+        write_run(run, temporary)
     if args.qrels:
-        write_qrels(qrels, args.qrels)
+        with replacing(args.qrels) as temporary:
+            write_qrels(qrels, temporary)
     stats = tie_statistics(build_tie_table(run, qrels))
     print(f"wrote run {run.name!r} ({stats['queries']} queries x {args.docs_per_query} docs, "
           f"{stats['docs_in_ties']:.1%} of documents tied) to {args.out}"
@@ -49,10 +53,12 @@ def _simulate(args: argparse.Namespace) -> int:
 def _quantize(args: argparse.Namespace) -> int:
     if args.levels is None and args.precision is None:
         raise ValueError("quantize needs --levels and/or --precision")
+    check_outputs({"--out": args.out}, [args.run], force=args.force)
     run = read_run(args.run, duplicates=args.duplicates, columns=args.columns)
     out = quantize_run(run, levels=args.levels, precision=args.precision, method=args.method,
                        name=args.name)
-    write_run(out, args.out)
+    with replacing(args.out) as temporary:
+        write_run(out, temporary)
     print(f"wrote run {out.name!r} ({len(out)} lines, {out.frame['score'].nunique()} distinct "
           f"scores) to {args.out}")
     return 0
@@ -81,6 +87,8 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
                      help="random seed (default 0); same seed, same bytes")
     sim.add_argument("--out", required=True, metavar="RUN", help="run file to write")
     sim.add_argument("--qrels", metavar="QRELS", help="qrels file to write")
+    sim.add_argument("--force", action="store_true",
+                     help="replace an existing --out / --qrels file")
     dial = sim.add_argument_group("overrides of the preset")
     dial.add_argument("--quality", type=float, help="signal to noise (0 = random ranker)")
     dial.add_argument("--levels", type=_positive_int, help="number of discrete score levels")
@@ -100,6 +108,8 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     quant.add_argument("--method", choices=QUANTIZE_METHODS, default=QUANTIZE_METHODS[0],
                        help="bin over each query's score range (default) or the whole run's")
     quant.add_argument("--out", required=True, metavar="OUT", help="run file to write")
+    quant.add_argument("--force", action="store_true",
+                       help="replace an existing --out file (never the input run)")
     quant.add_argument("--name", help="run name / TREC tag (default: input name + suffix)")
     add_duplicates(quant)
     add_columns(quant, qrels=False)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from ..io.duplicates import DUPLICATE_POLICIES
-from .policies import parse_policies
+from .policies import parse_policies, policy_items
 from .validation import REL_LEVEL, Interval, InvalidParameterError, Options, check
 GAINS = ("linear", "exp")
 """DCG gains: the grade itself, or 2**grade - 1 (the ``gain`` option and nDCG's kernels)."""
@@ -109,7 +109,7 @@ class EvaluationOptions:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__  # frozen: normalise once, here
-        set_(self, "ties", (self.ties,) if isinstance(self.ties, str) else tuple(self.ties))
+        set_(self, "ties", tuple(policy_items(self.ties)))  # None, 5: the message of ties=
         for name in ("columns", "qrels_columns"):
             set_(self, name, _pairs(name, getattr(self, name)))
         for name, allowed in _CONSTRAINTS.items():

@@ -9,8 +9,9 @@ The policies are named by their keys (:data:`POLICIES`: ``optimistic``, ...) eve
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .validation import Options, Pattern, check
 
@@ -69,6 +70,26 @@ _TIES = [Options(*POLICIES, "all"), Pattern(_RANDOM, "random(seed=N)")]
 """What ``ties=`` accepts, item by item."""
 
 
+def policy_items(ties: Any) -> list[Any]:
+    """``ties=`` as a list of items: a string is one; another iterable (not bytes, not a
+    mapping) its items; anything else (None, a number) raises the one message of ``ties=``.
+
+    >>> policy_items("all"), policy_items(("expected", "optimistic"))
+    (['all'], ['expected', 'optimistic'])
+    >>> policy_items(None)
+    Traceback (most recent call last):
+    ...
+    tiedrank.core.validation.InvalidParameterError: ties= must be one of 'expected', 'optimistic', \
+'pessimistic', 'trec_eval', 'input', 'random', 'all' or 'random(seed=N)'; got None
+    """
+    if isinstance(ties, str):
+        return [ties]
+    if isinstance(ties, Iterable) and not isinstance(ties, (bytes, bytearray, Mapping)):
+        return list(ties)
+    check("ties", ties, _TIES)  # not a str: raises
+    raise AssertionError(ties)  # pragma: no cover
+
+
 def parse_policies(ties: "str | Iterable[str]", seed: int = 0) -> list[Policy]:
     """Parse ``ties=``: a policy, ``"all"``, ``"random(seed=3)"`` or a list of those.
 
@@ -82,7 +103,7 @@ def parse_policies(ties: "str | Iterable[str]", seed: int = 0) -> list[Policy]:
     tiedrank.core.validation.InvalidParameterError: ties= must be one of 'expected', 'optimistic', \
 'pessimistic', 'trec_eval', 'input', 'random', 'all' or 'random(seed=N)'; got 'median'
     """
-    items = [ties] if isinstance(ties, str) else list(ties)
+    items = policy_items(ties)
     policies: list[Policy] = []
     for item in items:
         text = str(item).strip()

@@ -24,9 +24,31 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 __all__ = ["MAX_REL_LEVEL", "REL_LEVEL", "Interval", "InvalidParameterError", "Options", "Pattern",
-           "check", "check_arguments", "validate_params"]
+           "ascii_int", "check", "check_arguments", "validate_params"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+_ASCII_INT = re.compile(r"[+-]?[0-9]+")
+
+
+def ascii_int(text: str) -> int | None:
+    """The integer ``text`` spells in ASCII digits (an optional sign), else None: the one
+    rule for integers read from text a user controls (a link, an id). ``str.isdigit()`` is
+    true for ``'²'``, which ``int()`` refuses, and ``int()`` takes ``'٣'`` and ``' 3'``, so
+    neither is a check.
+
+    >>> ascii_int("10"), ascii_int("-2"), ascii_int("²"), ascii_int("٣"), ascii_int(" 3")
+    (10, -2, None, None, None)
+    >>> ascii_int("9" * 5000) is None  # past int()'s 4,300 digits
+    True
+    """
+    if not isinstance(text, str) or not _ASCII_INT.fullmatch(text):
+        return None
+    try:
+        return int(text)
+    except ValueError:  # more than 4,300 digits (sys.get_int_max_str_digits)
+        return None
+
 
 
 class InvalidParameterError(ValueError):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..metrics import REGISTRY, Metric, parse_metric
 from ..core.options import EvaluationOptions, option_accepts
-from ..core.validation import MAX_REL_LEVEL  # noqa: F401  (the sidebar control's bound)
+from ..core.validation import MAX_REL_LEVEL, ascii_int  # noqa: F401  (MAX_REL_LEVEL: the sidebar control's bound)
 from .datasets import UPLOAD
 from .upload_store import KEY_PATTERN
 
@@ -171,6 +171,11 @@ SETTINGS_DEFAULTS = {"rel_level": 1, "gain": "linear", "k": 10, "round": "off",
                      "complete": False, "query_set": "trec_eval"}
 """The sidebar's settings (session-state key -> default) a dataset does not set itself."""
 
+UPLOAD_REL_LEVEL = EvaluationOptions.rel_level
+"""The relevance level uploads start at: the default of the CLI (``-l``) and of
+:func:`tiedrank.evaluate` (``rel_level=``), not the level of the dataset shown before (2 for
+LLMJudge), so that the same files give the same numbers through every door."""
+
 URL_NAMES = {"data_source": "dataset", "rel_level": "rel", "k": "k", "gain": "gain",
              "round": "round", "complete": "c", "query_set": "queries", "upload_key": "data"}
 """Session-state key of each sidebar setting -> its name in the link (``?dataset=…&rel=…``);
@@ -200,7 +205,8 @@ def settings_from_params(params: Mapping[str, str], sources: Iterable[str],
     """The sidebar state a link asks for: session-state key -> value, for the valid values
     of ``params`` (a link's query parameters; invalid ones are left out). A dataset named
     in the link brings its own relevance level (``dataset_rel_levels``) unless the link
-    sets one, so ``?dataset=trec_eval`` opens at trec_eval's level 1.
+    sets one, so ``?dataset=trec_eval`` opens at trec_eval's level 1; uploads open at
+    :data:`UPLOAD_REL_LEVEL` (the CLI's and Python's default).
 
     >>> settings_from_params({"dataset": "trec_eval", "k": "5"}, ["llmjudge", "trec_eval"],
     ...                      {"llmjudge": 2, "trec_eval": 1})
@@ -210,7 +216,7 @@ def settings_from_params(params: Mapping[str, str], sources: Iterable[str],
     >>> settings_from_params({"rel": "150"}, [], {}), settings_from_params({"rel": "2147483648"}, [], {})
     ({'rel_level': 150}, {})
     >>> settings_from_params({"dataset": "upload", "data": "00c0ffee00c0ffee"}, ["upload"], {})
-    {'data_source': 'upload', 'upload_key': '00c0ffee00c0ffee'}
+    {'data_source': 'upload', 'upload_key': '00c0ffee00c0ffee', 'rel_level': 1}
     """
     sources = list(sources)
     parsers = {
@@ -233,7 +239,13 @@ def settings_from_params(params: Mapping[str, str], sources: Iterable[str],
     dataset = out.get("data_source")
     if dataset in dataset_rel_levels and "rel_level" not in out:
         out["rel_level"] = int(dataset_rel_levels[dataset])
+    if dataset == UPLOAD and "rel_level" not in out:  # the other doors' default
+        out["rel_level"] = UPLOAD_REL_LEVEL
     return out
+
+
+def _within(value: int | None, low: int, high: int) -> int | None:
+    return value if value is not None and low <= value <= high else None
 
 
 def params_from_settings(state: Mapping[str, object]) -> dict[str, str]:

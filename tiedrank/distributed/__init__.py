@@ -28,10 +28,11 @@ Examples
 True
 """
 from .buckets import BucketSet, split, temporary_directory
-from .cluster import SchedulerUnreachable, connect, sweep, verdict_stability
+from .cluster import SchedulerUnreachable, WorkersLost, connect, sweep, verdict_stability
 from .evaluation import read_per_query
 from .output import OutputError
 from .scaled import choose_buckets, evaluate
 
-__all__ = ["BucketSet", "OutputError", "SchedulerUnreachable", "choose_buckets", "connect", "evaluate",
-           "read_per_query", "split", "sweep", "temporary_directory", "verdict_stability"]
+__all__ = ["BucketSet", "OutputError", "SchedulerUnreachable", "WorkersLost", "choose_buckets",
+           "connect", "evaluate", "read_per_query", "split", "sweep", "temporary_directory",
+           "verdict_stability"]

@@ -55,6 +55,7 @@ from ..core.evaluation import run_sources, unique_labels
 from ..core.hashing import bucket_of_hashes, hash_ids
 from ..core.machine import usable_cores
 from ..io.duplicates import KEEP_MAX
+from ..io.outputs import owned_prefix, sweep_stale, writing
 
 BLOCK_BYTES = 16 << 20
 """Text read per block when streaming a TREC file (decompressed bytes)."""
@@ -64,6 +65,8 @@ _PARQUET_MAGIC = b"PAR1"
 _STR_DTYPE = pd.StringDtype(storage="pyarrow", na_value=np.nan)  # pandas' "str", as tiedrank.core.data
 MARKER = "TIEDRANK_BUCKETS"
 """File written in every bucket directory; a task that cannot see it refuses to run."""
+SPILL_PREFIX = "tiedrank-buckets-"
+"""How a spill directory's name starts (then its owner: host and process)."""
 
 
 @dataclass(frozen=True)
@@ -115,8 +118,11 @@ def _run_path(directory: str, run_index: int, bucket: int) -> Path:
 
 @contextmanager
 def temporary_directory(parent: str | os.PathLike | None = None) -> Iterator[str]:
-    """A fresh directory for bucket files, removed on exit, also on error or Ctrl-C."""
-    path = tempfile.mkdtemp(prefix="tiedrank-buckets-", dir=parent)
+    """A fresh directory for bucket files, removed on exit, also on error or Ctrl-C; named
+    after this host and process, so that the next split sweeps it if SIGKILL (the OOM
+    killer) left it (:func:`tiedrank.io.outputs.sweep_stale`)."""
+    sweep_stale(tempfile.gettempdir() if parent is None else parent, SPILL_PREFIX)
+    path = tempfile.mkdtemp(prefix=owned_prefix(SPILL_PREFIX), dir=parent)
     try:
         yield path
     finally:
@@ -287,12 +293,13 @@ class _BucketWriter:
         for start, stop in zip(starts.tolist(), stops.tolist()):
             b = int(sorted_codes[start])
             entry = self._writers.get(b)
-            if entry is None:
-                path = self._path_of(b)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                sink = pa.OSFile(str(path), "wb")
-                entry = self._writers[b] = (sink, pa.ipc.new_file(sink, table.schema))
-            entry[1].write_table(sorted_table.slice(start, stop - start))
+            with writing(self._path_of(b)):  # a full spill directory names the file
+                if entry is None:
+                    path = self._path_of(b)
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    sink = pa.OSFile(str(path), "wb")
+                    entry = self._writers[b] = (sink, pa.ipc.new_file(sink, table.schema))
+                entry[1].write_table(sorted_table.slice(start, stop - start))
 
     def _note_spanning(self, distinct: np.ndarray, hashes: np.ndarray) -> None:
         if self._many:
@@ -306,9 +313,10 @@ class _BucketWriter:
         self._seen = np.union1d(self._seen, hashes)
 
     def close(self) -> None:
-        for sink, writer in self._writers.values():
+        for b, (sink, writer) in self._writers.items():
             try:
-                writer.close()
+                with writing(self._path_of(b)):
+                    writer.close()
             finally:
                 sink.close()
         self._writers.clear()

@@ -24,6 +24,7 @@ import logging
 import re
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from typing import Any
 
@@ -49,6 +50,11 @@ class SchedulerUnreachable(Remedied, ConnectionError):
     def __init__(self, before: str) -> None:
         self.remedy, self._around = _WAIT_LONGER, (before, ".")
         super().__init__(self.worded_with(Remedy.python))
+
+
+class WorkersLost(ConnectionError):
+    """The cluster had no worker for ``timeout`` seconds while tiedrank's tasks waited (every
+    worker died or left, or none ever joined), or a task's workers kept dying under it."""
 
 
 def check_timeout(timeout: Any) -> float:
@@ -299,31 +305,99 @@ def warm_up() -> None:
         importlib.import_module(module)
 
 
-def share(client: Any, value: Any) -> Any:
+def _no_workers(client: Any, timeout: float, what: str) -> WorkersLost:
+    address = getattr(getattr(client, "scheduler", None), "address", None) or "the scheduler"
+    return WorkersLost(
+        f"no Dask worker for {timeout:g} s at {address} while {what} (every worker died or "
+        "left, or none joined; a worker killed for memory is the usual cause): start workers "
+        f"with `dask worker {address}`, or give them more memory; {_WAIT_LONGER}.")
+
+
+def _worker_count(client: Any) -> int:
+    """Workers the scheduler has now (asked, not the client's cached view)."""
+    try:
+        return int(client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.workers)))
+    except Exception:  # a client without run_on_scheduler: assume some, as before
+        return 1
+
+
+def share(client: Any, value: Any, *, timeout: float = CONNECT_TIMEOUT) -> Any:
     """``value`` sent to every worker once: a future that tasks take as an argument.
 
     Under a fresh key at each call (``hash=False``). Dask's default key is a hash of the
     content, so a second evaluation of the same qrels on the same client reused the key
     while the release of the first call's future was still on its way to the scheduler,
     which then dropped the data under the new tasks: "cancelled for reason: lost
-    dependencies" in 3 of 10 back-to-back calls (sweeps: 1 in 10).
+    dependencies" in 3 of 10 back-to-back calls (sweeps: 1 in 10). Scattering waits for a
+    worker: at most ``timeout`` seconds (:class:`WorkersLost`).
     """
-    return client.scatter(value, broadcast=True, hash=False)
+    try:
+        return client.scatter(value, broadcast=True, hash=False, timeout=timeout)
+    except (TimeoutError, OSError) as error:
+        if _worker_count(client):
+            raise
+        raise _no_workers(client, timeout, "sending the qrels to the workers") from None
 
 
-def run_all(client: Any, function, argument_lists: Sequence[tuple], *, name: str) -> list[Any]:
+POLL_SECONDS = 0.5
+"""How often a wait for tasks checks that the cluster still has a worker."""
+
+
+def run_all(client: Any, function, argument_lists: Sequence[tuple], *, name: str,
+            timeout: float = CONNECT_TIMEOUT) -> list[Any]:
     """``[function(*args) for args in argument_lists]`` as Dask tasks, results in order.
 
-    On any failure the remaining tasks are cancelled before the error propagates (so no
-    task keeps running on files the caller is about to delete).
+    The wait is bounded: tasks may take as long as they take while the cluster has a
+    worker, but once it has had none for ``timeout`` seconds (every worker died mid-run,
+    or none ever joined: Dask would wait for one forever) the call ends with
+    :class:`WorkersLost`; a task whose workers kept dying under it (Dask's
+    ``KilledWorker``) too. On any failure the remaining tasks are cancelled before the
+    error propagates (so no task keeps running on files the caller is about to delete).
     """
+    distributed = _distributed()
     token = uuid.uuid4().hex[:8]
     futures = [client.submit(function, *args, key=f"tiedrank-{name}-{token}-{i}", pure=False)
                for i, args in enumerate(argument_lists)]
     try:
+        _wait_while_workers(distributed, client, futures, timeout, name)
         return client.gather(futures)
+    except CancelledError as error:  # the scheduler dropped them: their data went with a worker
+        raise WorkersLost(
+            f"the Dask scheduler cancelled tiedrank's {name} tasks ({error}): the workers "
+            "that held their data died or left; run again once the cluster has workers") \
+            from None
+    except distributed.KilledWorker as error:
+        raise WorkersLost(
+            f"a {name} task's workers died under it, one after the other ({error}); they "
+            "may be running out of memory: give them more, or split the input into more "
+            "buckets") from None
     finally:
         client.cancel(futures)
+
+
+def _wait_while_workers(distributed: Any, client: Any, futures: list, timeout: float,
+                        name: str) -> None:
+    """Until every future is done or one failed; raise :class:`WorkersLost` once the
+    cluster has had no worker for ``timeout`` seconds."""
+    import time
+
+    alone_since = None
+    while True:
+        try:
+            distributed.wait(futures, timeout=min(POLL_SECONDS, timeout),
+                             return_when="ALL_COMPLETED")
+            return
+        except TimeoutError:
+            pass
+        if any(future.status == "error" for future in futures):
+            return
+        now = time.monotonic()
+        if _worker_count(client):
+            alone_since = None
+        elif alone_since is None:
+            alone_since = now
+        elif now - alone_since >= timeout:
+            raise _no_workers(client, timeout, f"its {name} tasks waited")
 
 
 # ---- simulator sweeps and verdict stability as tasks --------------------------------------
@@ -390,11 +464,11 @@ def sweep(parameter: str, values: Sequence[Any], *, seeds: Sequence[int] = (0,),
         with connect(client, timeout=timeout) as dask_client:
             shared = dict(options)
             if shared.get("qrels") is not None:  # sent to each worker once, not once per task
-                shared["qrels"] = share(dask_client, shared["qrels"])
+                shared["qrels"] = share(dask_client, shared["qrels"], timeout=timeout)
             points = [args[:3] for args in arguments]
             batches = run_all(dask_client, sweep_batch,
                               [(batch, shared) for batch in _batches(points, dask_client)],
-                              name="sweep")
+                              name="sweep", timeout=timeout)
             frames = [frame for batch in batches for frame in batch]
     table = pd.concat(frames, ignore_index=True)
     if any(args[1] is None for args in arguments):
@@ -455,5 +529,6 @@ def verdict_stability(runs: Mapping[str, Any], qrels: Any, metrics: Sequence[str
         frames = [stability_task(*args) for args in arguments]
     else:
         with connect(client, timeout=timeout) as dask_client:
-            frames = run_all(dask_client, stability_task, arguments, name="stability")
+            frames = run_all(dask_client, stability_task, arguments, name="stability",
+                             timeout=timeout)
     return pd.concat(frames, ignore_index=True)

@@ -23,6 +23,7 @@ from ..core.data import Qrels, Run
 from ..core.errors import Finding
 from ..core.evaluation import Evaluation, build_tables, score_tables, scored_pairs
 from ..interop.trec_eval import trec_eval_counts
+from ..io.outputs import writing
 from ..metrics import Metric
 from ..core.options import EvaluationOptions
 from ..core.summaries import partial_summary, summary_of
@@ -157,8 +158,9 @@ def write_atomic(frame: pd.DataFrame, path: Path) -> None:
     """Write ``frame`` as Parquet at ``path`` all at once: a partial file, then a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    frame.to_parquet(partial, index=False)
-    os.replace(partial, path)
+    with writing(path):
+        frame.to_parquet(partial, index=False)
+        os.replace(partial, path)
 
 
 # ---- putting the buckets together --------------------------------------------------------
@@ -326,9 +328,11 @@ def write_result(out: str, evaluation: Evaluation, runs: list[str], options: Pla
     report = evaluation.report()
     report.insert(2, "queries", evaluation.summary.groupby(
         ["run", "metric"], observed=True, sort=False)["n_queries"].first().to_numpy())
-    csv_safe(report).to_csv(Path(out, "report.csv"), index=False, float_format="%.17g")
-    csv_safe(evaluation.summary).to_csv(Path(out, "summary.csv"), index=False,
-                                        float_format="%.17g")
+    with writing(Path(out, "report.csv")):
+        csv_safe(report).to_csv(Path(out, "report.csv"), index=False, float_format="%.17g")
+    with writing(Path(out, "summary.csv")):
+        csv_safe(evaluation.summary).to_csv(Path(out, "summary.csv"), index=False,
+                                            float_format="%.17g")
     Path(out, _PER_QUERY_DIR).mkdir(parents=True, exist_ok=True)
     write_manifest(out, runs, options.metric_names(), options.policy_labels())
 

@@ -12,7 +12,10 @@ once complete, with a manifest that lists every per-query file:
   sibling ``.DIR.lock``);
 * an error, Ctrl-C or SIGTERM removes the temporary directory and leaves ``DIR`` as it was;
 * :func:`read_manifest` checks the manifest against the files (a missing or extra
-  per-query file is an error, not a silently different frame).
+  per-query file is an error, not a silently different frame);
+* a process killed by SIGKILL (the OOM killer) leaves its temporaries, named after their
+  owner (host and process id); the next writer of ``DIR`` removes those whose owner is gone
+  (and puts back a previous result the killed one had set aside but not yet replaced).
 """
 from __future__ import annotations
 
@@ -25,6 +28,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from ..io.outputs import WriteError, owned_prefix, sweep_candidates, sweep_stale, writing
 
 PER_QUERY_DIR = "per_query"
 MANIFEST = "manifest.json"
@@ -92,14 +97,32 @@ def transaction(out: str | os.PathLike) -> Iterator[str]:
     final = Path(os.path.abspath(os.fspath(out)))
     final.parent.mkdir(parents=True, exist_ok=True)
     with _lock(final):
+        _sweep(final)
         _check_replaceable(final)
-        temporary = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=final.parent))
+        temporary = Path(tempfile.mkdtemp(prefix=owned_prefix(f".{final.name}.tmp-"),
+                                          dir=final.parent))
         try:
             yield str(temporary)
             _commit(temporary, final)
+        except WriteError as error:  # named where the file was to go, not in the temporary
+            shutil.rmtree(temporary, ignore_errors=True)
+            raise WriteError(error.target.replace(str(temporary), str(final), 1), error,
+                             error.strerror) from None
         except BaseException:
             shutil.rmtree(temporary, ignore_errors=True)
             raise
+
+
+def _sweep(final: Path) -> None:
+    """What a writer of ``final`` killed by SIGKILL (the OOM killer) left beside it (we hold
+    the lock, so no live writer of ours is at work there): its temporary result is removed;
+    a previous result it had set aside and not yet replaced is put back if ``final`` is
+    missing (the kill came between the two renames of :func:`_commit`), removed otherwise."""
+    sweep_stale(final.parent, f".{final.name}.tmp-")
+    for aside in sweep_candidates(final.parent, f".{final.name}.old-"):
+        if not os.path.lexists(final) and os.path.isdir(aside / "result"):
+            os.rename(aside / "result", final)
+        shutil.rmtree(aside, ignore_errors=True)
 
 
 def _check_replaceable(final: Path) -> None:
@@ -119,7 +142,8 @@ def _commit(temporary: Path, final: Path) -> None:
     """Swap ``temporary`` in for ``final`` (the old result is moved aside, then removed)."""
     old = None
     if os.path.lexists(final):
-        old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-", dir=final.parent))
+        old = Path(tempfile.mkdtemp(prefix=owned_prefix(f".{final.name}.old-"),
+                                    dir=final.parent))
         os.rename(final, old / "result")
     try:
         os.rename(temporary, final)
@@ -136,9 +160,10 @@ def write_manifest(directory: str | os.PathLike, runs: list[str], metrics: list[
                    policies: list[str]) -> None:
     """The manifest of a complete result: orders, and every per-query file (last written)."""
     files = sorted(p.name for p in Path(directory, PER_QUERY_DIR).glob("*.parquet"))
-    Path(directory, MANIFEST).write_text(json.dumps(
-        {"format": FORMAT, "runs": runs, "metrics": metrics, "policies": policies,
-         "files": files}, indent=1), encoding="utf-8")
+    with writing(Path(directory, MANIFEST)):
+        Path(directory, MANIFEST).write_text(json.dumps(
+            {"format": FORMAT, "runs": runs, "metrics": metrics, "policies": policies,
+             "files": files}, indent=1), encoding="utf-8")
 
 
 def read_manifest(out: str | os.PathLike) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.data import Qrels, Run
+from ..core.errors import InputError
 from ..core.evaluation import Evaluation, as_metrics, read_qrels_input, unique_labels
 from ..core.options import EvaluationOptions, make_options
 from .buckets import (
@@ -126,7 +127,9 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
     block_bytes : int
         Text read per block.
     timeout : float
-        Seconds to wait for a remote scheduler to answer (CLI: ``--dask-timeout``).
+        Seconds to wait for a remote scheduler to answer, and for a worker when the cluster
+        has none (every worker died mid-run, or none joined: :class:`WorkersLost`) (CLI:
+        ``--dask-timeout``).
 
     Examples
     --------
@@ -150,6 +153,7 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
             buckets = 1
     if buckets != 0:
         check_buckets(buckets)
+        _refuse_standard_input(runs, qrels)
     if out is None:
         return _evaluate(runs, qrels, plan, buckets, client, None, spill_dir, block_bytes,
                          timeout)[0]
@@ -159,6 +163,18 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
                                        spill_dir, block_bytes, timeout)
         write_result(directory, evaluation, labels, plan)
     return evaluation
+
+
+def _refuse_standard_input(runs: Any, qrels: Any) -> None:
+    """Standard input can be read once, by this process: it cannot be split in blocks (which
+    reads a file twice: a head for the run's name, then the blocks) nor read by a worker."""
+    sources = [source for _, source in run_items(runs)] + [qrels]
+    if any(isinstance(s, (str, os.PathLike)) and os.fspath(s) == "-" for s in sources):
+        raise InputError(
+            "standard input cannot be split into buckets or read by Dask workers: it can be "
+            "read only once, by this process", source="-",
+            expected="a file: save the input to a file and give its path, or pass buckets=0 "
+                     "and no client= (one pass)")
 
 
 def _evaluate(runs: Any, qrels: Any, plan: Plan, buckets: int, client: Any,
@@ -176,11 +192,12 @@ def _evaluate(runs: Any, qrels: Any, plan: Plan, buckets: int, client: Any,
         def each(function, arguments, name):
             if dask_client is None:
                 return [function(*args) for args in arguments]
-            return run_all(dask_client, function, arguments, name=name)
+            return run_all(dask_client, function, arguments, name=name, timeout=timeout)
 
         if buckets == 1:  # no split: one task per run reads and evaluates it whole
             qrels_obj = read_qrels_input(qrels, plan.options)
-            shared = qrels_obj if dask_client is None else share(dask_client, qrels_obj)
+            shared = qrels_obj if dask_client is None else share(dask_client, qrels_obj,
+                                                                 timeout=timeout)
             results = each(evaluate_source, [(i, name, source, shared, plan, out_text)
                                              for i, (name, source) in enumerate(items)], "run")
             labels = unique_labels([r.run_name for r in results])

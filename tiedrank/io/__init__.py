@@ -39,8 +39,8 @@ Modules
 ``corpus``      :func:`read_corpus` (document texts: TSV, JSON lines, Parquet)
 ``documents``   :func:`query_documents`, :func:`group_documents`, :func:`load_texts`: one
                 query's ranked list and tie groups beside its document texts
-``_load``, ``_text``, ``_arrow``, ``_parallel``: loading sources, text lines, Arrow helpers,
-threads (private).
+``_load``, ``_text``, ``_json``, ``_arrow``, ``_parallel``: loading sources, text lines, the
+bounds on JSON (depth, record size) checked before any parser, Arrow helpers, threads (private).
 """
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ pandas DataFrame; gzip is recognised by its magic bytes and a UTF-8 byte-order m
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import zlib
 from dataclasses import dataclass
@@ -103,8 +104,12 @@ def load(source: Any, source_name: str | None) -> Loaded:
     """Read ``source`` into memory (see the module docstring for the accepted kinds)."""
     if isinstance(source, pd.DataFrame):
         return Loaded(name=source_name or "<DataFrame>", filename=None, frame=source)
-    if isinstance(source, str) and ("\n" in source or len(source) > 4096):
-        raise TypeError("a str source is a file path; pass file contents as bytes")
+    if isinstance(source, str) and ("\n" in source or len(source) > 4096) \
+            and not os.path.lexists(source):
+        # file contents given as str, most likely (a path may hold a newline: one that
+        # exists is read); an OSError, so that the CLI says it in one line
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory (a str source is a "
+                                "path; file contents go in as bytes)", source)
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         name, filename = source_name or str(path), str(path)
@@ -203,13 +208,53 @@ def _gunzip_bounded(raw: bytes, source: str, size: int | None = None) -> bytes:
     return bytes(out)
 
 
+_WIDE_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+               (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
+
+
+def wide_encoding(head: bytes) -> str | None:
+    """``"UTF-16"`` or ``"UTF-32"`` when ``head`` (a file's first bytes) is text in one of
+    them: a byte-order mark, or without one the zero bytes of ASCII text in it (every other
+    byte, or three of four); None otherwise.
+
+    >>> [wide_encoding(t) for t in ("q1 Q0".encode("utf-16"), "q1 Q0 d1".encode("utf-16-be"),
+    ...  "q1 Q0".encode("utf-32-le"), b"q1 Q0 d1 1 2.5 r", b"PK\\x03\\x04\\x00\\x00\\x00\\x00")]
+    ['UTF-16', 'UTF-16', 'UTF-32', None, None]
+    """
+    for bom, name in _WIDE_BOMS:  # UTF-32 LE's mark starts with UTF-16 LE's: it goes first
+        if head.startswith(bom):
+            return name
+    sample = head[:64]
+    if len(sample) < 8 or b"\0" not in sample:
+        return None
+    quad = sample[:len(sample) // 4 * 4]
+    lanes = [quad[i::4] for i in range(4)]
+    for text_lane in (0, 3):  # little- and big-endian
+        if all(not any(lanes[i]) for i in range(4) if i != text_lane) and all(lanes[text_lane]):
+            return "UTF-32"
+    pair = sample[:len(sample) // 2 * 2]
+    for text_lane in (0, 1):
+        if not any(pair[1 - text_lane::2]) and all(pair[text_lane::2]):
+            return "UTF-16"
+    return None
+
+
+def wide_text_error(encoding: str, source: str) -> InputError:
+    """The message of a UTF-16 or UTF-32 file: what it is, and how to make it UTF-8."""
+    return InputError(f"{encoding} text", source=source, line=1,
+                      expected=f"UTF-8 text: save the file as UTF-8 (e.g. iconv -f {encoding} "
+                               "-t UTF-8 FILE > FILE.utf8)")
+
+
 def check_utf8(data: bytes, source: str) -> None:
-    """Raise on the first byte sequence that is not UTF-8, naming its line."""
+    """Raise on the first byte sequence that is not UTF-8, naming its line (UTF-16 and
+    UTF-32 text named as such: :func:`wide_encoding`)."""
+    encoding = wide_encoding(data[:64]) if b"\0" in data[:64] or data[:1] in (b"\xff", b"\xfe") \
+        else None
+    if encoding:
+        raise wide_text_error(encoding, source)
     if data.isascii():  # C-speed scan; almost every run and qrels file is pure ASCII
         return
-    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        raise InputError("undecodable bytes (not UTF-8)", source=source, line=1,
-                         expected="UTF-8 text (this file looks like UTF-16)")
     view, position, step = memoryview(data), 0, 1 << 20
     while position < len(data):
         try:

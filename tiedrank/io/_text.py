@@ -12,7 +12,13 @@ from collections.abc import Callable, Iterator
 from ..core.errors import InputError, Remedy
 
 # The ASCII blanks TREC tools split on (what C's isspace() accepts, minus the newline).
+# One rule for every reader path: the fast path (one delimiter) is taken only when the data
+# holds no other blank byte (trec.read_trec), the slow path turns every blank into a space
+# (trec._squeeze_blanks), the error scan splits with blank_split. A carriage return ends a
+# line, as \r\n does (pyarrow's rule; trec_eval's isspace() reads a lone \r as a blank).
 BLANKS = " \t\v\f\r"
+FIELD_BLANKS = b" \t\v\f"
+"""The blank bytes that separate fields within a line (``BLANKS`` without the line end)."""
 _BLANK_SPLIT = re.compile(f"[{BLANKS}]+")
 # The finite numbers pyarrow's float parser accepts (checked against it), so that the
 # vectorised check, the cast and the line-by-line error scan agree.

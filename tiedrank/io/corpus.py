@@ -14,6 +14,7 @@ import zlib
 from collections.abc import Iterable
 
 from ..core.errors import InputError
+from ._json import check_json_record
 
 ID_KEYS = ("docno", "doc_id", "_id", "docid", "id")
 TEXT_KEYS = ("text", "contents", "body", "passage")
@@ -56,6 +57,7 @@ def _parquet(data: bytes | str | os.PathLike, wanted: set[str] | None) -> dict[s
 
 
 def _json_record(line: str, name: str, number: int) -> tuple[str, str]:
+    check_json_record(line, name, number)
     try:
         record = json.loads(line)
         docno = next(record[k] for k in ID_KEYS if k in record)

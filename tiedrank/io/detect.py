@@ -6,7 +6,8 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..core.validation import Options
-from ._load import GZIP_MAGIC, Loaded, check_utf8, gunzip, input_limits, without_gzip_suffix
+from ._load import (GZIP_MAGIC, Loaded, check_utf8, gunzip, input_limits, wide_encoding,
+                    wide_text_error, without_gzip_suffix)
 from .nested_json import looks_nested
 from ._text import BLANKS, INT_MATCH, blank_comments, blank_split, first_line, is_number
 
@@ -109,7 +110,13 @@ def choose_format(loaded: Loaded, format: str | None) -> str:
     if not loaded.data or loaded.data.isspace():  # isspace() stops at the first non-blank
         raise InputError("empty input", source=loaded.name, expected="at least one data row")
     if format is None:
-        fmt = detect_format(loaded.data, loaded.filename or loaded.name)
+        try:
+            fmt = detect_format(loaded.data, loaded.filename or loaded.name)
+        except InputError as error:  # named by the file (run.txt.gz), not its inner name
+            if error.source == loaded.name:
+                raise
+            raise InputError(error.problem, source=loaded.name, line=error.line,
+                             text=error.text, expected=error.expected) from None
     else:
         fmt = format.strip().lower()
     if fmt != "parquet":
@@ -130,6 +137,9 @@ def _format_from_extension(name: str | None) -> str | None:
 def _sniff(head: bytes, source: str, whole: bool = False) -> str:
     """Decide from the first non-empty line (see :func:`detect_format`); ``whole``: ``head``
     is all of the input (so a head of comment lines only is a file without data)."""
+    encoding = wide_encoding(head)
+    if encoding:  # NUL bytes of text, not binary data
+        raise wide_text_error(encoding, source)
     if b"\0" in head or head[:4] == b"PK\x03\x04":
         raise InputError("unknown format", source=source,
                          text="binary data (zip, xlsx and similar are not read)",

@@ -21,6 +21,7 @@ import re
 import pyarrow as pa
 
 from ..core.errors import InputError
+from ._json import check_json_depth
 from ._load import Loaded
 from ._text import Locator
 from .columns import RawColumns
@@ -46,6 +47,7 @@ def read_nested_json(loaded: Loaded) -> RawColumns:
         Invalid JSON (with its line), an outer or inner value that is not an object, or no
         (query, doc) pair at all.
     """
+    check_json_depth(loaded.data, loaded.name, lines=False)  # before json recurses
     text = loaded.data.decode("utf-8")
     try:
         nested = json.loads(text)

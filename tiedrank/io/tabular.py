@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 
 from ..core.errors import InputError
 from . import _parallel
+from ._json import check_json_depth, check_json_record
 from ._load import Loaded
 from ._text import Locator, first_line, nonblank_lines, text_locator
 from .columns import RawColumns, resolve_columns
@@ -180,6 +181,7 @@ def _read_parquet(loaded: Loaded, roles: tuple[str, ...],
 # --------------------------------------------------------------------------------------------
 
 def _json_object(text: str, line_no: int, source: str) -> dict:
+    check_json_record(text, source, line_no)
     try:
         value = json.loads(text)
     except ValueError as exc:
@@ -194,6 +196,7 @@ def _json_object(text: str, line_no: int, source: str) -> dict:
 def _read_jsonl(loaded: Loaded, roles: tuple[str, ...],
                 mapping: Mapping[str, str] | None) -> tuple[pa.Table, Locator]:
     locate = text_locator(loaded.data)
+    check_json_depth(loaded.data, loaded.name, lines=True)  # before Arrow's reader recurses
     try:
         table = pajson.read_json(pa.BufferReader(loaded.data),
                                  read_options=pajson.ReadOptions(block_size=_parallel.BLOCK_SIZE))

@@ -20,7 +20,7 @@ import pyarrow.csv as pacsv
 from ..core.errors import InputError
 from . import _parallel
 from ._load import Loaded
-from ._text import (INT_MATCH, blank_comments, blank_split, first_line, is_number,
+from ._text import (FIELD_BLANKS, INT_MATCH, blank_comments, blank_split, first_line, is_number,
                     nonblank_lines, text_locator)
 from .columns import GRADE, SCORE, RawColumns
 
@@ -30,9 +30,9 @@ QRELS_EXPECTED = "4 whitespace-separated columns: qid iter docno grade"
 # Byte tables for the whitespace pass: which bytes are blanks (tab, VT, FF, space; CR is
 # turned into a newline first) and what each byte becomes (every blank a space).
 _IS_BLANK = np.zeros(256, dtype=bool)
-_IS_BLANK[[9, 11, 12, 32]] = True
+_IS_BLANK[list(FIELD_BLANKS)] = True
 _TO_SPACE = np.arange(256, dtype=np.uint8)
-_TO_SPACE[[9, 11, 12]] = 32
+_TO_SPACE[list(FIELD_BLANKS)] = 32
 
 
 def read_trec(loaded: Loaded, *, ncols: int, value_col: int,
@@ -60,14 +60,12 @@ def read_trec(loaded: Loaded, *, ncols: int, value_col: int,
     # differs only in a file whose tag changes between lines
     tag = fields[5] if ncols == 6 else None
 
-    # Fast path: one delimiter character throughout.  Blank runs, leading or trailing blanks
-    # show up as empty fields (or a column-count error), in which case we normalise and retry.
-    has_tab = b"\t" in data
-    delimiter = None
-    if not has_tab and len(first.split(" ")) == ncols:
-        delimiter = " "
-    elif has_tab and len(first.split("\t")) == ncols and b" " not in data:
-        delimiter = "\t"
+    # Fast path: one delimiter character throughout, and no other blank byte anywhere (a
+    # vertical tab or form feed is a blank too: "d1\v 1" is two fields).  Blank runs, leading
+    # or trailing blanks show up as empty fields (or a column-count error), in which case we
+    # normalise and retry.
+    delimiter = next((d for d in (" ", "\t") if len(first.split(d)) == ncols and not any(
+        bytes([b]) in data for b in FIELD_BLANKS if b != ord(d))), None)
     table = None
     if delimiter is not None:
         try:

@@ -15,6 +15,7 @@ from ..core.data import Qrels, Run
 from ..core.errors import InputError
 from ._arrow import STR_DTYPE, first_true, string_layout
 from ._text import blanks_to_underscores
+from .outputs import writing
 
 __all__ = ["write_qrels", "write_run"]
 
@@ -140,7 +141,7 @@ def _write_lines(lines: pa.Array | pa.ChunkedArray, dest: Any) -> None:
     if isinstance(dest, (str, os.PathLike)):
         path = os.fspath(dest)
         opener = gzip.open if str(path).lower().endswith(".gz") else open
-        with opener(path, "wb") as handle:
+        with writing(path), opener(path, "wb") as handle:
             for piece in pieces:
                 handle.write(piece)
     elif isinstance(dest, io.TextIOBase):

@@ -191,7 +191,7 @@ def _id_width(count: int) -> int:
 
 
 def make_queries(n_queries: int = 50, docs_per_query: int = 100,
-                 relevant_per_query: "int | tuple[int, int]" = (1, 10),
+                 relevant_per_query: "int | tuple[int, int] | None" = None,
                  grade_probs: Sequence[float] = (0.5, 0.3, 0.2), seed: int = 0) -> Qrels:
     """Synthetic judged candidate sets: ``n_queries`` x ``docs_per_query``, grades 0-3.
 
@@ -201,9 +201,10 @@ def make_queries(n_queries: int = 50, docs_per_query: int = 100,
         Query ids ``q001``, ``q002``, ...
     docs_per_query : int, default 100
         Candidates per query, ids ``<qid>-d000``, ... (a typical reranking depth).
-    relevant_per_query : int or (int, int), default (1, 10)
+    relevant_per_query : int or (int, int), optional
         Relevant documents per query: a fixed count, or uniform on the inclusive range.
-        Default: 1 to 10 of 100, the range of TREC-style pools after a first stage.
+        Default: 1 to 10 (1 to ``docs_per_query`` when fewer), the range of TREC-style
+        pools after a first stage.
     grade_probs : three floats, default (0.5, 0.3, 0.2)
         Probabilities of grades 1, 2, 3 among the relevant documents (grade 1 the most
         common, as in TREC Deep Learning judgements). The other documents are judged 0,
@@ -223,6 +224,8 @@ def make_queries(n_queries: int = 50, docs_per_query: int = 100,
     """
     check("n_queries", n_queries, _COUNT)
     check("docs_per_query", docs_per_query, _COUNT)
+    if relevant_per_query is None:  # the default fits any number of candidates
+        relevant_per_query = (1, min(10, docs_per_query))
     if isinstance(relevant_per_query, (int, np.integer)) and not isinstance(relevant_per_query, bool):
         low = high = int(relevant_per_query)
     else:
@@ -316,7 +319,7 @@ def simulate_run(qrels: Qrels, spec: "RerankerSpec | str", seed: int = 0) -> Run
 
 def simulate(preset_or_spec: "str | RerankerSpec" = "fine-grained", n_queries: int = 50,
              seed: int = 0, *, docs_per_query: int = 100,
-             relevant_per_query: "int | tuple[int, int]" = (1, 10),
+             relevant_per_query: "int | tuple[int, int] | None" = None,
              grade_probs: Sequence[float] = (0.5, 0.3, 0.2), **overrides: Any) -> tuple[Run, Qrels]:
     """Make queries and score them: ``(run, qrels)`` in one call.
 

@@ -44,6 +44,7 @@ from .paired_tests import (
     ALPHA,
     CONFIDENCE,
     RESAMPLES,
+    SEED,
     TESTS,
     bootstrap_ci,
     cohens_d,
@@ -115,7 +116,7 @@ def compare_values(pairs: PairedValues, run_a: str, run_b: str, metric: Metric, 
 
 
 @validate_params({"test": [Options(*TESTS)], "n_resamples": [RESAMPLES],
-                  "confidence": [CONFIDENCE]})
+                  "confidence": [CONFIDENCE], "seed": [SEED]})
 def compare_pair(source: Evaluation | pd.DataFrame, run_a: str, run_b: str,
                  metric: str | Metric, *, policy: str = "expected", test: str = "t",
                  seed: int = 0, n_resamples: int = 9999,
@@ -228,7 +229,7 @@ class Comparison:
 
 @validate_params({"test": [Options(*TESTS)], "correction": [Options(*CORRECTIONS)],
                   "alpha": [ALPHA], "pairs": [Options(*PAIRINGS)],
-                  "n_resamples": [RESAMPLES], "confidence": [CONFIDENCE]})
+                  "n_resamples": [RESAMPLES], "confidence": [CONFIDENCE], "seed": [SEED]})
 def compare_runs(source: Evaluation | pd.DataFrame, *, baseline: str | None = None,
                  runs: Sequence[str] | None = None,
                  metrics: Iterable[str | Metric] | None = None, policy: str = "expected",

@@ -42,6 +42,21 @@ CONFIDENCE = Interval(float, 0, 1, closed="neither")
 """Allowed ``confidence`` of a bootstrap interval."""
 ALPHA = Interval(float, 0, 1, closed="neither")
 """Allowed significance levels ``alpha``."""
+SEED = Interval(int, None, None)
+"""Allowed seeds: any integer, as the ``random`` policy's (a seed keys a stream, it is never
+a count); :func:`generator` takes negative ones to numpy's non-negative domain."""
+
+
+def _generator(seed: int) -> np.random.Generator:
+    """numpy's generator of ``seed``: ``default_rng(seed)`` for ``seed >= 0`` (so the numbers
+    are scipy's with ``rng=default_rng(seed)``), ``default_rng(seed % 2**128)`` below zero
+    (numpy refuses negative seeds: "expected non-negative integer").
+
+    >>> bool(_generator(-1).integers(10**9) == np.random.default_rng(2**128 - 1).integers(10**9))
+    True
+    """
+    seed = int(seed)
+    return np.random.default_rng(seed if seed >= 0 else seed % 2**128)
 BATCH_CELLS = 1 << 22
 """Resampled values held at once (about 32 MB of float64) by the randomization test and
 the bootstrap: memory is O(queries x batch), never O(queries x n_resamples)."""
@@ -132,7 +147,7 @@ def _mean_difference(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray
     return np.mean(x - y, axis=axis)
 
 
-@validate_params({"n_resamples": [RESAMPLES]})
+@validate_params({"n_resamples": [RESAMPLES], "seed": [SEED]})
 def randomization_test(a, b, *, seed: int = 0, n_resamples: int = 9999) -> tuple[float, float]:
     """Fisher's paired randomization (permutation) test of the mean difference.
 
@@ -161,7 +176,7 @@ def randomization_test(a, b, *, seed: int = 0, n_resamples: int = 9999) -> tuple
     special = _degenerate(a, b)
     if special is not None:
         return (float(np.mean(a - b)) if len(a) else math.nan), special[1]
-    rng = np.random.default_rng(seed)
+    rng = _generator(seed)
     if len(a) < 63 and 2 ** len(a) <= n_resamples:  # every assignment: scipy enumerates
         result = stats.permutation_test(
             (a, b), _mean_difference, permutation_type="samples", vectorized=True,
@@ -209,7 +224,7 @@ def _sign_flip_test(d: np.ndarray, observed: float, n_resamples: int,
 
 
 @validate_params({"confidence": [CONFIDENCE], "n_resamples": [RESAMPLES],
-                  "method": [Options(*BOOTSTRAP_METHODS)]})
+                  "method": [Options(*BOOTSTRAP_METHODS)], "seed": [SEED]})
 def bootstrap_ci(a, b, *, seed: int = 0, confidence: float = 0.95,
                  n_resamples: int = 9999, method: str = "BCa") -> tuple[float, float]:
     """Bootstrap confidence interval of the mean paired difference mean(a - b).
@@ -241,7 +256,7 @@ def bootstrap_ci(a, b, *, seed: int = 0, confidence: float = 0.95,
         return math.nan, math.nan
     if np.ptp(d) == 0:  # degenerate: every resample has the same mean (BCa would be NaN)
         return float(d[0]), float(d[0])
-    means = _bootstrap_means(d, n_resamples, np.random.default_rng(seed))
+    means = _bootstrap_means(d, n_resamples, _generator(seed))
     alpha = (1 - confidence) / 2
     levels = (_bca_levels(d, means, alpha) if method == "BCa"
               else np.array([alpha, 1 - alpha]))
@@ -326,7 +341,7 @@ def mann_whitney(x, y) -> tuple[float, float]:
     return float(result.statistic), float(result.pvalue)
 
 
-@validate_params({"test": [Options(*TESTS)], "n_resamples": [RESAMPLES]})
+@validate_params({"test": [Options(*TESTS)], "n_resamples": [RESAMPLES], "seed": [SEED]})
 def paired_test(a, b, test: str = "t", *, seed: int = 0,
                 n_resamples: int = 9999) -> tuple[float, float]:
     """Dispatch to :func:`t_test`, :func:`wilcoxon_test` or :func:`randomization_test`."""

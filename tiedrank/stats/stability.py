@@ -35,7 +35,7 @@ from ..sampling.laws import LAW_FAMILIES
 from ..core.ties import TieTable
 from ..core.validation import Interval, Options, validate_params
 from .comparison import compare_values
-from .paired_tests import ALPHA, RESAMPLES, TESTS
+from .paired_tests import ALPHA, RESAMPLES, SEED, TESTS
 from .pairing import (
     check_runs,
     outcome,
@@ -59,7 +59,7 @@ DRAWS = Interval(int, 1, None)
 """Allowed numbers of random tie-breaks ``n_draws``."""
 _STABILITY_OPTIONS = {"test": [Options(*TESTS)], "alpha": [ALPHA], "n_draws": [DRAWS],
                       "gain": [Options(*GAINS)], "n_resamples": [RESAMPLES],
-                      "method": [Options("auto", "exact", "sampled")]}
+                      "method": [Options("auto", "exact", "sampled")], "seed": [SEED]}
 
 
 # ---- P(A beats B) under random tie-breaking -------------------------------------------------
@@ -283,7 +283,8 @@ def win_probabilities(tables: Mapping[str, TieTable], metrics: Iterable[str | Me
 
 
 # ---- the verdict under each fixed tie policy ------------------------------------------------
-@validate_params({"test": [Options(*TESTS)], "alpha": [ALPHA], "n_resamples": [RESAMPLES]})
+@validate_params({"test": [Options(*TESTS)], "alpha": [ALPHA], "n_resamples": [RESAMPLES],
+                  "seed": [SEED]})
 def policy_verdicts(source: Evaluation | pd.DataFrame, run_a: str, run_b: str,
                     metric: str | Metric, *, policies: Sequence[str] = ALL_POLICIES,
                     test: str = "t", alpha: float = 0.05, seed: int = 0,
