@@ -27,6 +27,7 @@ from ..core.options import MAX_ROUND, OPTION_NAMES, QUERY_SETS, EvaluationOption
 from ..report import FORMATS
 from ..core.validation import InvalidParameterError
 from ..io.outputs import WriteError, writing
+from ..io import SourceNotFound
 
 # Duplicate handling of the readers (tiedrank.io); io has no public constant for it yet.
 from ..io import input_limits, set_input_limits
@@ -106,6 +107,8 @@ def cli_remedy(remedy: Remedy) -> str:
     >>> cli_remedy(Remedy("timeout", "SECONDS", "to wait longer", placeholder=True))
     'add --dask-timeout SECONDS to wait longer'
     """
+    if remedy.parameter == "buckets" and str(remedy.value).startswith("0"):  # one pass
+        return remedy.sentence("leave out --buckets and --dask")
     flag = COLUMN_FLAGS.get(remedy.function) if remedy.parameter == "columns" else None
     flag = flag or FLAGS.get(remedy.parameter)
     if flag is None:
@@ -123,6 +126,8 @@ def cli_message(error: BaseException) -> str:
         return flag_message(error)
     if isinstance(error, Remedied):
         return error.worded_with(cli_remedy)
+    if isinstance(error, SourceNotFound):  # the CLI's sources are paths: no Python hint
+        return str(error.as_path())
     return str(error)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.data import Qrels, Run
-from ..core.errors import InputError
+from ..core.errors import InputError, Remedy
 from ..core.evaluation import Evaluation, as_metrics, read_qrels_input, unique_labels
 from ..core.options import EvaluationOptions, make_options
 from .buckets import (
@@ -173,8 +173,9 @@ def _refuse_standard_input(runs: Any, qrels: Any) -> None:
         raise InputError(
             "standard input cannot be split into buckets or read by Dask workers: it can be "
             "read only once, by this process", source="-",
-            expected="a file: save the input to a file and give its path, or pass buckets=0 "
-                     "and no client= (one pass)")
+            expected="a file: save the input to a file and give its path",
+            remedy=Remedy("buckets", "0 and no client=", "(one pass)", placeholder=True,
+                          lead="or"))
 
 
 def _evaluate(runs: Any, qrels: Any, plan: Plan, buckets: int, client: Any,

@@ -44,7 +44,7 @@ bounds on JSON (depth, record size) checked before any parser, Arrow helpers, th
 """
 from __future__ import annotations
 
-from ._load import InputLimits, input_limits, set_input_limits
+from ._load import InputLimits, SourceNotFound, input_limits, set_input_limits
 from .columns import ALIASES
 from .detect import FORMATS, detect_format
 from .groups import read_groups

@@ -100,6 +100,15 @@ class Loaded:
                                      # frame of a dict or tuples) a NaN the caller gave
 
 
+class SourceNotFound(FileNotFoundError):
+    """A ``str`` source that names no file, with a hint for Python callers (file contents go
+    in as bytes); :meth:`as_path` is the same error for a door whose sources are always paths
+    (the CLI)."""
+
+    def as_path(self) -> FileNotFoundError:
+        return FileNotFoundError(self.errno, "No such file or directory", self.filename)
+
+
 def load(source: Any, source_name: str | None) -> Loaded:
     """Read ``source`` into memory (see the module docstring for the accepted kinds)."""
     if isinstance(source, pd.DataFrame):
@@ -108,8 +117,8 @@ def load(source: Any, source_name: str | None) -> Loaded:
             and not os.path.lexists(source):
         # file contents given as str, most likely (a path may hold a newline: one that
         # exists is read); an OSError, so that the CLI says it in one line
-        raise FileNotFoundError(errno.ENOENT, "No such file or directory (a str source is a "
-                                "path; file contents go in as bytes)", source)
+        raise SourceNotFound(errno.ENOENT, "No such file or directory (a str source is a "
+                             "path; file contents go in as bytes)", source)
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         name, filename = source_name or str(path), str(path)
