@@ -35,6 +35,7 @@ from tiedrank.dashboard.settings import (
 )
 from tiedrank.dashboard.warmup import warm_up
 from tiedrank.core.errors import InputError
+from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
 
 st.set_page_config(layout="wide", page_title="tiedrank: evaluating rankers with tied scores",
                    page_icon="📊")  # an emoji: no icon font fetched from a CDN
@@ -169,7 +170,7 @@ def _column_mapping(upload, fields: tuple[str, ...], role: str, errors: list[str
     guess = guess_columns(columns, fields)
     needed = any(v is None for v in guess.values())
     mapping: dict[str, str] = {}
-    with st.expander(f"Columns of {upload.name}", expanded=needed,
+    with st.expander(f"Columns of {md(upload.name)}", expanded=needed,
                      icon=":material/warning:" if needed else ":material/view_column:"):
         if needed:
             st.caption(f"Choose which columns hold the fields of the {role}.")
@@ -182,7 +183,7 @@ def _column_mapping(upload, fields: tuple[str, ...], role: str, errors: list[str
                 st.session_state[key] = guess[name]
             choice = st.selectbox(
                 name, columns, key=key, persist_state=common.KEEP, **extra,
-                help=f"The column of {upload.name} that holds the {name}"
+                help=f"The column of {md(upload.name)} that holds the {name}"
                      + (" (a number; higher = ranked higher)" if name == "score" else "")
                      + (" (an integer grade)" if name == "relevance" else "") + ".")
             if choice is None:
@@ -216,7 +217,7 @@ def data_panel() -> None:
                 st.page_link("pages/simulator.py", label="Open the Simulator", icon=":material/science:")
             else:
                 st.caption(f"Runs you made on the Simulator page, kept for this browser session "
-                           f"only. Query set: {kept.origin}; relevance level {kept.rel_level}. "
+                           f"only. Query set: {md(kept.origin)}; relevance level {kept.rel_level}. "
                            "Adding runs on another query set replaces them.")
         else:
             st.file_uploader(
@@ -241,7 +242,7 @@ def data_panel() -> None:
             qrels_file, run_files, queries_file, restored = common.effective_uploads()
             if restored:
                 st.caption("Still using the files uploaded before: "
-                           + ", ".join(f.name for f in [qrels_file, *run_files, queries_file] if f)
+                           + ", ".join(md(f.name) for f in [qrels_file, *run_files, queries_file] if f)
                            + ". Upload files above to replace them.")
                 st.button("Forget these files", key="forget_uploads", icon=":material/delete:",
                           on_click=common.forget_uploads)
@@ -300,7 +301,7 @@ def data_panel() -> None:
         elif source == SESSION:
             context = common.session_context(kept, settings) if kept is not None else None
         elif pending:
-            notes.append("Choose the columns of " + ", ".join(dict.fromkeys(pending))
+            notes.append("Choose the columns of " + ", ".join(map(md, dict.fromkeys(pending)))
                          + " in the sidebar (**Columns of …**).")
         elif not errors:
             context, errors = common.upload_context(
@@ -315,8 +316,8 @@ def data_panel() -> None:
                        f"{n_queries:,} judged queries · {len(context.qrels):,} judgements · "
                        f"{sum(len(r) for r in context.runs.values()):,} ranked documents")
     st.session_state[common.CONTEXT_KEY] = context
-    for message in errors:
-        st.error(message, icon=":material/error:")
+    for message in errors:  # quote file text: shown as text
+        st.error(md(message), icon=":material/error:")
     for message in notes:
         st.info(message, icon=":material/view_column:")
     if "_rel_level_note" in st.session_state:
@@ -329,7 +330,7 @@ def _run_page() -> None:
     try:
         pg.run()
     except InputError as err:  # bad data that slipped past the readers: say what is wrong
-        st.error(str(err), icon=":material/error:")
+        st.error(md(err), icon=":material/error:")
     except Exception as err:  # noqa: BLE001 - the page must never show an exception box
         if type(err).__module__.startswith("streamlit"):  # reruns, page switches, stops
             raise

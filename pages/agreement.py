@@ -22,13 +22,14 @@ from tiedrank.dashboard.ui import (
     show_figure,
     show_findings,
 )
+from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
 from tiedrank.stats import WEIGHTS, judge_agreement
 
 ctx = get_context()
 
 st.title("Judge agreement: labels against the qrels grades")
 st.markdown(
-    f"**{ctx.dataset_label}.** A judge that scores documents with labels (an LLM's 0-3 grades, "
+    f"**{md(ctx.dataset_label)}.** A judge that scores documents with labels (an LLM's 0-3 grades, "
     "say) can be read as a reranker, or as an assessor. Here its labels meet the human grades "
     "of the qrels, on the documents both label and judge: Cohen's kappa (1 = perfect "
     "agreement, 0 = chance), unweighted and weighted by how far a label misses "
@@ -72,7 +73,7 @@ cells = right.segmented_control(
     **persist("agree_cells", "share of the grade"))
 counts = view.confusion_grid(agreement, run)
 if counts.empty:
-    empty_state(f"Run **{run}** labels no document the qrels judge: nothing to compare.")
+    empty_state(f"Run **{md(run)}** labels no document the qrels judge: nothing to compare.")
 else:
     share = view.confusion_grid(agreement, run, share=True) if cells != "documents" else None
     fig = confusion_heatmap(counts, share=share, title=f"{run}: qrels grade against its label")
@@ -81,10 +82,10 @@ else:
     download_row(counts.reset_index(), f"confusion_{run}", key="agree_confusion_download")
 
 # ---- 3. one run, query by query ------------------------------------------------------------------
-st.header(f"{run}, query by query", divider="gray")
+st.header(f"{md(run)}, query by query", divider="gray")
 per_query = view.query_table(agreement, run, ctx.query_text)
 if per_query.empty:
-    empty_state(f"No query of run **{run}** has a labelled document the qrels judge.")
+    empty_state(f"No query of run **{md(run)}** has a labelled document the qrels judge.")
     st.stop()
 event = st.dataframe(per_query, hide_index=True, key="agree_query_table", on_select="rerun",
                      selection_mode="single-row", column_config={
@@ -108,12 +109,12 @@ with st.container(border=True):
         help="By default the query where the run agrees least (quadratic kappa).",
         **persist_choice("agree_query", queries, view.lowest_query(per_query) or queries[0]))
     if cols[1].button("Tie structure", key="agree_open_ties", icon=":material/view_week:",
-                      help=f"The tie groups of {run} on this query: its labels as scores."):
+                      help=f"The tie groups of {md(run)} on this query: its labels as scores."):
         st.session_state["tie_run"] = run
         drill_down("pages/tie_structure.py", DRILL_KEY, query)
     if partner is not None and cols[2].button(
             "Two runs, one query", key="agree_open_pair", icon=":material/vertical_split:",
-            help=f"{run} beside {partner}, the run whose labels agree best with the qrels "
+            help=f"{md(run)} beside {md(partner)}, the run whose labels agree best with the qrels "
                  "(quadratic kappa), on this query."):
         choices = drill_choices(run, partner, query)
         drill_down("pages/side_by_side.py", DRILL_PAIR_KEY, choices, url_from_choices(choices))

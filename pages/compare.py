@@ -28,6 +28,7 @@ from tiedrank.dashboard.ui import (
     show_figure,
     show_findings,
 )
+from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
 from tiedrank.core.errors import InputError
 from tiedrank.core.evaluation import ALL_POLICIES
 from tiedrank.io import read_groups
@@ -59,7 +60,7 @@ ctx = get_context()
 k = ctx.settings.k
 runs = list(ctx.runs)
 st.markdown(
-    f"**{ctx.dataset_label}.** A paired significance test of each run against a baseline "
+    f"**{md(ctx.dataset_label)}.** A paired significance test of each run against a baseline "
     "on the per-query values, corrected for multiple comparisons; then, for one run, the "
     "per-query differences and whether its verdict holds under **every tie-break**: the "
     "exact expectation, trec_eval's order, the best and worst cases, and random tie-breaks.")
@@ -168,7 +169,7 @@ def _with_progress(name: str, first_step: str, fn, *args):
     def compute(*values):
         bar = st.progress(0.0, text=first_step)
         try:
-            return fn(*values, lambda share, step: bar.progress(min(max(share, 0.0), 1.0), text=step))
+            return fn(*values, lambda share, step: bar.progress(min(max(share, 0.0), 1.0), text=md(step)))
         finally:
             bar.empty()
     return ctx.memo(name, compute, *args)
@@ -187,7 +188,7 @@ try:
     comparison = _with_progress("compare_runs", "Testing the runs against the baseline…",
                                 _comparison, *COMPARISON)
 except ValueError as err:
-    st.error(f"The comparison failed: {err}", icon=":material/error:")
+    st.error(f"The comparison failed: {md(err)}", icon=":material/error:")
     st.stop()
 
 # ---- 1. the report ------------------------------------------------------------------------
@@ -242,13 +243,13 @@ PAIR = (tuple(metrics), ties, policy_name, run, baseline, chart_metric)  # what 
 differences = _shared("compare_differences", lambda: view.query_differences(
     evaluation, run, baseline, chart_metric, policy_name, query_text=ctx.query_text), *PAIR)
 if differences.empty:
-    empty_state(f"{run} and {baseline} have no evaluated query in common for {chart_metric}.")
+    empty_state(f"{md(run)} and {md(baseline)} have no evaluated query in common for {chart_metric}.")
 else:
     counts = view.outcome_counts(differences)
     cards = number_cards()
-    cards.metric(f"{run} better", counts["win"], help="Queries where the run's value is higher.", width="content")
+    cards.metric(f"{md(run)} better", counts["win"], help="Queries where the run's value is higher.", width="content")
     cards.metric("Equal", counts["tie"], help="Queries where both values are equal (within 1e-12).", width="content")
-    cards.metric(f"{baseline} better", counts["loss"], help="Queries where the baseline's value is higher.",
+    cards.metric(f"{md(baseline)} better", counts["loss"], help="Queries where the baseline's value is higher.",
                  width="content")
     cards.metric("Mean difference", f"{view.mean_difference(differences, chart_metric):+.4f}",
                  width="content", help=view.mean_difference_help(evaluation.metric(chart_metric), len(differences)))
@@ -274,10 +275,10 @@ fragile, n_paired = _shared("compare_fragile", lambda: view.fragile_table(
     evaluation, run, baseline, chart_metric, ctx.query_text), *PAIR)
 st.header(f"Fragile queries: {view.fragile_heading(len(fragile), n_paired)}", divider="gray")
 st.markdown(
-    f"A query is fragile when some tie-break makes **{run}** win it and another makes "
-    f"**{baseline}** win it on {chart_metric}: the two runs break their ties independently, so "
-    f"{run} − {baseline} ranges from {run}'s worst minus {baseline}'s best to {run}'s best minus "
-    f"{baseline}'s worst, and that range holds 0 inside it.")
+    f"A query is fragile when some tie-break makes **{md(run)}** win it and another makes "
+    f"**{md(baseline)}** win it on {chart_metric}: the two runs break their ties independently, so "
+    f"{md(run)} − {md(baseline)} ranges from {md(run)}'s worst minus {md(baseline)}'s best to "
+    f"{md(run)}'s best minus {md(baseline)}'s worst, and that range holds 0 inside it.")
 if fragile.empty:
     st.success(f"On every query one tie-break decides nothing: whichever order the ties take, "
                f"the same run wins or the two tie ({chart_metric}).", icon=":material/check_circle:")
@@ -297,9 +298,9 @@ else:
             "worst_b": number(f"{baseline} worst", "Worst case over tie orderings."),
             "winner_expected": st.column_config.TextColumn("winner by expectation"),
             "winner_trec_eval": st.column_config.TextColumn("winner in trec_eval's order"),
-            "max_diff": number("max diff", f"{run}'s best − {baseline}'s worst: the most {run} "
+            "max_diff": number("max diff", f"{md(run)}'s best − {md(baseline)}'s worst: the most {md(run)} "
                                            "can win by."),
-            "min_diff": number("min diff", f"{run}'s worst − {baseline}'s best: the most {run} "
+            "min_diff": number("min diff", f"{md(run)}'s worst − {md(baseline)}'s best: the most {md(run)} "
                                            "can lose by.")})
     picked = selected_row_value(event, fragile)
     if picked is not None:  # drill-down: both runs' tie groups on that query, side by side
@@ -425,7 +426,7 @@ else:
         groups = read_groups(groups_file.getvalue(), source_name=groups_file.name)
     except InputError as err:
         groups = None
-        st.error(f"Cannot use the groups file. {err}", icon=":material/error:")
+        st.error(f"Cannot use the groups file. {md(err)}", icon=":material/error:")
     if groups is not None:
         breakdown = group_breakdown(evaluation, groups)
         show_findings(breakdown.findings, title="Findings about the groups file")

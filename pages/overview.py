@@ -22,13 +22,14 @@ from tiedrank.dashboard.ui import (
     show_figure,
     show_findings,
 )
+from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
 
 ctx = get_context()
 k = ctx.settings.k
 
 st.title("Overview: each run's metrics over all tie orderings")
 st.markdown(
-    f"**{ctx.dataset_label}.** Each cell shows the **expected** value over every ordering of "
+    f"**{md(ctx.dataset_label)}.** Each cell shows the **expected** value over every ordering of "
     "the tied documents, the **[worst, best]** values any tie-break could give, and the value "
     "in **trec_eval's** tie order (docno descending), the number most papers report.")
 

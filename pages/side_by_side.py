@@ -23,6 +23,7 @@ from tiedrank.dashboard.ui import (
     show_figure,
     stacking_columns,
 )
+from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
 
 ctx = get_context()
 k = ctx.settings.k
@@ -31,7 +32,7 @@ runs = list(tables)
 
 st.title("Two runs, one query: where each puts the documents")
 st.markdown(
-    f"**{ctx.dataset_label}.** Pick two runs and a query: their tie groups side by side (a "
+    f"**{md(ctx.dataset_label)}.** Pick two runs and a query: their tie groups side by side (a "
     "group's documents may come in any order inside its rank span), where each run puts the "
     "relevant documents, and how far the tie order alone moves each run's metric on the query. "
     "On **Compare**, a click on a query of the per-query differences opens it here.")
@@ -67,7 +68,7 @@ with st.container(border=True):
                          **persist_choice("sbs_query", queries, queries[0]),
                          help="A query of the qrels. Type to search ids and text.")
     if len(ctx.query_text.get(query, "")) > 60:
-        st.caption(f"**{query}**: {ctx.query_text[query]}")
+        st.caption(f"**{md(query)}**: {md(ctx.query_text[query])}")
     row = st.container(horizontal=True, gap="small", vertical_alignment="bottom")
     run_width = view.control_width(runs)
     run_a = row.selectbox("Run A", runs, **persist_choice("sbs_run_a", runs, runs[0]), width=run_width,
@@ -99,7 +100,7 @@ st.header("Each run's range on this query", divider="gray")
 evaluation = ctx.evaluation((metric,), ("all",))
 ranges = view.query_ranges(evaluation, list(dict.fromkeys([run_a, run_b])), query, metric)
 if ranges.empty:
-    empty_state(f"Neither run answers query **{query}**, so it is not in their means "
+    empty_state(f"Neither run answers query **{md(query)}**, so it is not in their means "
                 "(trec_eval's query set: queries with results and judgements).")
 else:
     st.dataframe(ranges, hide_index=True, key="sbs_ranges_table", column_config={
@@ -115,7 +116,7 @@ st.header("Where each run puts the relevant documents", divider="gray")
 placement = ctx.memo("sbs_placement", lambda a, b, q: view.relevant_placement(
     ctx.tables()[a], ctx.tables()[b], ctx.qrels.frame, q, ctx.settings.rel_level), run_a, run_b, query)
 if placement.empty:
-    empty_state(f"No document of query **{query}** has grade ≥ {ctx.settings.rel_level} in the qrels.")
+    empty_state(f"No document of query **{md(query)}** has grade ≥ {ctx.settings.rel_level} in the qrels.")
 else:
     st.markdown(view.placement_caption(placement, name_a, name_b, ctx.settings.rel_level))
     wide = view.placement_wide(placement)
@@ -131,7 +132,7 @@ documents = ctx.memo("sbs_documents", lambda a, b, q: view.side_by_side(ctx.tabl
 st.header("From run A's ranks to run B's", divider="gray")
 flows = view.group_flows(documents, depth)
 if flows.empty:
-    empty_state(f"Neither run returns a document for query **{query}**.")
+    empty_state(f"Neither run returns a document for query **{md(query)}**.")
 else:
     fig = slope_figure(flows, name_a, name_b, depth=depth,
                        title=f"{ctx.label(query)}: the documents of either run's top {depth}")
@@ -156,16 +157,16 @@ shown = documents[documents["first"] <= depth]
 try:
     snippets = view.load_snippets(source, sorted(set(shown["doc"])))
 except ValueError as error:  # InputError: one clear message, no traceback
-    st.error(str(error))
+    st.error(md(error))
     snippets = {}
 # one run above the other in a window narrower than 1000 px (half of it would cut the tables)
 columns = stacking_columns("sbs_sides", 2, below=1000)
 for column, side, name, other in ((columns[0], "A", name_a, name_b), (columns[1], "B", name_b, name_a)):
     rows = shown[shown["side"] == side]
     with column:
-        st.subheader(f"{side}: {name}")
+        st.subheader(f"{side}: {md(name)}")
         if rows.empty:
-            empty_state(f"{name} returns no document for this query.")
+            empty_state(f"{md(name)} returns no document for this query.")
             continue
         n_groups = rows["group"].nunique()
         st.caption(f"{len(rows)} documents in {n_groups} tie group{'s' if n_groups != 1 else ''} "

@@ -48,6 +48,7 @@ from tiedrank.dashboard.ui import (
     show_figure,
     show_findings,
 )
+from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
 from tiedrank.simulate import PRESETS, QUANTIZE_METHODS
 
 ctx = current_context()  # may be None: the simulator works without loaded data
@@ -143,10 +144,10 @@ def downloads(run_set: RunSet, *, key: str, basename: str) -> None:
         help="The judgements as a TREC qrels file (qid 0 docno grade).")
     for n, (name, run) in enumerate(run_set.runs.items()):
         row.download_button(
-            f"{name}.txt", data=lambda run=run: run_bytes(run),
+            md(f"{name}.txt"), data=lambda run=run: run_bytes(run),
             file_name=f"{file_stem(name)}.txt", mime="text/plain", key=f"{key}_run_{n}",
             on_click="ignore", icon=":material/download:",
-            help=f"The run {name} as a TREC run file (qid Q0 docno rank score tag).")
+            help=f"The run {md(name)} as a TREC run file (qid Q0 docno rank score tag).")
 
 
 # =======================================================================================
@@ -256,7 +257,7 @@ if result is None:
                 "without it.")
 else:
     result_settings = dataclasses.replace(settings, rel_level=result.rel_level, k=k)
-    st.markdown(f"**{len(result.runs)} run{'s' if len(result.runs) != 1 else ''}** on {result.origin}; "
+    st.markdown(f"**{len(result.runs)} run{'s' if len(result.runs) != 1 else ''}** on {md(result.origin)}; "
                 f"relevance level {result.rel_level} (the generated qrels' own"
                 + (f"; the sidebar's {settings.rel_level} applies to the sidebar's datasets"
                    if settings.rel_level != result.rel_level else "")
@@ -317,7 +318,7 @@ if ctx is None or not ctx.runs:
         empty_state("No data is loaded in the sidebar (**Data**), so there is no run to quantise. "
                     "Pick a dataset there, e.g. trec_eval's example run (continuous scores).")
 else:
-    st.markdown(f"Turn a run of **{ctx.dataset_label}** into labels or a low-precision scorer and "
+    st.markdown(f"Turn a run of **{md(ctx.dataset_label)}** into labels or a low-precision scorer and "
                 "compare its metrics before and after (settings of the sidebar). Runs with "
                 "continuous scores show it best, e.g. trec_eval's example run.")
     runs = list(ctx.runs)
@@ -355,13 +356,13 @@ else:
                     query_text=ctx.query_text),
                 run_name, q_levels, q_precision, method)
         except ValueError as err:  # e.g. scores that overflow float16
-            st.error(f"Cannot quantise {run_name}: {err}", icon=":material/error:")
+            st.error(f"Cannot quantise {md(run_name)}: {md(err)}", icon=":material/error:")
         else:
             metrics_block(quantized, ctx.settings, key="sim_quantized", basename="tiedrank-quantized")
             new_name = list(quantized.runs)[-1]
             qrow = st.container(horizontal=True, gap="small")
             qrow.download_button(
-                f"{new_name}.txt", data=lambda: run_bytes(quantized.runs[new_name]),
+                md(f"{new_name}.txt"), data=lambda: run_bytes(quantized.runs[new_name]),
                 file_name=f"{file_stem(new_name)}.txt", mime="text/plain", key="sim_q_download",
                 on_click="ignore", icon=":material/download:",
                 help="The quantised run as a TREC run file.")
@@ -371,7 +372,7 @@ else:
                 on_click="ignore", icon=":material/folder_zip:",
                 help="qrels.txt and both runs as TREC files, with a README.")
             add_button(quantized, key="sim_q_add", label="Add both runs to my runs",
-                       help_text=f"Keep {run_name} and {new_name} as **{SESSION_LABEL}** "
+                       help_text=f"Keep {md(run_name)} and {md(new_name)} as **{SESSION_LABEL}** "
                                  "(sidebar, Data) and switch every page to them, so the other "
                                  "pages compare the run with its quantised copy. On the query set "
                                  "of your kept runs they are added beside them; on another one "
@@ -386,7 +387,7 @@ if kept is None:
                 "then analyses them. Runs on the same query set are added beside each other; a new "
                 "query set replaces them.")
 else:
-    st.markdown(f"**{len(kept.runs)} run{'s' if len(kept.runs) != 1 else ''}** on {kept.origin} "
+    st.markdown(f"**{len(kept.runs)} run{'s' if len(kept.runs) != 1 else ''}** on {md(kept.origin)} "
                 f"(relevance level {kept.rel_level}): {', '.join(kept.runs)}.")
     if st.session_state.get("data_source") != SESSION:
         st.info(f"The sidebar shows another dataset; choose **{SESSION_LABEL}** there to "

@@ -32,6 +32,7 @@ from tiedrank.dashboard.ui import (
     show_figure,
     show_findings,
 )
+from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
 from tiedrank.core.policies import POLICY_LABELS
 from tiedrank.sampling import first_relevant_distribution, rr_variance, samplable, sample_run_means
 
@@ -56,7 +57,7 @@ st.header("One query: where does the first relevant document land?", divider="gr
 rr_eval = ctx.evaluation(("RR",), ("all",))
 rr_ranges = query_ranges(rr_eval.per_query, run, "RR", query_text=ctx.query_text)
 if rr_ranges.empty:
-    empty_state(f"Run {run} has no evaluated query: no qrels query has a document at relevance "
+    empty_state(f"Run {md(run)} has no evaluated query: no qrels query has a document at relevance "
                 f"level {ctx.settings.rel_level} or above.")
 else:
     width_of = dict(zip(rr_ranges["query"], rr_ranges["width"]))
@@ -68,7 +69,7 @@ else:
     pmf = first_relevant_distribution(table, query)
     marks = policy_values(rr_eval.per_query, run, "RR", query)
     if pmf.empty:
-        empty_state(f"Run {run} retrieves no relevant document for this query (relevance level "
+        empty_state(f"Run {md(run)} retrieves no relevant document for this query (relevance level "
                     f"{ctx.settings.rel_level}): its RR is 0 under every tie-break, so there is "
                     "no distribution to show.")
     else:
@@ -104,7 +105,7 @@ metric = st.selectbox(
 metric_eval = ctx.evaluation((metric,), ("all",))
 ranges = query_ranges(metric_eval.per_query, run, metric, query_text=ctx.query_text)
 if ranges.empty:
-    empty_state(f"No query of run {run} is evaluated for {metric}.")
+    empty_state(f"No query of run {md(run)} is evaluated for {metric}.")
 else:
     st.markdown(describe_ranges(ranges, metric))
     fig = figures.range_figure(ranges, metric, title=f"{run}: {metric} of each query over tie orderings")
@@ -134,7 +135,7 @@ summary = metric_eval.summary
 row = summary[(summary["run"].astype(str) == run) & (summary["metric"].astype(str) == metric)]
 run_marks = {str(p): float(v) for p, v in zip(row["policy"], row["value"])}
 if not run_marks:
-    empty_state(f"Run {run} has no evaluated query for {metric}.")
+    empty_state(f"Run {md(run)} has no evaluated query for {metric}.")
 elif not samplable(metric):
     empty_state(f"{metric} has no random tie-break sampler yet: its exact expectation, best and "
                 "worst cases are in the ranges above and on the Overview. Random tie-breaks of "

@@ -30,6 +30,7 @@ from tiedrank.dashboard.ui import (
     persist_choice,
     show_figure,
 )
+from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
 from tiedrank.io import group_documents, load_texts, query_documents
 
 STRIP_DEPTH = 20
@@ -42,7 +43,7 @@ st.title("Tie structure: which documents share a score")
 st.markdown(
     "Documents with the same score for a query form a **tie group**; the order inside a group "
     "is arbitrary, so a metric can take any value between its worst and best case. This page "
-    f"shows the groups of **{ctx.dataset_label}** for one query, across the top "
+    f"shows the groups of **{md(ctx.dataset_label)}** for one query, across the top "
     f"{STRIP_DEPTH} ranks of all queries, and how much they move each query's metric.")
 
 run = st.selectbox("Run", list(tables), **persist("tie_run"),
@@ -76,11 +77,11 @@ if mode is None:
     mode = "grade counts"
 
 if n_retrieved == 0:
-    empty_state(f"Run **{run}** returns no document for query **{query}**: it scores 0 on every "
+    empty_state(f"Run **{md(run)}** returns no document for query **{md(query)}**: it scores 0 on every "
                 "metric for it (as trec_eval -c).")
 else:
     if int(info["n_relevant"]) == 0:
-        empty_state(f"Query **{query}** has no relevant document at relevance level "
+        empty_state(f"Query **{md(query)}** has no relevant document at relevance level "
                     f"{ctx.settings.rel_level}: every binary metric is 0 for it, and the means "
                     "count it as 0, as trec_eval does. Its tie groups are still drawn.")
     docs = ctx.memo("query_documents", lambda r, q, d: query_documents(ctx.tables()[r], q, d),
@@ -117,7 +118,7 @@ else:
 # ---- across queries ------------------------------------------------------------------------
 st.header(f"Tie groups of the top {STRIP_DEPTH}, all queries", divider="gray")
 if not (table.n_retrieved > 0).any():
-    empty_state(f"Run **{run}** has no results for any query of the qrels.")
+    empty_state(f"Run **{md(run)}** has no results for any query of the qrels.")
 else:
     cols = st.columns(2)
     colour = cols[0].segmented_control(
@@ -132,7 +133,7 @@ else:
     row_order = ctx.memo("order_queries", lambda r, o: order_queries(ctx.tables()[r], o, STRIP_DEPTH),
                          run, order)
     if not strip["tied"].any():
-        empty_state(f"No ties in the top {STRIP_DEPTH} of run **{run}**: every document there has "
+        empty_state(f"No ties in the top {STRIP_DEPTH} of run **{md(run)}**: every document there has "
                     "its own score, so every tie policy gives the same metrics.")
     strip_fig = ctx.memo(  # cached: 1,000 queries make a large heatmap
         "top_strip_figure",
@@ -164,7 +165,7 @@ if counts.empty:
     empty_state("No tie groups to count: the run returns no documents for the qrels' queries.")
 else:
     if not all_runs and (counts["size"] > 1).sum() == 0:
-        empty_state(f"Run **{run}** has no ties{'' if top is None else f' in the top {k}'}: every group "
+        empty_state(f"Run **{md(run)}** has no ties{'' if top is None else f' in the top {k}'}: every group "
                     "holds one document.")
     hist = group_size_figure(group_size_bins(counts), weight=weight or "groups")
     show_figure(hist, key="tie_hist_chart")
@@ -230,7 +231,7 @@ else:
     try:
         _texts = load_texts(_corpus_source, table, query, int(depth))
     except ValueError as error:  # InputError: one clear message, no traceback
-        st.error(str(error))
+        st.error(md(error))
         _texts = {}
     if _corpus_source is None:
         st.caption("No corpus for this dataset: upload one above to read the documents.")

@@ -34,6 +34,7 @@ from tiedrank.dashboard.ui import (
     persist_choice,
     show_figure,
 )
+from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
 from tiedrank.core.evaluation import tsrr_sweep
 
 SWEEP_POINTS = 201
@@ -119,7 +120,7 @@ run = st.selectbox("Run of the table", runs, help="The run whose per-query TsRR 
                    "are listed.", **persist_choice("tsrr_table_run", runs))
 per_query = tsrr_query_table(tables[run], alpha, query_text=ctx.query_text)
 if per_query.empty:
-    empty_state(f"No query of run {run} has a relevant document in the qrels at relevance level "
+    empty_state(f"No query of run {md(run)} has a relevant document in the qrels at relevance level "
                 f"{ctx.settings.rel_level}.")
 else:
     st.dataframe(per_query, hide_index=True, column_config={

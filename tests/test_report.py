@@ -87,3 +87,72 @@ def test_the_out_report_is_neutralised(tmp_path):
         assert not any(c.startswith(("=", "@", "+", "-")) and c != "-0" and not
                        c.lstrip("-").replace(".", "").replace("e", "").isdigit()
                        for row in rows[1:] for c in row[1:]), name
+
+
+# ---- issue 29 item 2: file text in Markdown is text, never markup -----------------------------
+MARKUP = ["![t](http://127.0.0.1:18999/tag.png)", "b**bold**", "<img src=x onerror=y>",
+          "http://example.org/a", "www.example.org", "a@b.org", ":red[x] :material/home: :smile:",
+          "$x^2$", "`code`", "[link](http://x)", "# heading", "- item", "1. item", "12) item",
+          "> quote", "a|b", "x\\y", "&amp; &#60;", "~~gone~~", "<sup>ab</sup>"]
+
+
+def _markdown_oracle():
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+
+
+def _visible(html_text: str) -> str:
+    import html as html_module
+
+    from tiedrank.report import WORD_JOINER
+
+    return html_module.unescape(html_text).replace(WORD_JOINER, "")
+
+
+def test_markdown_literal_shows_any_text_as_it_is():
+    """markdown-it (CommonMark, raw HTML on) as the oracle: the text of a sentence holding
+    markdown_literal(s) is s, and no element but the paragraph appears, for the cases above
+    and 3,000 random strings of the characters that open markup."""
+    import random
+    import re
+
+    from tiedrank.report import markdown_literal
+
+    oracle = _markdown_oracle()
+    pieces = list("\\`*_~[]()<>#|$:&@!-+=.0123456789 abwhtp/") + [
+        "www.", "http://", "&amp;", "<img src=x>", "![a](b)", "\n"]
+    rng = random.Random(29)
+    cases = MARKUP + ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+                      for _ in range(3000)]
+    for text in cases:
+        text = " ".join(text.split())
+        if not text:
+            continue
+        for before in ("", "x "):
+            rendered = oracle.render(before + markdown_literal(text)).strip()
+            inner = re.fullmatch(r"<p>(.*)</p>", rendered, re.S)
+            assert inner is not None and "<" not in inner.group(1), (text, rendered)
+            assert _visible(inner.group(1)) == before + text, (text, rendered)
+
+
+def test_markdown_export_cells_are_text():
+    """``--format markdown`` and the dashboard's download kept raw HTML and Markdown in
+    cells (only ``|`` was escaped); numbers are written as they are."""
+    import re
+
+    frame = pd.DataFrame({"run": MARKUP, "value": [0.5] * len(MARKUP)})
+    table = _markdown_oracle().render(render(frame, "markdown"))
+    cells = re.findall(r"<td>(.*?)</td>", table, re.S)
+    assert [_visible(c) for c in cells[0::2]] == MARKUP
+    assert all("<" not in c for c in cells[0::2]), table
+    assert cells[1::2] == ["0.5000"] * len(MARKUP)
+    assert render(frame.head(1), "markdown").splitlines()[2] == \
+        r"| !\[t\](http⁠://127.0.0.1:18999/tag.png) | 0.5000 |"  # a word joiner after http
+
+
+def test_the_comparison_superscript_stays_markup():
+    from tiedrank.report import markdown_escape
+
+    assert markdown_escape("0.8162<sup>bf</sup>") == "0.8162<sup>bf</sup>"
+    assert markdown_escape("<sup>bf</sup>") == r"\<sup\>bf\</sup\>"  # a run so named

@@ -78,10 +78,60 @@ def latex_escape(text: str) -> str:
                    for index, part in enumerate(parts))
 
 
+_MARKUP = re.compile(r"[\\`*~\[\]<>#|$&]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+"""Characters that open markup anywhere (``_`` only at a word's edge: ``trec_eval`` is
+no emphasis)."""
+_LINE_START = re.compile(r"^(\s*)([-+])(?=\s|$)|^(\s*\d{1,9})([.)])(?=\s|$)")
+"""A list marker where a line starts (``- x``, ``1. x``, ``2) x``; not ``0-10``)."""
+_AUTOLINK = re.compile(r"(?i:https?(?=://)|www(?=\.))|@|:(?=[\w+\-/]+:)")
+"""Where an autolink or a short code could start: ``http://``, ``www.``, ``a@b.c``,
+``:smile:``, ``:material/home:`` (a word joiner goes after the word or the colon, before
+the ``@``)."""
+WORD_JOINER = "\u2060"
+"""An invisible character that breaks autolinks and short codes (see :func:`markdown_literal`)."""
+_MARKED_NUMBER = re.compile(r"[-+]?[0-9]+(?:\.[0-9]+)?<sup>[a-z]+</sup>")
+"""A number with the significance marker of a comparison report in Markdown
+(``0.8162<sup>bf</sup>``): the marker is kept as markup (a whole cell of this form only)."""
+
+
+def markdown_literal(text: object) -> str:
+    r"""``text`` as Markdown that shows it as it is: the one rule for every string from a
+    file (run names, query and document ids, file and column names, messages quoting a
+    line) in Markdown, the dashboard's and the Markdown export's.
+
+    Every character that can open markup is backslash-escaped (CommonMark lets any ASCII
+    punctuation be), so nothing in ``text`` can become emphasis, a link or an image (a
+    tracking pixel), raw HTML, code, a heading, a list, a table cell, math or an entity;
+    line breaks become spaces (the text stays inline). Autolinks (``http://``, ``www.``,
+    ``a@b.c``) and short codes (Streamlit's ``:material/...:``, emoji) are found in the
+    text once escapes are resolved (remark-gfm, GitHub), so an escape cannot stop them: an
+    invisible :data:`WORD_JOINER` goes after ``http`` and ``www``, before ``@`` and after a
+    ``:`` that could open a short code. Other punctuation, and ``_`` inside a word, are left
+    as they are (``h2oloo-fewself``, ``0-10``, ``trec_eval``, ``Uploaded: 2 runs``).
+
+    >>> print(markdown_literal("![t](http://x.org/t.png) b**bold** <i>x</i>")
+    ...       .replace(WORD_JOINER, "⁐"))
+    !\[t\](http⁐://x.org/t.png) b\*\*bold\*\* \<i\>x\</i\>
+    >>> print(markdown_literal("- www.example.org, 1. a@b :smile:").replace(WORD_JOINER, "⁐"))
+    \- www⁐.example.org, 1. a⁐@b :⁐smile:
+    >>> markdown_literal("two\nlines"), markdown_literal("12) x")
+    ('two lines', '12\\) x')
+    """
+    return _LINE_START.sub(lambda m: "".join(p or "" for p in (m[1], m[3])) + "\\"
+                           + (m[2] or m[4]), _inline_literal(text))
+
+
+def _inline_literal(text: object) -> str:
+    """:func:`markdown_literal` inside a line (a table cell): markup and autolinks only."""
+    inline = _MARKUP.sub(lambda match: "\\" + match.group(), " ".join(str(text).splitlines()))
+    return _AUTOLINK.sub(lambda match: WORD_JOINER + match.group() if match.group() == "@"
+                         else match.group() + WORD_JOINER, inline)
+
+
 def markdown_escape(text: str) -> str:
-    """``text`` safe in a Markdown table cell: ``|`` escaped, a line break made a space."""
-    return text.replace("\\", "\\\\").replace("|", r"\|").replace("\r\n", " ") \
-        .replace("\n", " ").replace("\r", " ")
+    """``text`` safe in a Markdown table cell (:func:`markdown_literal` within a line), but
+    a number with a significance superscript of run keys (``0.8162<sup>bf</sup>``) is kept."""
+    return text if _MARKED_NUMBER.fullmatch(text) else _inline_literal(text)
 
 
 def _rounded(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
@@ -119,9 +169,12 @@ def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
         lines += [" & ".join(escape(v) for v in row) + r" \\" for row in text.itertuples(index=False)]
         return "\n".join(lines + [r"\bottomrule", r"\end{tabular}"])
     if fmt == "markdown":
+        # text cells shown as they are (markdown_literal); numbers need no escaping
+        numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
         lines = ["| " + " | ".join(markdown_escape(str(c)) for c in frame.columns) + " |",
                  "| " + " | ".join("---" for _ in frame.columns) + " |"]
-        lines += ["| " + " | ".join(markdown_escape(v) for v in row) + " |"
+        lines += ["| " + " | ".join(v if number else markdown_escape(v)
+                                    for v, number in zip(row, numeric)) + " |"
                   for row in text.itertuples(index=False)]
         return "\n".join(lines)
     # "table" (validate_params admits only FORMATS)

@@ -94,11 +94,16 @@ def test_duplicate_documents_hint_names_the_control_and_the_control_works():
 
 
 def test_binary_qrels_upload_resets_relevance_level_to_a_valid_value():
-    """LLMJudge (the default dataset) uses level 2; 0/1 uploaded qrels reset it to 1."""
-    at = new_app().run()
+    """A level above every grade (2, set in the link) on 0/1 uploaded qrels is reset to 1,
+    with a note (uploads start at 1 otherwise: tests/dashboard/test_app_uploads.py)."""
+    at = new_app()
+    at.query_params["dataset"], at.query_params["rel"] = "upload", "2"
+    at.run()
     assert at.number_input(key="rel_level").value == 2
-    at = upload(at, ("qrels.txt", b"q1 0 d1 1\nq1 0 d2 0\nq2 0 e1 1\n", "text/plain"),
-                [("mine.txt", RUN, "text/plain")])
+    at.file_uploader(key="upload_qrels").set_value(
+        ("qrels.txt", b"q1 0 d1 1\nq1 0 d2 0\nq2 0 e1 1\n", "text/plain"))
+    at.file_uploader(key="upload_runs").set_value([("mine.txt", RUN, "text/plain")])
+    at.run()
     assert not at.exception
     assert at.number_input(key="rel_level").value == 1
     assert any("Relevance level set to 1" in i.value for i in at.info)

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import Run
+from ..report import markdown_literal
 from ..stats.agreement import MAX_LABELS, WEIGHTS, Agreement, label_problem
 
 KAPPA_HELP = {
@@ -55,9 +56,10 @@ def no_label_runs_message(dataset_label: str, others: Mapping[str, str]) -> str:
     ...                       "not an integer label"})[:60]
     "The runs of **trec_eval's example run** are not label runs: "
     """
-    shown = "; ".join(f"**{name}** {why}" for name, why in list(others.items())[:3])
+    shown = "; ".join(f"**{markdown_literal(name)}** {markdown_literal(why)}"
+                      for name, why in list(others.items())[:3])
     more = f" (and {len(others) - 3} more)" if len(others) > 3 else ""
-    return (f"The runs of **{dataset_label}** are not label runs: {shown}{more}. Judge agreement "
+    return (f"The runs of **{markdown_literal(dataset_label)}** are not label runs: {shown}{more}. Judge agreement "
             f"compares a judge's labels (integer scores, at most {MAX_LABELS} distinct values, "
             "such as an LLM's 0-3 grades) with the qrels grades. Pick **LLMJudge** in the "
             "sidebar (**Data**), or upload a run of labels.")
@@ -65,9 +67,9 @@ def no_label_runs_message(dataset_label: str, others: Mapping[str, str]) -> str:
 
 def skipped_note(others: Mapping[str, str]) -> str:
     """One line naming the runs left out because their scores are not labels."""
-    names = ", ".join(f"**{name}**" for name in others)
+    names = ", ".join(f"**{markdown_literal(name)}**" for name in others)
     return (f"Left out, as their scores are not labels: {names} "
-            f"({next(iter(others.values()))}{', ...' if len(others) > 1 else ''}).")
+            f"({markdown_literal(next(iter(others.values())))}{', ...' if len(others) > 1 else ''}).")
 
 
 def kappa_table(agreement: Agreement) -> pd.DataFrame:

@@ -26,7 +26,6 @@ within ``1e-12 * max(1, |value|)`` of 0 is a tie (:func:`tiedrank.stats.outcome`
 from __future__ import annotations
 
 import math
-import re
 import warnings
 from collections.abc import Callable, Sequence
 
@@ -38,6 +37,7 @@ from ..core.evaluation import ALL_POLICIES, Evaluation, parse_policies
 from ..metrics import Metric
 from ..core.policies import POLICY_LABELS
 from ..core.summation import MIN_GEO_MEAN
+from ..report import markdown_literal
 
 TEST_LABELS = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
                "randomization": "Fisher randomization test"}
@@ -225,7 +225,7 @@ def baseline_intervals(comparison: cmp.Comparison, metric: str) -> pd.DataFrame:
 
 def report_caption(comparison: cmp.Comparison) -> str:
     """What the report's markers and numbers mean, in one paragraph."""
-    keys = ", ".join(f"{k} = {r}" for r, k in comparison.keys.items())
+    keys = ", ".join(f"{k} = {markdown_literal(r)}" for r, k in comparison.keys.items())
     all_pairs = bool((comparison.pairs["run_b"] != comparison.baseline).any())
     family = "every pair of runs" if all_pairs else "each run against the baseline"
     return (f"{TEST_LABELS[comparison.test].capitalize()} on the per-query values under the "
@@ -248,8 +248,9 @@ def significance_summary(comparison: cmp.Comparison) -> list[str]:
         for metric, block in table.groupby("metric", sort=False):
             hits = block.loc[block["significant"] & (np.sign(block["diff"]) == sign), "run"].tolist()
             if hits:
-                parts.append(f"{metric}: {', '.join(hits)}")
-        lines.append(f"Significantly {word} than {comparison.baseline}: " + ("; ".join(parts) if parts
+                parts.append(f"{metric}: {', '.join(map(markdown_literal, hits))}")
+        lines.append(f"Significantly {word} than {markdown_literal(comparison.baseline)}: "
+                     + ("; ".join(parts) if parts
                      else "no run on any metric") + ".")
     return lines
 
@@ -317,6 +318,7 @@ def difference_sentence(differences: pd.DataFrame, run: str, baseline: str, metr
     """"Under the expected policy, A is better than B on 5 of 25 queries, equal on 17, worse on 3." """
     c = outcome_counts(differences)
     n = sum(c.values())
+    run, baseline = markdown_literal(run), markdown_literal(baseline)
     if n == 0:
         return f"{run} and {baseline} have no query in common for {metric}."
     plural = lambda k: "query" if k == 1 else "queries"
@@ -402,7 +404,7 @@ def _join(items: Sequence[str]) -> str:
 def _name(text: str, bold: bool) -> str:
     if not bold:
         return text
-    return "**" + re.sub(r"([\\`*_\[\]<>#|~$])", r"\\\1", text) + "**"
+    return "**" + markdown_literal(text) + "**"
 
 
 def stability_sentence(result: Stability, *, bold: bool = False) -> str:
@@ -501,6 +503,7 @@ def trec_eval_among_tie_breaks_sentence(position: dict | None, run: str, baselin
         return ""
     how = "exact" if position["method"] == "exact" else "share of the draws"
     equal = f" and equal to {_percent(position['equal'])}" if position["equal"] > 0 else ""
+    run, baseline = markdown_literal(run), markdown_literal(baseline)
     return (f"trec_eval's difference {run} − {baseline}, {position['value']:+.4f}, is above "
             f"{_percent(position['below'])} of the random tie-breaks' differences{equal} ({how}).")
 
@@ -509,8 +512,9 @@ def stability_headline(result: Stability) -> str:
     """One short line: does the verdict depend on the tie-break?"""
     if result.same_verdict:
         word = OUTCOME_VERBS[result.verdicts["verdict"].iloc[0]]
-        return f"Stable verdict: {result.run} {word} under every fixed tie policy."
-    return f"The verdict depends on the tie-break: {result.run} wins under some tie policies and not under others."
+        return f"Stable verdict: {markdown_literal(result.run)} {word} under every fixed tie policy."
+    return (f"The verdict depends on the tie-break: {markdown_literal(result.run)} wins under "
+            "some tie policies and not under others.")
 
 
 def verdict_table(result: Stability) -> pd.DataFrame:

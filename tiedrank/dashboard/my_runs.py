@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from ..report import markdown_literal
 from ..core.data import Qrels, Run
 from .datasets import SESSION_LABEL, dataset_key
 
@@ -122,8 +123,9 @@ def add_message(current: RunSet | None, new: RunSet) -> str:
         if len(there) == n:
             return f"{'This run is' if n == 1 else f'These {runs} are'} already in **my runs**."
         fresh = n - len(there)
-        return (f"Same query set as your {kept} in **my runs** ({current.origin}): "
+        return (f"Same query set as your {kept} in **my runs** ({markdown_literal(current.origin)}): "
                 f"{fresh} new run{'s are' if fresh != 1 else ' is'} added beside them"
-                + (f" ({', '.join(there)} already there)." if there else "."))
-    return (f"**A different query set** from your {kept} in **my runs** ({current.origin}): "
+                + (f" ({', '.join(map(markdown_literal, there))} already there)." if there else "."))
+    return (f"**A different query set** from your {kept} in **my runs** "
+            f"({markdown_literal(current.origin)}): "
             f"adding **replaces** them with {'this run' if n == 1 else f'these {runs}'}.")

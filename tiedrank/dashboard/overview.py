@@ -8,13 +8,14 @@ trec_eval's order.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
 from ..stats import outcome
+from ..report import markdown_literal
 from ..core.ties import TieTable, tie_statistics
 
 BEST_MARKER = "★"
@@ -54,7 +55,7 @@ def best_runs(report: pd.DataFrame, metric: str, column: str = "expected") -> li
 
 
 def _bold(name: str) -> str:
-    return "**" + re.sub(r"([\\`*_\[\]<>#|~$])", r"\\\1", name) + "**"
+    return "**" + markdown_literal(name) + "**"
 
 
 def _names(runs: Sequence[str]) -> str:
@@ -255,9 +256,9 @@ def flip_sentences(flips: pd.DataFrame, policy_a: str = "expected", policy_b: st
     out = []
     for row in flips.itertuples(index=False):
         out.append(
-            f"{row.metric}: {wa} **{row.run_a}** ({row.a_value_a:.{digits}f}) ranks above "
-            f"**{row.run_b}** ({row.a_value_b:.{digits}f}), but {wb} **{row.run_b}** "
-            f"({row.b_value_b:.{digits}f}) ranks above **{row.run_a}** ({row.b_value_a:.{digits}f}).")
+            f"{row.metric}: {wa} {_bold(row.run_a)} ({row.a_value_a:.{digits}f}) ranks above "
+            f"{_bold(row.run_b)} ({row.a_value_b:.{digits}f}), but {wb} {_bold(row.run_b)} "
+            f"({row.b_value_b:.{digits}f}) ranks above {_bold(row.run_a)} ({row.b_value_a:.{digits}f}).")
     return out
 
 

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..io import query_documents, read_corpus
 from ..metrics import Metric
+from ..report import markdown_literal
 from ..core.ties import TieTable
 from .drilldown import (  # noqa: F401  (the page's link and click, kept where every page reaches them)
     DRILL_PAIR_KEY,
@@ -163,7 +164,8 @@ def placement_caption(placement: pd.DataFrame, name_a: str, name_b: str, rel_lev
     found = placement.groupby("side")["retrieved"].sum()
     n_relevant = placement["doc"].nunique()
     return (f"{n_relevant} relevant document{'s' if n_relevant != 1 else ''} (grade ≥ {rel_level}): "
-            f"**{name_a}** returns {int(found.get('A', 0))}, **{name_b}** returns "
+            f"**{markdown_literal(name_a)}** returns {int(found.get('A', 0))}, "
+            f"**{markdown_literal(name_b)}** returns "
             f"{int(found.get('B', 0))}. A span such as 3-45 is a tie group: the document can "
             "be anywhere in it.")
 
@@ -287,9 +289,7 @@ def snippet_lines(rows: pd.DataFrame, snippets: Mapping[str, str]) -> str:
     >>> print(snippet_lines(rows, {"d1": "Tied *scores*"}))
     - **d1** · ranks 1-2 · grade 2: Tied \\*scores\\*
     """
-    def escaped(text: str) -> str:
-        return "".join("\\" + c if c in "\\`*_[]<>#|~$" else c for c in text)
-
+    escaped = markdown_literal
     return "\n".join(f"- **{escaped(str(doc))}** · ranks {ranks} · grade {grade}: {escaped(snippets[doc])}"
                      for doc, ranks, grade in zip(rows["doc"], rows["ranks"], rows["grade"])
                      if snippets.get(doc))

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..core.policies import REPORT_COLUMNS
 from ..metrics import Metric
+from ..report import markdown_literal
 
 PERCENTILE_TOLERANCE = 1e-12
 """Two run means closer than this (relative) count as equal in :func:`percentile_of`."""
@@ -138,7 +139,8 @@ def describe_ranges(ranges: pd.DataFrame, metric: str) -> str:
         return f"No query's {metric} depends on the tie-break: every ordering gives the same value."
     widest = ranges.iloc[0]
     return (f"{moving} of {n} queries change {metric} with the tie-break; the mean width of the "
-            f"range is {ranges['width'].mean():.3f} and the widest is query {widest['query']} "
+            f"range is {ranges['width'].mean():.3f} and the widest is query "
+            f"{markdown_literal(widest['query'])} "
             f"({widest['worst']:.3f} to {widest['best']:.3f}).")
 
 

@@ -26,7 +26,7 @@ from tiedrank.dashboard.settings import (
     validate_metrics,
 )
 from tiedrank.core.errors import Finding
-from tiedrank.report import render
+from tiedrank.report import markdown_literal, render
 
 
 def empty_state(message: str) -> None:
@@ -40,6 +40,7 @@ def show_findings(findings: Sequence[Finding] | Sequence[str], *, title: str = "
     messages += [str(f) for f in findings if not isinstance(f, Finding)]
     if not messages:
         return
+    messages = [markdown_literal(m) for m in messages]  # they quote run names and query ids
     if len(messages) <= 3:
         for message in messages:
             st.warning(message, icon=":material/warning:")
@@ -280,8 +281,8 @@ def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "
     options += [m for m in st.session_state[key] if m not in options]
     chosen = container.multiselect(label, options, accept_new_options=True, help=help, **kwargs)
     metrics, problems = validate_metrics(chosen)
-    for problem in problems:
-        container.warning(problem, icon=":material/warning:")
+    for problem in problems:  # quotes what was typed or linked
+        container.warning(markdown_literal(problem), icon=":material/warning:")
     if st.query_params.get_all(key) != list(chosen):  # in the link, so a reload keeps them
         st.query_params[key] = list(chosen)
     return metrics
