@@ -99,7 +99,7 @@ def test_file_text_is_never_markup_on_any_page(ui, tmp_path, pixel_server):
         ui.page.locator(MENU).get_by_text(title, exact=True).click()
         ui.page.wait_for_url(re.compile(rf"/{path}\b|/\?" if path == "overview" else rf"/{path}\b"))
         wait_idle(ui.page, "h1")
-        ui.page.wait_for_timeout(1500)  # images ask for their address when drawn
+        ui.page.wait_for_timeout(500)  # images ask for their address when drawn
         wait_idle(ui.page)
         assert ui.exceptions() == 0, title
         main = ui.page.get_by_test_id("stApp")
