@@ -201,7 +201,7 @@ def connect(address: Any, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
         try:
             with distributed.Client(cluster) as client:
                 client.register_plugin(_one_arrow_thread(distributed), name="tiedrank-threads")
-                client.run(warm_up)
+                _warm_up(client)
                 yield client
         finally:
             cluster.close()
@@ -221,10 +221,19 @@ def connect(address: Any, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
             "workers with `dask worker tcp://HOST:8786`, or use 'local:N' for N worker "
             "processes on this machine; ") from None
     try:
-        client.run(warm_up)
+        _warm_up(client)
         yield client
     finally:
         client.close()
+
+
+def _warm_up(client: Any) -> None:
+    """:func:`warm_up` on every worker; a worker that dies meanwhile is left to the bounded
+    waits of :func:`run_all` and :func:`share`, which say so in the words of the options."""
+    try:
+        client.run(warm_up, on_error="ignore")
+    except OSError:  # CommClosedError: the broadcast lost a worker
+        pass
 
 
 TASK_MODULES = ("tiedrank.distributed.evaluation", "tiedrank.simulate")
