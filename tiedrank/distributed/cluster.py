@@ -52,9 +52,14 @@ class SchedulerUnreachable(Remedied, ConnectionError):
         super().__init__(self.worded_with(Remedy.python))
 
 
-class WorkersLost(ConnectionError):
+class WorkersLost(Remedied, ConnectionError):
     """The cluster had no worker for ``timeout`` seconds while tiedrank's tasks waited (every
-    worker died or left, or none ever joined), or a task's workers kept dying under it."""
+    worker died or left, or none ever joined), or a task's workers kept dying under it.
+    A wait that ran out ends with its remedy (a longer ``timeout=``), worded by each door."""
+
+    def __init__(self, before: str, remedy: Remedy | None = None, after: str = "") -> None:
+        self.remedy, self._around = remedy, (before, after)
+        super().__init__(self.worded_with(Remedy.python))
 
 
 def check_timeout(timeout: Any) -> float:
@@ -319,7 +324,7 @@ def _no_workers(client: Any, timeout: float, what: str) -> WorkersLost:
     return WorkersLost(
         f"no Dask worker for {timeout:g} s at {address} while {what} (every worker died or "
         "left, or none joined; a worker killed for memory is the usual cause): start workers "
-        f"with `dask worker {address}`, or give them more memory; {_WAIT_LONGER}.")
+        f"with `dask worker {address}`, or give them more memory; ", _WAIT_LONGER, ".")
 
 
 def _worker_count(client: Any) -> int:
