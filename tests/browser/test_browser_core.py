@@ -5,7 +5,10 @@ import pytest
 
 from browser_support import MENU
 
-pytestmark = pytest.mark.browser
+# Deep profile (`--slow`): the default run reaches the Overview and Tie structure pages through the layout walks
+# (every page at 800 and 1280 px, no exception box) and the AppTests; this journey runs
+# on demand and in CI's browser step.
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PLOT = ".js-plotly-plot"
 

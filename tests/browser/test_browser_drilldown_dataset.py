@@ -9,7 +9,10 @@ import pytest
 
 from browser_support import PLOT, wait_idle
 
-pytestmark = pytest.mark.browser
+# Deep profile (`--slow`): the default run reaches the drill-down on a non-default dataset through the layout walks
+# (every page at 800 and 1280 px, no exception box) and the AppTests; this journey runs
+# on demand and in CI's browser step.
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 CHART = f'.st-key-compare_difference_chart {PLOT}'
 

@@ -1,7 +1,10 @@
 """Chromium: the document text on Tie structure (bundled corpus) and the flip heatmap on Compare."""
 import pytest
 
-pytestmark = pytest.mark.browser
+# Deep profile (`--slow`): the default run reaches Tie structure's document text and Compare's flip heatmap through the layout walks
+# (every page at 800 and 1280 px, no exception box) and the AppTests; this journey runs
+# on demand and in CI's browser step.
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def _simulated(ui) -> None:

@@ -35,6 +35,7 @@ def test_first_paint_shows_the_menu_not_file_names(chromium, app_url):
     assert seen[-1][:len(TITLES)] == TITLES
 
 
+@pytest.mark.slow  # deep profile: the layout walks switch every page by its menu entry
 def test_menu_switches_pages(ui):
     ui.open()
     for title in ("Spread", "Learn", "Overview"):
