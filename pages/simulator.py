@@ -54,6 +54,7 @@ from tiedrank.dashboard.ui import (
     shared_cache,
     show_figure,
     show_findings,
+    stacking_columns,
 )
 from tiedrank.simulate import PRESETS, QUANTIZE_METHODS
 
@@ -188,7 +189,7 @@ with st.form("simulator_form", border=True):
         help="The presets (table above) and 'custom' (levels and precision on the right). "
              "All are generated on the same query set with the same noise, so they can be "
              "compared.")
-    left, middle, right = st.columns(3, gap="large")
+    left, middle, right = stacking_columns("sim_form_columns", 3, gap="large")  # stacked when narrow
     with left:
         st.markdown("**Query set**")
         n_queries = st.slider(
@@ -280,9 +281,9 @@ else:
 # ---- 3. sweep ------------------------------------------------------------------------------
 st.subheader("3. Sweep: the spread along one parameter")
 SWEEP_SHORT = {"levels": "levels 2-20", "tie_prob": "tie probability 0-0.9", "precision": "precision"}
-controls = st.columns([4, 2, 2], vertical_alignment="bottom")
+controls = stacking_columns("sim_sweep_controls", [4, 2, 2], vertical_alignment="bottom")
 parameter = controls[0].segmented_control(
-    "Parameter", list(SWEEP_CHOICES), default="levels", required=True,
+    "Parameter", list(SWEEP_CHOICES), default="levels", required=True, wrap=True,
     format_func=SWEEP_SHORT.get, key="sim_sweep_parameter", persist_state=KEEP,
     help="What varies along the x axis, everything else fixed: the number of labels (2-20), "
          "the extra tie probability (0-0.9) or the score precision.")

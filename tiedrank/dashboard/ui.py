@@ -309,8 +309,9 @@ class Context:
         what is ready and offer a button for what is not."""
         return _memo.is_cached(self.key, self.settings.key(), name, tuple(args), _fn=None)
 
-    def label(self, query: str, width: int = 70) -> str:
-        """``qid — query text`` for selectors (the text cut to ``width`` characters)."""
+    def label(self, query: str, width: int = 50) -> str:
+        """``qid — query text`` for selectors (the text cut to ``width`` characters: 50 fit
+        a full-width selectbox in an 800-px window, so the browser never cuts it again)."""
         return query_label(query, self.query_text, width)
 
 
