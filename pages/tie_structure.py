@@ -15,6 +15,7 @@ from tiedrank.dashboard.tie_structure import (
     QUERY_ORDERS,
     group_size_bins,
     group_size_counts,
+    no_relevant_message,
     order_queries,
     query_overview,
     query_values,
@@ -81,9 +82,7 @@ if n_retrieved == 0:
                 "metric for it (as trec_eval -c).")
 else:
     if int(info["n_relevant"]) == 0:
-        empty_state(f"Query **{query}** has no relevant document at relevance level "
-                    f"{ctx.settings.rel_level}: every binary metric is 0 for it, and the means "
-                    "count it as 0, as trec_eval does. Its tie groups are still drawn.")
+        empty_state(no_relevant_message(query, ctx.settings.rel_level, ctx.settings.query_set))
     docs = ctx.memo("query_documents", lambda r, q, d: query_documents(ctx.tables()[r], q, d),
                     run, query, int(depth))
     fig = ranked_list_figure(docs, mode="stack" if mode == "grade counts" else "documents",

@@ -256,7 +256,7 @@ def test_verdict_names_the_best_runs_and_the_table_marks_them(at):
     sentence = [m.value for m in at.markdown if m.value.startswith(f"On {main} ")]
     assert len(sentence) == 1, [m.value for m in at.markdown]
     assert f"by expectation is **{by_expectation}**" in sentence[0]
-    assert f"in trec_eval's order it is **{by_trec}**" in sentence[0]
+    assert f"in trec_eval's order the best run is **{by_trec}**" in sentence[0]
     assert "the tie-break changes the winner" in sentence[0]
     shown = shown_table(at.dataframe[0]).set_index("run")
     for metric, column in zip(metrics, shown.columns):

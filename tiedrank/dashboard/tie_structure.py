@@ -9,6 +9,7 @@ import pandas as pd
 from ..metrics import parse_metric
 from ..report import natural_rank
 from ..core.ties import TieTable
+from .settings import ZERO_RELEVANT_CHOICES
 
 
 def query_label(query: str, query_text: Mapping[str, str] | None = None, width: int = 70) -> str:
@@ -18,6 +19,29 @@ def query_label(query: str, query_text: Mapping[str, str] | None = None, width: 
         return str(query)
     text = text if len(text) <= width else text[: width - 1] + "…"
     return f"{query} — {text}"
+
+
+def no_relevant_message(query: str, rel_level: int, query_set: str = "trec_eval") -> str:
+    """What the page says of a query without a relevant document, in the words of the
+    sidebar's setting in force ("Queries without a relevant document": ``query_set`` of
+    :class:`~tiedrank.dashboard.settings.Settings`): counted as 0 in the means, as trec_eval
+    does, or left out of them.
+
+    >>> no_relevant_message("q0", 2)[:62]
+    'Query **q0** has no relevant document at relevance level 2: ev'
+    >>> "the means leave it out" in no_relevant_message("q0", 2, "relevant")
+    True
+    """
+    start = f"Query **{query}** has no relevant document at relevance level {rel_level}: "
+    if query_set == "relevant":
+        middle = ("the means leave it out (sidebar: Queries without a relevant document: "
+                  f"**{ZERO_RELEVANT_CHOICES['relevant']}**), and every binary metric would be 0 "
+                  "for it.")
+    else:
+        middle = ("every binary metric is 0 for it, and the means count it as 0, as trec_eval "
+                  "does (sidebar: Queries without a relevant document: "
+                  f"**{ZERO_RELEVANT_CHOICES['trec_eval']}**).")
+    return start + middle + " Its tie groups are still drawn."
 
 
 def query_overview(table: TieTable, k: int = 10) -> pd.DataFrame:
