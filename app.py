@@ -152,41 +152,81 @@ def _inspect(content_hash: str, name: str, fields: tuple[str, ...], _data: bytes
 
 
 def _column_mapping(upload, fields: tuple[str, ...], role: str, errors: list[str],
-                    pending: list[str]) -> dict[str, str]:
+                    pending: list[str], unreadable: list[str]) -> dict[str, str]:
     """Selectboxes mapping a tabular upload's columns to ``fields`` (pre-filled where the
-    readers' aliases find a column). A file with a field still unmapped goes to ``pending``."""
+    readers' aliases find a column). A file with a field still unmapped goes to ``pending``
+    (its :func:`common.upload_ident`); its expander says what is left to choose, and once
+    every field has a column it says which, without the warning. A file that cannot even
+    be inspected goes to ``unreadable`` (its ident) and ``errors`` (why)."""
     content = common.upload_hash(upload)
     inspected = _inspect(content, upload.name, fields, _data=upload.getvalue())
     if isinstance(inspected, InputError):
         errors.append(str(inspected))
+        unreadable.append(common.upload_ident(upload))
         return {}
     fmt, columns = inspected
     if fmt not in TABULAR_FORMATS or not columns:
         return {}
     guess = guess_columns(columns, fields)
-    needed = any(v is None for v in guess.values())
+    keys = {name: common.column_key(upload, name) for name in fields}
+    for name, key in keys.items():
+        if guess[name] is not None and key not in st.session_state:
+            st.session_state[key] = guess[name]
+    # the choices as the boxes below will show them (a pick is in session state before the rerun)
+    chosen = {name: st.session_state.get(key) for name, key in keys.items()}
+    waiting = [name for name in fields if chosen[name] not in columns]
     mapping: dict[str, str] = {}
-    with st.expander(f"Columns of {upload.name}", expanded=needed,
-                     icon=":material/warning:" if needed else ":material/view_column:"):
-        if needed:
-            st.caption(f"Choose which columns hold the fields of the {role}.")
+    with st.expander(f"Columns of {upload.name}", expanded=bool(waiting),
+                     icon=":material/warning:" if waiting else ":material/check_circle:"):
+        if waiting:
+            st.caption(f"Choose which columns hold the fields of the {role} "
+                       f"(still to choose: {', '.join(waiting)}).")
+        else:
+            st.caption("Columns chosen: " + ", ".join(f"{name} = {chosen[name]}" for name in fields)
+                       + ".")
         for name in fields:
-            key = common.column_key(upload, name)
+            key = keys[name]
             extra = {}
             if guess[name] is None:
                 extra = {"index": None, "placeholder": "choose a column"}
-            elif key not in st.session_state:
-                st.session_state[key] = guess[name]
             choice = st.selectbox(
                 name, columns, key=key, persist_state=common.KEEP, **extra,
                 help=f"The column of {upload.name} that holds the {name}"
                      + (" (a number; higher = ranked higher)" if name == "score" else "")
                      + (" (an integer grade)" if name == "relevance" else "") + ".")
-            if choice is None:
-                pending.append(upload.name)
-            else:
+            if choice is not None:
                 mapping[name] = choice
+    if len(mapping) < len(fields):
+        pending.append(common.upload_ident(upload))
     return mapping
+
+
+def _uploaded_context(qrels_file, run_files: list, queries_file, mappings: dict, pending: list[str],
+                      uninspected: list[str], errors: list[str], settings: Settings) -> tuple:
+    """(context, errors, notes) of the uploads: the runs that can be read, while a run file
+    waits for its column mapping (``pending``) or cannot be read (``uninspected``, or by
+    the reader); the waiting or unreadable files named in a note on every page (no context
+    without readable qrels and at least one readable run)."""
+    notes: list[str] = []
+    idents = {id(u): common.upload_ident(u) for u in [qrels_file, *run_files] if u is not None}
+    waiting = [u for u in [qrels_file, *run_files] if u is not None and idents[id(u)] in pending]
+    ready = [u for u in run_files if idents[id(u)] not in pending and idents[id(u)] not in uninspected]
+    qrels_ok = qrels_file is not None and idents[id(qrels_file)] not in pending + uninspected
+    for upload in waiting:
+        notes.append(f"**{upload.name}** waits for its columns: choose them in the sidebar "
+                     f"(**Columns of {upload.name}**)."
+                     + (" Meanwhile every page shows the other runs." if upload is not qrels_file
+                        and ready and qrels_ok else ""))
+    if not qrels_ok or not ready:
+        return None, errors, notes
+    unreadable = [u.name for u in run_files if idents[id(u)] in uninspected]
+    context, run_errors = common.upload_context(
+        qrels_file, ready, queries_file, mappings, settings,
+        duplicates=st.session_state.get("upload_duplicates", "error"), unreadable=unreadable)
+    if context is not None and unreadable:
+        notes.append("Every page shows the other runs, without "
+                     + ", ".join(f"**{name}**" for name in unreadable) + " (see the message above).")
+    return context, errors + run_errors, notes
 
 
 def data_panel() -> None:
@@ -244,12 +284,13 @@ def data_panel() -> None:
                           on_click=common.forget_uploads)
             mappings: dict[str, dict[str, str]] = {}
             pending: list[str] = []
+            uninspected: list[str] = []
             if qrels_file is not None:
                 mappings[common.upload_ident(qrels_file)] = _column_mapping(
-                    qrels_file, QRELS_FIELDS, "qrels", errors, pending)
+                    qrels_file, QRELS_FIELDS, "qrels", errors, pending, uninspected)
             for upload in run_files:
                 mappings[common.upload_ident(upload)] = _column_mapping(
-                    upload, RUN_FIELDS, "run", errors, pending)
+                    upload, RUN_FIELDS, "run", errors, pending, uninspected)
             # kept on the server by content hash: the link (data=…) brings them back after a reload
             common.keep_uploads(qrels_file, run_files, queries_file, mappings,
                                 st.session_state.get("upload_duplicates", "error"))
@@ -296,13 +337,9 @@ def data_panel() -> None:
             context, errors = common.bundled_context(BUNDLED[source], settings)
         elif source == SESSION:
             context = common.session_context(kept, settings) if kept is not None else None
-        elif pending:
-            notes.append("Choose the columns of " + ", ".join(dict.fromkeys(pending))
-                         + " in the sidebar (**Columns of …**).")
-        elif not errors:
-            context, errors = common.upload_context(
-                qrels_file, run_files, queries_file, mappings, settings,
-                duplicates=st.session_state.get("upload_duplicates", "error"))
+        else:  # the files that can be read: one waiting for its columns hides no other
+            context, errors, notes = _uploaded_context(qrels_file, run_files, queries_file, mappings,
+                                                       pending, uninspected, errors, settings)
         if context is not None and source == UPLOAD:
             _fit_rel_level(context, settings.rel_level)
         if context is not None:

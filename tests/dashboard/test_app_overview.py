@@ -162,7 +162,7 @@ def test_csv_upload_with_column_mapping(at):
     _upload(at, ("qrels.txt", QRELS, "text/plain"), [("scores.csv", csv, "text/csv")])
     # the reader cannot guess the columns: a mapping form appears, the run is not read yet
     assert_no_trouble(at)
-    assert any("Choose the columns of scores.csv" in i.value for i in at.info)
+    assert any("**scores.csv** waits for its columns" in i.value for i in at.info)
     boxes = [s for s in at.selectbox if s.key and s.key.startswith("colmap_")]
     assert [s.label for s in boxes] == ["query", "doc", "score"]
     assert boxes[0].options == ["topic_no", "passage", "relevance_score"]

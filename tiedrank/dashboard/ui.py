@@ -529,9 +529,14 @@ def _make_context(qrels: Qrels, runs: dict[str, Run], settings: Settings,
 
 def upload_context(qrels_file: "UploadedLike | None", run_files: Sequence["UploadedLike"],
                    queries_file: "UploadedLike | None", mappings: Mapping[str, Mapping[str, str]],
-                   settings: Settings, *, duplicates: str = "error") -> tuple[Context | None, list[str]]:
+                   settings: Settings, *, duplicates: str = "error",
+                   unreadable: list[str] | None = None) -> tuple[Context | None, list[str]]:
     """Read uploads (cached by content). ``mappings``: :func:`upload_ident` -> {field: column};
-    ``duplicates``: the runs' repeated documents, "error" or "max" (keep the highest score)."""
+    ``duplicates``: the runs' repeated documents, "error" or "max" (keep the highest score).
+
+    A run that cannot be read is left out, with its error, and its file name appended to
+    ``unreadable``: the context holds the runs that could be read (``None`` without qrels or
+    without any readable run)."""
     errors: list[str] = []
     if qrels_file is None or not run_files:
         return None, errors
@@ -551,6 +556,8 @@ def upload_context(qrels_file: "UploadedLike | None", run_files: Sequence["Uploa
         run = load_run(rhash, upload.name, None, rmap, _source=upload.getvalue(), duplicates=duplicates)
         if isinstance(run, InputError):
             errors.append(str(run))
+            if unreadable is not None:
+                unreadable.append(upload.name)
             continue
         name, n = run.name, 2
         while name in runs:
@@ -560,7 +567,7 @@ def upload_context(qrels_file: "UploadedLike | None", run_files: Sequence["Uploa
     if queries_file is not None:
         query_text = load_query_text(upload_hash(queries_file), _source=queries_file.getvalue())
         parts.append(upload_hash(queries_file))
-    if errors or isinstance(qrels, InputError):
+    if isinstance(qrels, InputError) or not runs:
         return None, errors
     label = f"Uploaded: {len(runs)} run{'s' if len(runs) != 1 else ''} ({', '.join(runs)})"
     return _make_context(qrels, runs, settings, query_text, label, parts), errors
