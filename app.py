@@ -21,16 +21,20 @@ from tiedrank.dashboard.datasets import (
     guess_columns,
     inspect_upload,
 )
+from tiedrank.dashboard.recipes import SIM_PARAM, RecipeError, replay
 from tiedrank.dashboard.settings import (
     ROUND_OPTIONS,
     URL_NAMES,
     ZERO_RELEVANT_CHOICES,
     Settings,
     fit_rel_level,
+    link_note,
     params_from_settings,
     round_setting,
     settings_from_params,
+    share_link,
 )
+from tiedrank.dashboard.upload_store import STORE
 from tiedrank.dashboard.warmup import warm_up
 from tiedrank.core.errors import InputError
 
@@ -61,8 +65,28 @@ def _menu() -> None:
             st.page_link(page)
 
 
+def _link_to_this_view(slot) -> None:
+    """The sidebar's "Link to this view": the whole link in a code block (its copy button
+    copies it), drawn in ``slot`` before the page runs and again once it has, so that it
+    holds what the page put in the address bar too (its metrics, its choices); a page that
+    stops early (an empty state) keeps the first. The link is the address bar's; this makes
+    it visible and copyable on every page."""
+    params = [(name, value) for name in st.query_params for value in st.query_params.get_all(name)]
+    link = share_link(st.context.url, params, pg.url_path)
+    kept = common.my_runs()
+    note = link_note(st.session_state.get("data_source", ""), store_hours=STORE.hours,
+                     remade=kept is not None and kept.recipe is not None)
+    with slot.container():
+        with st.popover("Link to this view", icon=":material/link:", width="stretch",
+                        help="A link that opens this page as you see it: copy it with the "
+                             "button at the right of the box."):
+            st.code(link, language=None, wrap_lines=True)
+            st.caption(note)
+
+
 common.count_run()  # numbers the runs: kept page widgets re-assert after a gap (ui.persist)
 _menu()
+_link_slot = st.sidebar.empty()  # "Link to this view", filled once the page has run
 _return_to = st.session_state.pop(common.RETURN_KEY, None)
 if _return_to:  # a page was opened before app.py had run (see common._enter_through_app)
     st.switch_page(_return_to)
@@ -79,14 +103,41 @@ def _settings_from_url() -> None:
     wanted = settings_from_params(st.query_params.to_dict(), (*BUNDLED, SESSION, UPLOAD),
                                   {key: data.rel_level for key, data in BUNDLED.items()})
     st.session_state.update(wanted)
-    if wanted.get("data_source") in (SESSION, UPLOAD):  # data of an earlier session: say so if gone
+    if wanted.get("data_source") == SESSION and _remake_linked_runs():
+        pass  # the simulated runs of the link are made again from their settings
+    elif wanted.get("data_source") in (SESSION, UPLOAD):  # data of an earlier session: say so if gone
         st.session_state[common.LINKED_DATA_KEY] = wanted["data_source"]
     if wanted.get("data_source") == UPLOAD:  # uploads are kept on the server: bring them back
         common.restore_linked_uploads(wanted.get(common.UPLOAD_KEY))
 
 
+def _bundled_runs(key: str) -> tuple:
+    """(qrels, runs, query text, label) of a bundled dataset, for recipes.replay."""
+    context, errors = common.bundled_context(BUNDLED[key], Settings())
+    if context is None:
+        raise RecipeError("; ".join(errors) or f"the dataset {key!r} could not be read")
+    return context.qrels, context.runs, context.query_text, context.dataset_label
+
+
+def _remake_linked_runs() -> bool:
+    """A link to "Simulated in this session" that carries the Simulator's settings (``sim=``
+    steps): make the runs again, bit for bit, as this session's runs. ``False`` when the
+    link has no steps or they cannot be made (the page then says why)."""
+    steps = st.query_params.get_all(SIM_PARAM)
+    if not steps:
+        return False
+    try:
+        with st.spinner("Making the simulated runs of this link again…"):
+            st.session_state[common.MY_RUNS_KEY] = replay(steps, _bundled_runs)
+    except RecipeError as err:
+        st.session_state[common.RECIPE_ERROR_KEY] = str(err)
+        return False
+    return True
+
+
 def _settings_to_url() -> None:
-    """Keep the link in the address bar in step with the settings (see _settings_from_url)."""
+    """Keep the link in the address bar in step with the settings (see _settings_from_url)
+    and, on "Simulated in this session", with the steps that make those runs again."""
     params = params_from_settings(st.session_state)
     for name, value in params.items():
         if st.query_params.get(name) != value:
@@ -94,6 +145,16 @@ def _settings_to_url() -> None:
     for name in set(URL_NAMES.values()) - set(params):  # e.g. the uploads' key, on a bundled dataset
         if name in st.query_params:
             del st.query_params[name]
+    if st.session_state.get(common.LINKED_DATA_KEY) == SESSION:
+        return  # a link whose runs could not be made keeps naming them
+    kept = common.my_runs()
+    steps = list(kept.recipe) if (params.get(URL_NAMES["data_source"]) == SESSION and kept is not None
+                                  and kept.recipe) else []
+    if st.query_params.get_all(SIM_PARAM) != steps:
+        if steps:
+            st.query_params[SIM_PARAM] = steps
+        else:
+            del st.query_params[SIM_PARAM]
 
 
 if not st.session_state.get("_url_read"):
@@ -254,7 +315,9 @@ def data_panel() -> None:
             else:
                 st.caption(f"Runs you made on the Simulator page, kept for this browser session "
                            f"only. Query set: {kept.origin}; relevance level {kept.rel_level}. "
-                           "Adding runs on another query set replaces them.")
+                           "Adding runs on another query set replaces them."
+                           + (" Their settings travel in the page's link (**Link to this view**), "
+                              "which makes them again in another browser." if kept.recipe else ""))
         else:
             st.file_uploader(
                 "Qrels (relevance judgements)", key="upload_qrels",
@@ -373,7 +436,9 @@ def _run_page() -> None:
 
 data_panel()
 common.back_link(PAGE_FILES[pg.title], pg.title)  # "← Back to …" after a drill-down
+_link_to_this_view(_link_slot)  # the link so far: what stays if the page stops early (st.stop)
 try:
     _run_page()
+    _link_to_this_view(_link_slot)  # again, with what the page itself put in the link
 finally:  # once the first page is drawn, not while: scipy.stats for Compare, in the background
     warm_up()

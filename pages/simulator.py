@@ -13,7 +13,7 @@ import dataclasses
 
 import streamlit as st
 
-from tiedrank.dashboard.datasets import SESSION, SESSION_LABEL
+from tiedrank.dashboard.datasets import BUNDLED, SESSION, SESSION_LABEL
 from tiedrank.dashboard.figures import simulator as figures
 from tiedrank.dashboard.overview import (
     order_flips,
@@ -328,6 +328,7 @@ else:
                 "compare its metrics before and after (settings of the sidebar). Runs with "
                 "continuous scores show it best, e.g. trec_eval's example run.")
     runs = list(ctx.runs)
+    source = st.session_state.get("data_source")
     if st.session_state.get("sim_q_run") not in runs:  # another dataset: start at its first run
         st.session_state["sim_q_run"] = runs[0]
     # fixed-width controls that wrap onto a second row in a narrow window
@@ -359,7 +360,8 @@ else:
                 lambda name, lv, pr, me: quantized_set(
                     ctx.runs[name], ctx.qrels, levels=lv, precision=pr, method=me,
                     origin=f"the queries of {ctx.dataset_label}", rel_level=ctx.settings.rel_level,
-                    query_text=ctx.query_text),
+                    query_text=ctx.query_text,  # a bundled dataset's run can travel in a link
+                    dataset=source if source in BUNDLED else None),
                 run_name, q_levels, q_precision, method)
         except ValueError as err:  # e.g. scores that overflow float16
             st.error(f"Cannot quantise {run_name}: {err}", icon=":material/error:")

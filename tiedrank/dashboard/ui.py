@@ -95,6 +95,9 @@ SETTINGS_KEY = "tiedrank_settings"
 MY_RUNS_KEY = "tiedrank_my_runs"
 """session_state key of "my runs": the :class:`tiedrank.dashboard.RunSet` the user made on
 the Simulator page (the sidebar's "Simulated in this session" dataset)."""
+RECIPE_ERROR_KEY = "_tiedrank_recipe_error"
+"""session_state key: why the Simulator settings of the link that opened the session could
+not make its runs again (:mod:`tiedrank.dashboard.recipes`)."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -330,9 +333,14 @@ def get_context() -> Context:
                 st.session_state.get("upload_qrels") or st.session_state.get("upload_runs")):
             empty_state(gone_message())
         elif linked == st.session_state.get("data_source") == SESSION:
+            problem = st.session_state.get(RECIPE_ERROR_KEY)
             empty_state(f"This link names runs made on the Simulator in another session "
-                        f"(**{SESSION_LABEL}**), which are not on this server any more: make "
-                        "them again on the **Simulator** page, or pick another dataset in the "
+                        f"(**{SESSION_LABEL}**), "
+                        + (f"but its Simulator settings cannot make them again: {problem}. "
+                           if problem else "without the settings that would make them again "
+                           "(runs quantised from uploads or from my runs cannot travel in a "
+                           "link). ")
+                        + "Make them on the **Simulator** page, or pick another dataset in the "
                         "sidebar (**Data**).")
         elif st.session_state.get("data_source") == SESSION:
             empty_state(f"**{SESSION_LABEL}** is empty: generate runs on the **Simulator** "
@@ -388,6 +396,7 @@ def add_to_my_runs(new: "RunSet") -> None:
         st.session_state["rel_level"] = merged.rel_level  # the set's own level
     st.session_state["data_source"] = SESSION
     st.session_state.pop(LINKED_DATA_KEY, None)
+    st.session_state.pop(RECIPE_ERROR_KEY, None)
     n = len(new.runs)
     st.session_state["_my_runs_message"] = (
         {"new": "Added", "added": "Added beside your earlier runs:", "replaced":
