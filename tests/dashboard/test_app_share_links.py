@@ -139,3 +139,21 @@ def test_runs_a_link_cannot_make_say_so():
     at.query_params["dataset"] = SESSION
     at.run()
     assert any("without the settings that would make them again" in i.value for i in at.info)
+
+
+def test_a_step_reads_back_the_arguments_exactly():
+    """The link carries floats as repr: a slider's 0.30000000000000004 comes back as itself
+    (the noise is scaled by it), and the set made from the step is the set made directly."""
+    from tiedrank.dashboard.recipes import parse_step, replay
+    from tiedrank.dashboard.simulator import simulate_set
+
+    made = simulate_set(["5-point", "custom"], n_queries=6, docs_per_query=30,
+                        relevant_per_query=(2, 4), quality=0.1 + 0.2, tie_prob=0.05 * 3,
+                        levels=4, precision="float16", seed=11, rel_level=2)
+    (step,) = made.recipe
+    args = parse_step(step)
+    assert args["quality"] == 0.1 + 0.2 and args["tie_prob"] == 0.05 * 3
+    again = replay([step], load_bundled=None)
+    assert again.key == made.key and again.rel_level == 2
+    for name, run in made.runs.items():
+        assert again.runs[name].frame.equals(run.frame)
