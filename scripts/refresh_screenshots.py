@@ -12,6 +12,7 @@ branch refreshes the pages it changed and leaves the others as they are.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -29,8 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", default=None, metavar="NAME",
                         help="copy only these screenshots (names without .png)")
     args = parser.parse_args(argv)
+    env = {**os.environ, "TIEDRANK_README_SCREENSHOTS": "1"}  # the layout walk's screenshots too
     status = subprocess.call([sys.executable, "-m", "pytest", "-q", "-m", "browser", *args.tests],
-                             cwd=ROOT)
+                             cwd=ROOT, env=env)
     if status != 0:
         print("browser tests failed: screenshots not refreshed", file=sys.stderr)
         return status

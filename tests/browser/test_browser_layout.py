@@ -19,6 +19,7 @@ dark background. Screenshots: build/screenshots/<page>_<width>.png.
 """
 from __future__ import annotations
 
+import os
 import re
 import warnings
 from urllib.parse import parse_qs, urlparse
@@ -42,7 +43,10 @@ PENDING = {("Learn", 1280): _LEARN, ("Learn", 800): _LEARN,
 """(page, width) whose problems are reported as warnings, not failures, and why: files of
 another branch. Make them strict once that branch is merged."""
 SCREENSHOTS = {"Overview", "Tie structure", "TsRR", "Learn", "Compare", "Two runs, one query"}
-"""Pages whose screenshots at both widths the README shows (scripts/refresh_screenshots.py)."""
+"""Pages whose screenshots at both widths the README shows: taken when
+scripts/refresh_screenshots.py runs the tests (``TIEDRANK_README_SCREENSHOTS=1``), not in
+every run (a full-page screenshot resizes the window and waits for the charts: ~1.5 s)."""
+README_SCREENSHOTS = os.environ.get("TIEDRANK_README_SCREENSHOTS") == "1"
 
 HEADERS = r"""(el) => [...el.querySelectorAll('th[role="columnheader"]')].map(th => th.innerText.trim())"""
 
@@ -58,14 +62,14 @@ def _visit(ui, title: str, *, click: bool = True) -> None:
     ui.wait(f'h1:has-text("{PAGES[title]}")')
     ui.page.locator(PLOT).first.wait_for(state="visible")
     ui.wait()
-    ui.page.wait_for_timeout(1000)  # let widgets and plots take their final width
+    ui.page.wait_for_timeout(600)  # let widgets and plots take their final width
 
 
 def _measure(ui, title: str, width: int, problems: dict, pending: dict, *,
              screenshot: bool = True) -> None:
     found = layout_problems(ui.page)
     assert ui.exceptions() == 0, f"an exception box on {title} at {width} px"
-    if screenshot and title in SCREENSHOTS:
+    if screenshot and README_SCREENSHOTS and title in SCREENSHOTS:
         ui.screenshot(f"{_slug(title)}_{width}")
         ui.page.set_viewport_size({"width": width, "height": 1000})
     if found:
@@ -187,15 +191,15 @@ def test_every_page_fits_at_1280_px_and_its_sentences_follow_the_settings(sized_
     link = _shared_link(ui)
     assert "dataset=session" in link and "sim=gen" in link, link
     here = {"summary": page.get_by_test_id("stSidebar").get_by_text(" judged queries ").inner_text(),
-            "verdict": page.locator("p").filter(has_text="random tie-breaks").first.inner_text()}
+            "verdict": page.locator("p").filter(has_text="beats the baseline").first.inner_text()}
     other = sized_ui(1280)  # a new browser context: another session, nothing kept
     other.page.goto(link)
     _visit(other, "Compare", click=False)
     assert other.exceptions() == 0
     assert other.page.get_by_text("not on this server").count() == 0
     there = {"summary": other.page.get_by_test_id("stSidebar").get_by_text(" judged queries ").inner_text(),
-             "verdict": other.page.locator("p").filter(has_text="random tie-breaks").first.inner_text()}
-    assert there == here
+             "verdict": other.page.locator("p").filter(has_text="beats the baseline").first.inner_text()}
+    assert there == here and "beats the baseline in" in here["verdict"], (here, there)
 
 
 def test_every_page_fits_at_800_px(sized_ui):

@@ -313,8 +313,9 @@ class Context:
         return _memo.is_cached(self.key, self.settings.key(), name, tuple(args), _fn=None)
 
     def label(self, query: str, width: int = 50) -> str:
-        """``qid — query text`` for selectors (the text cut to ``width`` characters: 50 fit
-        a full-width selectbox in an 800-px window, so the browser never cuts it again)."""
+        """``qid — query text`` for selectors (the text cut to ``width`` characters: the label
+        of 50 fits a full-width selectbox in an 800-px window, where the browser would cut a
+        longer one without a mark)."""
         return query_label(query, self.query_text, width)
 
 
