@@ -20,6 +20,8 @@ from tiedrank.dashboard.datasets import (
     UPLOAD,
     guess_columns,
     inspect_upload,
+    left_out_note,
+    readable_uploads,
 )
 from tiedrank.dashboard.recipes import SIM_PARAM, RecipeError, replay
 from tiedrank.dashboard.settings import (
@@ -86,7 +88,7 @@ def _link_to_this_view(slot) -> None:
 
 common.count_run()  # numbers the runs: kept page widgets re-assert after a gap (ui.persist)
 _menu()
-_link_slot = st.sidebar.empty()  # "Link to this view", filled once the page has run
+_link_slot = st.sidebar.empty()  # "Link to this view", drawn before the page and after it
 _return_to = st.session_state.pop(common.RETURN_KEY, None)
 if _return_to:  # a page was opened before app.py had run (see common._enter_through_app)
     st.switch_page(_return_to)
@@ -268,25 +270,20 @@ def _uploaded_context(qrels_file, run_files: list, queries_file, mappings: dict,
     waits for its column mapping (``pending``) or cannot be read (``uninspected``, or by
     the reader); the waiting or unreadable files named in a note on every page (no context
     without readable qrels and at least one readable run)."""
-    notes: list[str] = []
-    idents = {id(u): common.upload_ident(u) for u in [qrels_file, *run_files] if u is not None}
-    waiting = [u for u in [qrels_file, *run_files] if u is not None and idents[id(u)] in pending]
-    ready = [u for u in run_files if idents[id(u)] not in pending and idents[id(u)] not in uninspected]
-    qrels_ok = qrels_file is not None and idents[id(qrels_file)] not in pending + uninspected
-    for upload in waiting:
-        notes.append(f"**{upload.name}** waits for its columns: choose them in the sidebar "
-                     f"(**Columns of {upload.name}**)."
-                     + (" Meanwhile every page shows the other runs." if upload is not qrels_file
-                        and ready and qrels_ok else ""))
-    if not qrels_ok or not ready:
+    def file(upload):
+        return None if upload is None else (common.upload_ident(upload), upload.name)
+
+    qrels_ready, ready, notes = readable_uploads(file(qrels_file), [file(u) for u in run_files],
+                                                 pending, uninspected)
+    if not qrels_ready or not ready:
         return None, errors, notes
-    unreadable = [u.name for u in run_files if idents[id(u)] in uninspected]
+    unreadable = [run_files[i].name for i in range(len(run_files)) if i not in ready
+                  and common.upload_ident(run_files[i]) in uninspected]
     context, run_errors = common.upload_context(
-        qrels_file, ready, queries_file, mappings, settings,
+        qrels_file, [run_files[i] for i in ready], queries_file, mappings, settings,
         duplicates=st.session_state.get("upload_duplicates", "error"), unreadable=unreadable)
     if context is not None and unreadable:
-        notes.append("Every page shows the other runs, without "
-                     + ", ".join(f"**{name}**" for name in unreadable) + " (see the message above).")
+        notes.append(left_out_note(unreadable))
     return context, errors + run_errors, notes
 
 
