@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-import warnings
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -35,13 +34,6 @@ PAGES = {"Overview": "Overview", "Tie structure": "Tie structure", "Spread": "Pe
          "TsRR": "TsRR", "Learn": "Learn", "Compare": "Compare", "Judge agreement": "Judge agreement",
          "Two runs, one query": "Two runs, one query", "Simulator": "Simulator"}
 """Menu title -> the start of the page's title, in menu order."""
-_LEARN = ("pages/learn.py is branch learn's (issue 28, items 1 and 4), which fixes its toy "
-          "editor and controls at 800 px; its formulas are wider than their columns")
-PENDING = {("Learn", 1280): _LEARN, ("Learn", 800): _LEARN,
-           ("Spread", 800): "pages/spread.py is branch learn's: its query picker adds '(RR range "
-                            "…)' to ctx.label(q), 3 px too wide; ctx.label(q, 40) there fits"}
-"""(page, width) whose problems are reported as warnings, not failures, and why: files of
-another branch. Make them strict once that branch is merged."""
 SCREENSHOTS = {"Overview", "Tie structure", "TsRR", "Learn", "Compare", "Two runs, one query"}
 """Pages whose screenshots at both widths the README shows: taken when
 scripts/refresh_screenshots.py runs the tests (``TIEDRANK_README_SCREENSHOTS=1``), not in
@@ -65,20 +57,17 @@ def _visit(ui, title: str, *, click: bool = True) -> None:
     ui.page.wait_for_timeout(600)  # let widgets and plots take their final width
 
 
-def _measure(ui, title: str, width: int, problems: dict, pending: dict, *,
-             screenshot: bool = True) -> None:
+def _measure(ui, title: str, width: int, problems: dict, *, screenshot: bool = True) -> None:
     found = layout_problems(ui.page)
     assert ui.exceptions() == 0, f"an exception box on {title} at {width} px"
     if screenshot and README_SCREENSHOTS and title in SCREENSHOTS:
         ui.screenshot(f"{_slug(title)}_{width}")
         ui.page.set_viewport_size({"width": width, "height": 1000})
     if found:
-        (pending if (title, width) in PENDING else problems).setdefault(title, []).extend(found)
+        problems.setdefault(title, []).extend(found)
 
 
-def _report(width: int, problems: dict, pending: dict) -> None:
-    for title, found in pending.items():
-        warnings.warn(f"{title} at {width} px ({PENDING[title, width]}): {found}", stacklevel=2)
+def _report(width: int, problems: dict) -> None:
     assert not problems, f"does not fit at {width} px: " + "\n".join(
         f"{title}: {line}" for title, found in problems.items() for line in found)
 
@@ -146,13 +135,12 @@ def test_every_page_fits_at_1280_px_and_its_sentences_follow_the_settings(sized_
     ui = sized_ui(width)
     page = ui.page
     problems: dict = {}
-    pending: dict = {}
     ui.open()
     for title in PAGES:
         _visit(ui, title, click=title != "Overview")
         if title == "Overview":
             _table_reaches_every_metric(ui, width)
-        _measure(ui, title, width, problems, pending)  # the page as it opens (and its screenshot)
+        _measure(ui, title, width, problems)  # the page as it opens (and its screenshot)
         if title == "TsRR":  # alpha 0.01: the change is below 1e-12, and the sentence says so
             thumb = page.get_by_test_id("stSlider").filter(has_text="alpha of the per-query table") \
                 .get_by_role("slider")
@@ -163,7 +151,7 @@ def test_every_page_fits_at_1280_px_and_its_sentences_follow_the_settings(sized_
             text = _main_text(ui)
             assert "changes TsRR by less than 10⁻¹² at alpha = 0.01" in text
             assert not re.search(r"from (\d\.\d+) to \1\b", text), "a rise from a value to itself"
-            _measure(ui, title, width, problems, pending, screenshot=False)  # "below 1e-12" fits
+            _measure(ui, title, width, problems, screenshot=False)  # "below 1e-12" fits
         elif title == "Compare":  # whose best and worst case
             text = _main_text(ui)
             assert "even in the worst case" not in text and "In the worst case it" not in text
@@ -173,7 +161,7 @@ def test_every_page_fits_at_1280_px_and_its_sentences_follow_the_settings(sized_
         elif title == "Two runs, one query":  # side by side at 1280 px
             a, b = _sides(ui)
             assert abs(a["y"] - b["y"]) < 2 and b["x"] >= a["x"] + a["width"] - 1, (a, b)
-    _report(width, problems, pending)
+    _report(width, problems)
 
     ui.open("tie_structure?rel=3&queries=relevant")  # the setting in force, not "counts as 0"
     _visit(ui, "Tie structure", click=False)
@@ -209,14 +197,13 @@ def test_every_page_fits_at_800_px(sized_ui):
     width = 800
     ui = sized_ui(width)
     problems: dict = {}
-    pending: dict = {}
     ui.open()
     for title in PAGES:
         _visit(ui, title, click=title != "Overview")
         if title == "Overview":
             _table_reaches_every_metric(ui, width)
-        _measure(ui, title, width, problems, pending)
-    _report(width, problems, pending)
+        _measure(ui, title, width, problems)
+    _report(width, problems)
     ui.open("?dataset=simulated&overview_metrics=P%4010")  # fine-grained and bf16 tie on P@10
     _visit(ui, "Overview", click=False)
     text = _main_text(ui)
