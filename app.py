@@ -20,7 +20,10 @@ from tiedrank.dashboard.datasets import (
     UPLOAD,
     guess_columns,
     inspect_upload,
+    left_out_note,
+    readable_uploads,
 )
+from tiedrank.dashboard.recipes import SIM_PARAM, RecipeError, replay
 from tiedrank.dashboard.settings import (
     MAX_REL_LEVEL,
     ROUND_OPTIONS,
@@ -29,10 +32,13 @@ from tiedrank.dashboard.settings import (
     ZERO_RELEVANT_CHOICES,
     Settings,
     fit_rel_level,
+    link_note,
     params_from_settings,
     round_setting,
     settings_from_params,
+    share_link,
 )
+from tiedrank.dashboard.upload_store import STORE
 from tiedrank.dashboard.warmup import warm_up
 from tiedrank.core.errors import InputError
 from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
@@ -64,8 +70,28 @@ def _menu() -> None:
             st.page_link(page)
 
 
+def _link_to_this_view(slot) -> None:
+    """The sidebar's "Link to this view": the whole link in a code block (its copy button
+    copies it), drawn in ``slot`` before the page runs and again once it has, so that it
+    holds what the page put in the address bar too (its metrics, its choices); a page that
+    stops early (an empty state) keeps the first. The link is the address bar's; this makes
+    it visible and copyable on every page."""
+    params = [(name, value) for name in st.query_params for value in st.query_params.get_all(name)]
+    link = share_link(st.context.url, params, pg.url_path)
+    kept = common.my_runs()
+    note = link_note(st.session_state.get("data_source", ""), store_hours=STORE.hours,
+                     remade=kept is not None and kept.recipe is not None)
+    with slot.container():
+        with st.popover("Link to this view", icon=":material/link:", width="stretch",
+                        help="A link that opens this page as you see it: copy it with the "
+                             "button at the right of the box."):
+            st.code(link, language=None, wrap_lines=True)
+            st.caption(note)
+
+
 common.count_run()  # numbers the runs: kept page widgets re-assert after a gap (ui.persist)
 _menu()
+_link_slot = st.sidebar.empty()  # "Link to this view", drawn before the page and after it
 _return_to = st.session_state.pop(common.RETURN_KEY, None)
 if _return_to:  # a page was opened before app.py had run (see common._enter_through_app)
     st.switch_page(_return_to)
@@ -82,14 +108,41 @@ def _settings_from_url() -> None:
     wanted = settings_from_params(st.query_params.to_dict(), (*BUNDLED, SESSION, UPLOAD),
                                   {key: data.rel_level for key, data in BUNDLED.items()})
     st.session_state.update(wanted)
-    if wanted.get("data_source") in (SESSION, UPLOAD):  # data of an earlier session: say so if gone
+    if wanted.get("data_source") == SESSION and _remake_linked_runs():
+        pass  # the simulated runs of the link are made again from their settings
+    elif wanted.get("data_source") in (SESSION, UPLOAD):  # data of an earlier session: say so if gone
         st.session_state[common.LINKED_DATA_KEY] = wanted["data_source"]
     if wanted.get("data_source") == UPLOAD:  # uploads are kept on the server: bring them back
         common.restore_linked_uploads(wanted.get(common.UPLOAD_KEY))
 
 
+def _bundled_runs(key: str) -> tuple:
+    """(qrels, runs, query text, label) of a bundled dataset, for recipes.replay."""
+    context, errors = common.bundled_context(BUNDLED[key], Settings())
+    if context is None:
+        raise RecipeError("; ".join(errors) or f"the dataset {key!r} could not be read")
+    return context.qrels, context.runs, context.query_text, context.dataset_label
+
+
+def _remake_linked_runs() -> bool:
+    """A link to "Simulated in this session" that carries the Simulator's settings (``sim=``
+    steps): make the runs again, bit for bit, as this session's runs. ``False`` when the
+    link has no steps or they cannot be made (the page then says why)."""
+    steps = st.query_params.get_all(SIM_PARAM)
+    if not steps:
+        return False
+    try:
+        with st.spinner("Making the simulated runs of this link again…"):
+            st.session_state[common.MY_RUNS_KEY] = replay(steps, _bundled_runs)
+    except RecipeError as err:
+        st.session_state[common.RECIPE_ERROR_KEY] = str(err)
+        return False
+    return True
+
+
 def _settings_to_url() -> None:
-    """Keep the link in the address bar in step with the settings (see _settings_from_url)."""
+    """Keep the link in the address bar in step with the settings (see _settings_from_url)
+    and, on "Simulated in this session", with the steps that make those runs again."""
     params = params_from_settings(st.session_state)
     for name, value in params.items():
         if st.query_params.get(name) != value:
@@ -97,6 +150,16 @@ def _settings_to_url() -> None:
     for name in set(URL_NAMES.values()) - set(params):  # e.g. the uploads' key, on a bundled dataset
         if name in st.query_params:
             del st.query_params[name]
+    if st.session_state.get(common.LINKED_DATA_KEY) == SESSION:
+        return  # a link whose runs could not be made keeps naming them
+    kept = common.my_runs()
+    steps = list(kept.recipe) if (params.get(URL_NAMES["data_source"]) == SESSION and kept is not None
+                                  and kept.recipe) else []
+    if st.query_params.get_all(SIM_PARAM) != steps:
+        if steps:
+            st.query_params[SIM_PARAM] = steps
+        else:
+            del st.query_params[SIM_PARAM]
 
 
 if not st.session_state.get("_url_read"):
@@ -156,41 +219,76 @@ def _inspect(content_hash: str, name: str, fields: tuple[str, ...], _data: bytes
 
 
 def _column_mapping(upload, fields: tuple[str, ...], role: str, errors: list[str],
-                    pending: list[str]) -> dict[str, str]:
+                    pending: list[str], unreadable: list[str]) -> dict[str, str]:
     """Selectboxes mapping a tabular upload's columns to ``fields`` (pre-filled where the
-    readers' aliases find a column). A file with a field still unmapped goes to ``pending``."""
+    readers' aliases find a column). A file with a field still unmapped goes to ``pending``
+    (its :func:`common.upload_ident`); its expander says what is left to choose, and once
+    every field has a column it says which, without the warning. A file that cannot even
+    be inspected goes to ``unreadable`` (its ident) and ``errors`` (why)."""
     content = common.upload_hash(upload)
     inspected = _inspect(content, upload.name, fields, _data=upload.getvalue())
     if isinstance(inspected, InputError):
         errors.append(str(inspected))
+        unreadable.append(common.upload_ident(upload))
         return {}
     fmt, columns = inspected
     if fmt not in TABULAR_FORMATS or not columns:
         return {}
     guess = guess_columns(columns, fields)
-    needed = any(v is None for v in guess.values())
+    keys = {name: common.column_key(upload, name) for name in fields}
+    for name, key in keys.items():
+        if guess[name] is not None and key not in st.session_state:
+            st.session_state[key] = guess[name]
+    # the choices as the boxes below will show them (a pick is in session state before the rerun)
+    chosen = {name: st.session_state.get(key) for name, key in keys.items()}
+    waiting = [name for name in fields if chosen[name] not in columns]
     mapping: dict[str, str] = {}
-    with st.expander(f"Columns of {md(upload.name)}", expanded=needed,
-                     icon=":material/warning:" if needed else ":material/view_column:"):
-        if needed:
-            st.caption(f"Choose which columns hold the fields of the {role}.")
+    with st.expander(f"Columns of {md(upload.name)}", expanded=bool(waiting),
+                     icon=":material/warning:" if waiting else ":material/check_circle:"):
+        if waiting:
+            st.caption(f"Choose which columns hold the fields of the {role} "
+                       f"(still to choose: {', '.join(waiting)}).")
+        else:
+            st.caption("Columns chosen: " + ", ".join(f"{name} = {md(chosen[name])}" for name in fields)
+                       + ".")
         for name in fields:
-            key = common.column_key(upload, name)
+            key = keys[name]
             extra = {}
             if guess[name] is None:
                 extra = {"index": None, "placeholder": "choose a column"}
-            elif key not in st.session_state:
-                st.session_state[key] = guess[name]
             choice = st.selectbox(
                 name, columns, key=key, persist_state=common.KEEP, **extra,
                 help=f"The column of {md(upload.name)} that holds the {name}"
                      + (" (a number; higher = ranked higher)" if name == "score" else "")
                      + (" (an integer grade)" if name == "relevance" else "") + ".")
-            if choice is None:
-                pending.append(upload.name)
-            else:
+            if choice is not None:
                 mapping[name] = choice
+    if len(mapping) < len(fields):
+        pending.append(common.upload_ident(upload))
     return mapping
+
+
+def _uploaded_context(qrels_file, run_files: list, queries_file, mappings: dict, pending: list[str],
+                      uninspected: list[str], errors: list[str], settings: Settings) -> tuple:
+    """(context, errors, notes) of the uploads: the runs that can be read, while a run file
+    waits for its column mapping (``pending``) or cannot be read (``uninspected``, or by
+    the reader); the waiting or unreadable files named in a note on every page (no context
+    without readable qrels and at least one readable run)."""
+    def file(upload):
+        return None if upload is None else (common.upload_ident(upload), md(upload.name))
+
+    qrels_ready, ready, notes = readable_uploads(file(qrels_file), [file(u) for u in run_files],
+                                                 pending, uninspected)
+    if not qrels_ready or not ready:
+        return None, errors, notes
+    unreadable = [run_files[i].name for i in range(len(run_files)) if i not in ready
+                  and common.upload_ident(run_files[i]) in uninspected]
+    context, run_errors = common.upload_context(
+        qrels_file, [run_files[i] for i in ready], queries_file, mappings, settings,
+        duplicates=st.session_state.get("upload_duplicates", "error"), unreadable=unreadable)
+    if context is not None and unreadable:
+        notes.append(left_out_note([md(name) for name in unreadable]))
+    return context, errors + run_errors, notes
 
 
 def data_panel() -> None:
@@ -218,7 +316,9 @@ def data_panel() -> None:
             else:
                 st.caption(f"Runs you made on the Simulator page, kept for this browser session "
                            f"only. Query set: {md(kept.origin)}; relevance level {kept.rel_level}. "
-                           "Adding runs on another query set replaces them.")
+                           "Adding runs on another query set replaces them."
+                           + (" Their settings travel in the page's link (**Link to this view**), "
+                              "which makes them again in another browser." if kept.recipe else ""))
         else:
             st.file_uploader(
                 "Qrels (relevance judgements)", key="upload_qrels",
@@ -248,12 +348,13 @@ def data_panel() -> None:
                           on_click=common.forget_uploads)
             mappings: dict[str, dict[str, str]] = {}
             pending: list[str] = []
+            uninspected: list[str] = []
             if qrels_file is not None:
                 mappings[common.upload_ident(qrels_file)] = _column_mapping(
-                    qrels_file, QRELS_FIELDS, "qrels", errors, pending)
+                    qrels_file, QRELS_FIELDS, "qrels", errors, pending, uninspected)
             for upload in run_files:
                 mappings[common.upload_ident(upload)] = _column_mapping(
-                    upload, RUN_FIELDS, "run", errors, pending)
+                    upload, RUN_FIELDS, "run", errors, pending, uninspected)
             # kept on the server by content hash: the link (data=…) brings them back after a reload
             common.keep_uploads(qrels_file, run_files, queries_file, mappings,
                                 st.session_state.get("upload_duplicates", "error"))
@@ -300,13 +401,9 @@ def data_panel() -> None:
             context, errors = common.bundled_context(BUNDLED[source], settings)
         elif source == SESSION:
             context = common.session_context(kept, settings) if kept is not None else None
-        elif pending:
-            notes.append("Choose the columns of " + ", ".join(map(md, dict.fromkeys(pending)))
-                         + " in the sidebar (**Columns of …**).")
-        elif not errors:
-            context, errors = common.upload_context(
-                qrels_file, run_files, queries_file, mappings, settings,
-                duplicates=st.session_state.get("upload_duplicates", "error"))
+        else:  # the files that can be read: one waiting for its columns hides no other
+            context, errors, notes = _uploaded_context(qrels_file, run_files, queries_file, mappings,
+                                                       pending, uninspected, errors, settings)
         if context is not None and source == UPLOAD:
             st.session_state["_upload_rel_level"] = settings.rel_level  # kept for coming back
             _fit_rel_level(context, settings.rel_level)
@@ -341,7 +438,9 @@ def _run_page() -> None:
 
 data_panel()
 common.back_link(PAGE_FILES[pg.title], pg.title)  # "← Back to …" after a drill-down
+_link_to_this_view(_link_slot)  # the link so far: what stays if the page stops early (st.stop)
 try:
     _run_page()
+    _link_to_this_view(_link_slot)  # again, with what the page itself put in the link
 finally:  # once the first page is drawn, not while: scipy.stats for Compare, in the background
     warm_up()

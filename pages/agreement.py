@@ -67,7 +67,7 @@ left, right = st.columns([3, 2], vertical_alignment="bottom")
 run = left.selectbox("Run", label_runs, help="The judge whose confusion matrix and per-query "
                      "kappa are shown below.", **persist_choice("agree_run", label_runs))
 cells = right.segmented_control(
-    "Colour by", ["share of the grade", "documents"], required=True,
+    "Colour by", ["share of the grade", "documents"], required=True, wrap=True,
     help="share of the grade: each row coloured by the fraction of that grade's documents "
          "given each label, so rare grades read as well as common ones. documents: raw counts.",
     **persist("agree_cells", "share of the grade"))
@@ -103,16 +103,16 @@ if picked and picked[0] != st.session_state.get("_agree_picked"):  # a new row: 
 st.session_state["_agree_picked"] = picked[0] if picked else None
 partner = view.best_partner(agreement, run)
 with st.container(border=True):
-    cols = st.columns([4, 2, 2], vertical_alignment="bottom")
-    query = cols[0].selectbox(
+    query = st.selectbox(  # on its own row: the query's text needs the width
         "Open a query", queries, format_func=ctx.label,
         help="By default the query where the run agrees least (quadratic kappa).",
         **persist_choice("agree_query", queries, view.lowest_query(per_query) or queries[0]))
-    if cols[1].button("Tie structure", key="agree_open_ties", icon=":material/view_week:",
-                      help=f"The tie groups of {md(run)} on this query: its labels as scores."):
+    cols = st.container(horizontal=True, gap="small")  # the buttons wrap when narrow
+    if cols.button("Tie structure", key="agree_open_ties", icon=":material/view_week:",
+                   help=f"The tie groups of {md(run)} on this query: its labels as scores."):
         st.session_state["tie_run"] = run
         drill_down("pages/tie_structure.py", DRILL_KEY, query)
-    if partner is not None and cols[2].button(
+    if partner is not None and cols.button(
             "Two runs, one query", key="agree_open_pair", icon=":material/vertical_split:",
             help=f"{md(run)} beside {md(partner)}, the run whose labels agree best with the qrels "
                  "(quadratic kappa), on this query."):

@@ -27,6 +27,7 @@ from tiedrank.dashboard.ui import (
     persist_choice,
     show_figure,
     show_findings,
+    stacking_columns,
 )
 from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
 from tiedrank.core.errors import InputError
@@ -384,7 +385,7 @@ st.dataframe(ranking, hide_index=True, key="compare_ranking_table", column_confi
     "rank spread": st.column_config.NumberColumn(
         "rank spread", format="%g", help="Highest minus lowest rank over the policies.")})
 download_row(ranking, f"tiedrank-compare-rankings-{chart_metric}", key="compare_ranking_download")
-left, right = st.columns([2, 3])
+left, right = stacking_columns("compare_rankings", [2, 3])  # one above the other when narrow
 with left:
     st.markdown(f"**Kendall's tau between the policies' rankings** ({chart_metric})")
     shown = agreement.assign(policy_a=agreement["policy_a"].map(lambda p: POLICY_LABELS.get(p, p)),

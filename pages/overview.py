@@ -41,7 +41,7 @@ metrics = metric_multiselect(
          "TsRR(alpha=2), and press Enter.")
 view_args = persist("overview_view", "Summary")
 view = controls[1].segmented_control(
-    "View", ["Summary", "Numbers"], required=True, **view_args,
+    "View", ["Summary", "Numbers"], required=True, wrap=True, **view_args,
     help="Summary: one cell per run and metric. Numbers: a long table with expected, worst, "
          "best, trec_eval, bias (= trec_eval - expected) and range (= best - worst).")
 

@@ -13,7 +13,7 @@ import dataclasses
 
 import streamlit as st
 
-from tiedrank.dashboard.datasets import SESSION, SESSION_LABEL
+from tiedrank.dashboard.datasets import BUNDLED, SESSION, SESSION_LABEL
 from tiedrank.dashboard.figures import simulator as figures
 from tiedrank.dashboard.my_runs import RunSet, add_message, already_kept
 from tiedrank.dashboard.settings import Settings, metric_choices
@@ -47,6 +47,7 @@ from tiedrank.dashboard.ui import (
     shared_cache,
     show_figure,
     show_findings,
+    stacking_columns,
 )
 from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
 from tiedrank.simulate import PRESETS, QUANTIZE_METHODS
@@ -180,7 +181,7 @@ with st.form("simulator_form", border=True):
         help="The presets (table above) and 'custom' (levels and precision on the right). "
              "All are generated on the same query set with the same noise, so they can be "
              "compared.")
-    left, middle, right = st.columns(3, gap="large")
+    left, middle, right = stacking_columns("sim_form_columns", 3, gap="large")  # stacked when narrow
     with left:
         st.markdown("**Query set**")
         n_queries = st.slider(
@@ -272,9 +273,9 @@ else:
 # ---- 3. sweep ------------------------------------------------------------------------------
 st.subheader("3. Sweep: the spread along one parameter")
 SWEEP_SHORT = {"levels": "levels 2-20", "tie_prob": "tie probability 0-0.9", "precision": "precision"}
-controls = st.columns([4, 2, 2], vertical_alignment="bottom")
+controls = stacking_columns("sim_sweep_controls", [4, 2, 2], vertical_alignment="bottom")
 parameter = controls[0].segmented_control(
-    "Parameter", list(SWEEP_CHOICES), default="levels", required=True,
+    "Parameter", list(SWEEP_CHOICES), default="levels", required=True, wrap=True,
     format_func=SWEEP_SHORT.get, key="sim_sweep_parameter", persist_state=KEEP,
     help="What varies along the x axis, everything else fixed: the number of labels (2-20), "
          "the extra tie probability (0-0.9) or the score precision.")
@@ -322,6 +323,7 @@ else:
                 "compare its metrics before and after (settings of the sidebar). Runs with "
                 "continuous scores show it best, e.g. trec_eval's example run.")
     runs = list(ctx.runs)
+    source = st.session_state.get("data_source")
     if st.session_state.get("sim_q_run") not in runs:  # another dataset: start at its first run
         st.session_state["sim_q_run"] = runs[0]
     # fixed-width controls that wrap onto a second row in a narrow window
@@ -353,7 +355,8 @@ else:
                 lambda name, lv, pr, me: quantized_set(
                     ctx.runs[name], ctx.qrels, levels=lv, precision=pr, method=me,
                     origin=f"the queries of {ctx.dataset_label}", rel_level=ctx.settings.rel_level,
-                    query_text=ctx.query_text),
+                    query_text=ctx.query_text,  # a bundled dataset's run can travel in a link
+                    dataset=source if source in BUNDLED else None),
                 run_name, q_levels, q_precision, method)
         except ValueError as err:  # e.g. scores that overflow float16
             st.error(f"Cannot quantise {md(run_name)}: {md(err)}", icon=":material/error:")

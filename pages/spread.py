@@ -62,10 +62,12 @@ if rr_ranges.empty:
 else:
     width_of = dict(zip(rr_ranges["query"], rr_ranges["width"]))
     queries = rr_ranges["query"].tolist()  # widest RR range first
-    query = st.selectbox(  # the label holds the run's RR range: it changes with the run
+    # the label holds the run's RR range (it changes with the run); the query text is cut at
+    # 40 characters so that text and range fit the box in an 800-px window
+    query = st.selectbox(
         "Query", queries, help="Queries sorted by the width of their RR range over tie "
         "orderings, widest first.", **persist_choice(
-            "spread_query", queries, labels=lambda q: f"{ctx.label(q)}  (RR range {width_of[q]:.3f})"))
+            "spread_query", queries, labels=lambda q: f"{ctx.label(q, 40)}  (RR range {width_of[q]:.3f})"))
     pmf = first_relevant_distribution(table, query)
     marks = policy_values(rr_eval.per_query, run, "RR", query)
     if pmf.empty:

@@ -10,6 +10,7 @@ from tiedrank.dashboard.figures.tie_structure import (
     tie_ratio_scatter,
     top_strip_figure,
 )
+from tiedrank.dashboard.labels import no_relevant_message
 from tiedrank.dashboard.settings import default_metrics, metric_options
 from tiedrank.dashboard.tie_structure import (
     QUERY_ORDERS,
@@ -81,9 +82,7 @@ if n_retrieved == 0:
                 "metric for it (as trec_eval -c).")
 else:
     if int(info["n_relevant"]) == 0:
-        empty_state(f"Query **{md(query)}** has no relevant document at relevance level "
-                    f"{ctx.settings.rel_level}: every binary metric is 0 for it, and the means "
-                    "count it as 0, as trec_eval does. Its tie groups are still drawn.")
+        empty_state(no_relevant_message(md(query), ctx.settings.rel_level, ctx.settings.query_set))
     docs = ctx.memo("query_documents", lambda r, q, d: query_documents(ctx.tables()[r], q, d),
                     run, query, int(depth))
     fig = ranked_list_figure(docs, mode="stack" if mode == "grade counts" else "documents",
@@ -122,7 +121,7 @@ if not (table.n_retrieved > 0).any():
 else:
     cols = st.columns(2)
     colour = cols[0].segmented_control(
-        "Colour", ["groups", "group size"], **persist("tie_strip_colour", "groups"), required=True,
+        "Colour", ["groups", "group size"], **persist("tie_strip_colour", "groups"), required=True, wrap=True,
         help="groups: a document alone on its score is pale; tied groups alternate orange and "
              "purple so that neighbours stand apart. group size: colour by the size of the group.")
     order = cols[1].selectbox(
@@ -148,10 +147,11 @@ st.header("Group sizes", divider="gray")
 cols = st.columns(3)
 scope = cols[0].segmented_control(
     "Groups", ["all ranks", f"starting in the top {k}"], **persist("tie_hist_scope", "all ranks"), required=True,
+    wrap=True,
     help=f"Count every tie group, or only those that start within the first {k} ranks (k from "
          "the sidebar).")
 weight = cols[1].segmented_control(
-    "Count", ["groups", "documents"], **persist("tie_hist_weight", "groups"), required=True,
+    "Count", ["groups", "documents"], **persist("tie_hist_weight", "groups"), required=True, wrap=True,
     help="Bar height: the number of groups of each size, or the number of documents in them.")
 all_runs = cols[2].toggle("All runs", **persist("tie_hist_all"),
                           help="Compare the group sizes of every run (one colour per run).")
@@ -184,7 +184,7 @@ BASES = {"all retrieved": ("tie_ratio", "tie ratio (share of retrieved documents
 # query: start from the largest-group share, which still tells the queries apart.
 nearly_all_tied = bool((overview["tie_ratio"].dropna() > 0.98).all())
 basis = cols[1].segmented_control(
-    "Tie ratio of", list(BASES), required=True,
+    "Tie ratio of", list(BASES), required=True, wrap=True,  # wrap: never scrolled or clipped
     **persist("tie_scatter_basis", "largest group" if nearly_all_tied else "all retrieved"),
     help="x axis. all retrieved: share of the query's documents that share their score with "
          f"another; top {k}: the same within the first {k} ranks; largest group: share of the "

@@ -18,6 +18,7 @@ from tiedrank.dashboard.tsrr import (
     alpha_grid,
     alpha_steps,
     appended_example,
+    appended_sentence,
     format_alpha,
     fully_tied_example,
     nearest_alpha,
@@ -30,9 +31,11 @@ from tiedrank.dashboard.ui import (
     empty_state,
     figure_download,
     get_context,
+    number_cards,
     persist,
     persist_choice,
     show_figure,
+    stacking_columns,
 )
 from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
 from tiedrank.core.evaluation import tsrr_sweep
@@ -59,7 +62,7 @@ tables = ctx.tables()
 
 # ---- the sweep -------------------------------------------------------------------------
 st.header("Mean TsRR per run across alpha", divider="gray")
-left, right = st.columns([3, 2])
+left, right = stacking_columns("tsrr_sweep_controls", [3, 2])  # one above the other when narrow
 steps = alpha_steps(-3.0, 3.0)
 range_kwargs = persist("tsrr_alpha_range")  # value= below makes it a range slider
 if "tsrr_alpha_range" in st.session_state:  # a kept pair snaps to the offered alphas
@@ -74,7 +77,7 @@ low, high = float(np.log10(alpha_low)), float(np.log10(alpha_high))
 runs_kwargs = persist_choice("tsrr_runs", runs)
 st.session_state.setdefault("tsrr_runs", runs)  # first visit: every run
 chosen = right.multiselect(
-    "Runs", runs, help="Runs drawn in the sweep (all by default). Click a legend entry to hide "
+    "Runs", runs, wrap=True, help="Runs drawn in the sweep (all by default). Click a legend entry to hide "
     "a run's curve.", **runs_kwargs)
 ref_options = [NO_REFERENCES, *chosen]
 ref_run = right.selectbox(
@@ -139,19 +142,19 @@ st.header("Two pathologies of TsRR", divider="gray")
 st.latex(TSRR2_LATEX)
 st.caption("TsRR2 (the October 2025 revision, above) has no alpha and does not collapse to 0, "
            "but it also moves when irrelevant documents are appended.")
-one, two = st.columns(2, gap="large")
+one, two = stacking_columns("tsrr_pathologies", 2)  # one above the other when narrow
 with one:
     st.subheader("1. A fully tied list scores 0 at every alpha")
     n_docs = st.slider("Documents in the tied list", min_value=2, max_value=50, step=1,
                        help="All documents get the same score; one of them is relevant.",
                        **persist("tsrr_tied_docs", 5))
     tied = fully_tied_example(n_docs, 1, alpha_grid(low, high, SWEEP_POINTS))
-    m1, m2, m3 = st.columns(3)
-    m1.metric("TsRR (every alpha)", f"{tied['TsRR'].abs().max():.4f}",
-              help="F_G = F_total when everything ties, so the ratio is 1 and TsRR = 0.")
-    m2.metric("E[RR]", f"{tied['E[RR]'].iloc[0]:.4f}",
-              help="The exact expectation: the relevant document is equally likely at every rank.")
-    m3.metric("TsRR2", f"{tied['TsRR2'].iloc[0]:.4f}")
+    cards = number_cards()  # cards of their own width: they wrap onto more rows when narrow
+    cards.metric("TsRR (every alpha)", f"{tied['TsRR'].abs().max():.4f}", width="content",
+                 help="F_G = F_total when everything ties, so the ratio is 1 and TsRR = 0.")
+    cards.metric("E[RR]", f"{tied['E[RR]'].iloc[0]:.4f}", width="content",
+                 help="The exact expectation: the relevant document is equally likely at every rank.")
+    cards.metric("TsRR2", f"{tied['TsRR2'].iloc[0]:.4f}", width="content")
     st.markdown(f"With {n_docs} tied documents the relevant one is at each rank 1..{n_docs} with "
                 f"probability 1/{n_docs}, yet TsRR gives **0 for every alpha**: the list is "
                 "scored like one that retrieved nothing relevant.")
@@ -170,16 +173,18 @@ with two:
     example = appended_example(base.scores, base.grades, max_appended=200, alpha=alpha)
     column = f"TsRR(alpha={alpha:g})"
     now, start = example.iloc[appended], example.iloc[0]
-    m1, m2, m3 = st.columns(3)
-    m1.metric(f"TsRR, alpha = {alpha:.3g}", f"{now[column]:.4f}", delta=f"{now[column] - start[column]:+.4f}",
-              help="Change against the list without appended documents.")
-    m2.metric("E[RR]", f"{now['E[RR]']:.4f}", delta="unchanged", delta_color="off", delta_arrow="off",
-              help="Nothing above or around the relevant document changed, and neither does E[RR].")
-    m3.metric("TsRR2", f"{now['TsRR2']:.4f}", delta=f"{now['TsRR2'] - start['TsRR2']:+.4f}")
-    st.markdown(f"Appending {appended} irrelevant document{'s' if appended != 1 else ''} *below* "
-                f"the list moves TsRR from {start[column]:.4f} to **{now[column]:.4f}**, although "
-                "the top of the ranking is untouched: F_total grows, so the tied irrelevant "
-                "document weighs less.")
+    sentence, change = appended_sentence(start[column], now[column], appended, alpha)
+    cards = number_cards()
+    cards.metric(f"TsRR, alpha = {alpha:.3g}", f"{now[column]:.4f}", delta=change, width="content",
+                 delta_color="normal" if change[:1] in "+-" else "off",
+                 delta_arrow="auto" if change[:1] in "+-" else "off",
+                 help="Change against the list without appended documents.")
+    cards.metric("E[RR]", f"{now['E[RR]']:.4f}", delta="unchanged", delta_color="off",
+                 delta_arrow="off", width="content",
+                 help="Nothing above or around the relevant document changed, and neither does E[RR].")
+    cards.metric("TsRR2", f"{now['TsRR2']:.4f}", delta=f"{now['TsRR2'] - start['TsRR2']:+.4f}",
+                 width="content")
+    st.markdown(sentence)
     fig = figures.appended_figure(example, current=appended,
                                   title=f"S2 plus irrelevant documents, alpha = {alpha:.3g}")
     show_figure(fig, key="tsrr_append_chart")

@@ -28,7 +28,8 @@ def test_compare_page(page, app_url, ui, tmp_path):
 
     # operate the controls: the baseline, then the run examined in detail
     pick(page, "Baseline run", "willia-umbrela1")
-    wait_idle(page, f'{PLOT} .gtitle:has-text("minus the baseline willia-umbrela1")')
+    # a long title is wrapped into lines (tspans): match its parts
+    wait_idle(page, f'{PLOT} .gtitle:has-text("minus the baseline"):has-text("willia-umbrela1")')
     pick(page, "Run", "h2oloo-fewself")
     wait_idle(page, '[data-testid="stMarkdown"]:has-text("h2oloo-fewself wins against")')
     sentence = page.locator('[data-testid="stMarkdown"]').filter(has_text="beats the baseline in").first.inner_text()

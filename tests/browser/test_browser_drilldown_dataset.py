@@ -29,7 +29,7 @@ def test_compare_drilldown_keeps_a_non_default_dataset(ui):
     chart.scroll_into_view_if_needed()
     wait_idle(page)
     query, run, baseline = chart.evaluate(
-        "gd => [String(gd.data[0].x[0]), ...gd.layout.title.text.match(/: (.+) minus (.+) \\(/).slice(1)]")
+        "gd => [String(gd.data[0].x[0]), ...gd.layout.title.text.replace(/<br>/g, ' ').match(/: (.+) minus (.+) \\(/).slice(1)]")
     assert query.startswith("q0") and run != "NISTRetrieval-instruct0"
     bar = chart.locator("g.trace.bars g.point path").first
     box = bar.bounding_box()

@@ -26,7 +26,7 @@ def test_click_on_compare_differences_opens_the_query(ui):
     wait_idle(page)
     # the first bar is the query with the largest difference (trace 0, point 0)
     query, run, baseline = chart.evaluate(
-        "gd => [String(gd.data[0].x[0]), ...gd.layout.title.text.match(/: (.+) minus (.+) \\(/).slice(1)]")
+        "gd => [String(gd.data[0].x[0]), ...gd.layout.title.text.replace(/<br>/g, ' ').match(/: (.+) minus (.+) \\(/).slice(1)]")
     bar = chart.locator("g.trace.bars g.point path").first
     box = bar.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)

@@ -130,7 +130,7 @@ def test_change_baseline_run_and_test(at):
             "under the exact expectation it loses; it beats the baseline in 32.3% ± 1.5% of "
             "1,000 random tie-breaks") in text
     assert "The verdict depends on the tie-break" in text
-    assert "in the worst case (p = 0.018" in text
+    assert "in both runs' worst case (p = 0.018" in text
 
     at.selectbox(key="compare_test").set_value("wilcoxon").run()
     assert_no_trouble(at)

@@ -162,7 +162,7 @@ def test_csv_upload_with_column_mapping(at):
     _upload(at, ("qrels.txt", QRELS, "text/plain"), [("scores.csv", csv, "text/csv")])
     # the reader cannot guess the columns: a mapping form appears, the run is not read yet
     assert_no_trouble(at)
-    assert any("Choose the columns of scores.csv" in i.value for i in at.info)
+    assert any("**scores.csv** waits for its columns" in i.value for i in at.info)
     boxes = [s for s in at.selectbox if s.key and s.key.startswith("colmap_")]
     assert [s.label for s in boxes] == ["query", "doc", "score"]
     assert boxes[0].options == ["topic_no", "passage", "relevance_score"]
@@ -256,7 +256,7 @@ def test_verdict_names_the_best_runs_and_the_table_marks_them(at):
     sentence = [m.value for m in at.markdown if m.value.startswith(f"On {main} ")]
     assert len(sentence) == 1, [m.value for m in at.markdown]
     assert f"by expectation is **{by_expectation}**" in sentence[0]
-    assert f"in trec_eval's order it is **{by_trec}**" in sentence[0]
+    assert f"in trec_eval's order the best run is **{by_trec}**" in sentence[0]
     assert "the tie-break changes the winner" in sentence[0]
     shown = shown_table(at.dataframe[0]).set_index("run")
     for metric, column in zip(metrics, shown.columns):

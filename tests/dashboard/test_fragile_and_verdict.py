@@ -89,7 +89,13 @@ def test_verdict_sentence_names_the_winners():
     same = verdict_sentence(_report([0.2, 0.9], [0.3, 0.8]), "RR")
     assert same.startswith("On RR the best run is **r1**, both") and "changes" not in same
     tied = verdict_sentence(_report([0.9, 0.9], [0.3, 0.8]), "RR")
-    assert "**r0** and **r1** (equal)" in tied and "it is **r1**" in tied
+    assert tied == ("On RR the best runs by expectation are **r0** and **r1** (equal, 0.900), but "
+                    "in trec_eval's order the best run is **r1** (0.800): the tie-break changes "
+                    "the winner.")  # plural where runs tie for best, singular where one wins
+    both = verdict_sentence(_report([0.9, 0.9], [0.8, 0.8]), "RR")
+    assert both.startswith("On RR the best runs are **r0** and **r1** (equal), both by expectation")
+    no_trec = verdict_sentence(_report([0.9, 0.9], [np.nan, np.nan]), "RR")
+    assert no_trec == "On RR the best runs by expectation are **r0** and **r1** (equal, 0.900)."
     odd = _report([0.1, 0.9], [0.1, 0.9]).assign(run=["a", "b_*x"])
     assert r"**b\_\*x**" in verdict_sentence(odd, "RR")  # Markdown characters escaped
 

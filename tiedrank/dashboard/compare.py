@@ -46,8 +46,11 @@ CORRECTION_LABELS = {"holm": "Holm", "bonferroni": "Bonferroni",
 TEST_POLICIES = ("expected", "trec_eval", "optimistic", "pessimistic", "input", "random")
 """Tie policies whose per-query values the test can use (``random`` is seeded)."""
 POLICY_PHRASES = {"expected": "under the exact expectation", "trec_eval": "under trec_eval's order",
-                  "optimistic": "in the best case", "pessimistic": "in the worst case",
+                  "optimistic": "in both runs' best case", "pessimistic": "in both runs' worst case",
                   "input": "in file order"}
+"""How a verdict names the policy it was reached under. The best and worst cases are each
+run's own, taken together: both runs scored with their ties broken their best (worst) way,
+not one run's best against the other's worst."""
 OUTCOME_VERBS = {"win": "wins", "loss": "loses", "tie": "ties"}
 MAX_DRAWS = 20_000
 """Most random tie-breaks the page draws (1,000 of AP on a 1M-row run take about 2 s)."""
@@ -440,13 +443,16 @@ def stability_sentence(result: Stability, *, bold: bool = False) -> str:
                      f"of {result.n_draws:,} random tie-breaks{equal}")
     text = "; ".join(parts) + "."
     best, worst = verdict.get("optimistic"), verdict.get("pessimistic")
-    if best is not None and worst is not None:
+    if best is not None and worst is not None:  # each run's own best (worst) case, together
         if best == worst:
-            text += (f" It {OUTCOME_VERBS[best]} even in the "
-                     f"{'worst' if best == 'win' else 'best'} case." if best != "tie"
-                     else " It ties in both the best and the worst case.")
+            text += (f" It {OUTCOME_VERBS[best]} even in both runs' "
+                     f"{'worst' if best == 'win' else 'best'} case (each run's ties broken its "
+                     f"{'worst' if best == 'win' else 'best'} way)." if best != "tie"
+                     else " It ties both when each run's ties are broken its best way and when "
+                          "they are broken its worst way.")
         else:
-            text += f" In the best case it {OUTCOME_VERBS[best]}; in the worst case it {OUTCOME_VERBS[worst]}."
+            text += (f" With each run's ties broken its best way it {OUTCOME_VERBS[best]}; with "
+                     f"each broken its worst way it {OUTCOME_VERBS[worst]}.")
     v = result.verdicts
     significant = v[v["significant"]]
     test = TEST_LABELS.get(result.test, result.test)

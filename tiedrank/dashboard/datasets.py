@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -146,6 +146,42 @@ def inspect_upload(data: bytes, name: str, fields: Sequence[str]) -> tuple[str, 
     fmt = detect_format(data, name)
     columns = list_columns(data, format=fmt, source_name=name) if fmt in TABULAR_FORMATS else []
     return fmt, columns
+
+
+def readable_uploads(qrels: tuple[str, str] | None, runs: Sequence[tuple[str, str]],
+                     waiting: Collection[str], unreadable: Collection[str]) -> tuple[bool, list[int], list[str]]:
+    """Which uploads the pages can read now: (qrels ready, indexes of the ready runs, notes).
+
+    Each file is ``(ident, name)``; ``waiting``: idents of files whose column mapping is not
+    complete; ``unreadable``: idents of files that cannot even be inspected. A run that
+    waits or cannot be read leaves the others shown; each waiting file gets a note naming
+    it, in the sidebar's words.
+
+    >>> readable_uploads(("q", "qrels.txt"), [("a", "a.txt"), ("s", "scores.csv")], {"s"}, ())
+    (True, [0], ['**scores.csv** waits for its columns: choose them in the sidebar (**Columns of scores.csv**). Meanwhile every page shows the other runs.'])
+    >>> readable_uploads(("q", "judged.csv"), [("a", "a.txt")], {"q"}, ())[:2]
+    (False, [0])
+    """
+    qrels_ready = qrels is not None and qrels[0] not in waiting and qrels[0] not in unreadable
+    ready = [i for i, (ident, _) in enumerate(runs) if ident not in waiting and ident not in unreadable]
+    notes = []
+    for ident, name in ([qrels] if qrels is not None else []) + list(runs):
+        if ident in waiting:
+            notes.append(f"**{name}** waits for its columns: choose them in the sidebar "
+                         f"(**Columns of {name}**)."
+                         + (" Meanwhile every page shows the other runs."
+                            if (ident, name) != qrels and ready and qrels_ready else ""))
+    return qrels_ready, ready, notes
+
+
+def left_out_note(names: Sequence[str]) -> str:
+    """The note on every page when some runs could not be read but others are shown.
+
+    >>> left_out_note(["broken.txt"])
+    'Every page shows the other runs, without **broken.txt** (see the message above).'
+    """
+    return ("Every page shows the other runs, without " + ", ".join(f"**{n}**" for n in names)
+            + " (see the message above).")
 
 
 CORPUS_FILE = "corpus.tsv.gz"

@@ -4,7 +4,7 @@ shared layer (``ui`` reads it), so it imports no page's logic. Streamlit-free.""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -37,6 +37,10 @@ class RunSet:
     qrels_key, run_keys
         Content hashes (:func:`frame_hash`): two sets with the same ``qrels_key`` are on
         the same query set.
+    recipe : tuple of str, or None
+        The steps that make the set again (:mod:`tiedrank.dashboard.recipes`: what the link
+        carries); ``None`` when some of its runs cannot be made from settings alone (a
+        quantised upload).
     """
 
     qrels: Qrels
@@ -46,6 +50,7 @@ class RunSet:
     query_text: dict[str, str] = field(default_factory=dict)
     qrels_key: str = ""
     run_keys: dict[str, str] = field(default_factory=dict)
+    recipe: tuple[str, ...] | None = None
 
     @property
     def key(self) -> str:
@@ -60,13 +65,16 @@ class RunSet:
 
 
 def make_run_set(qrels: Qrels, runs: Mapping[str, Run], origin: str, *, rel_level: int = 1,
-                 query_text: Mapping[str, str] | None = None) -> RunSet:
-    """A :class:`RunSet` with its content hashes; runs are renamed to their keys."""
+                 query_text: Mapping[str, str] | None = None,
+                 recipe: Sequence[str] | None = None) -> RunSet:
+    """A :class:`RunSet` with its content hashes; runs are renamed to their keys;
+    ``recipe``: the steps that make it again (``None``: none can)."""
     named = {name: run if run.name == name else Run(name, run.frame, run.source, run.findings)
              for name, run in runs.items()}
     return RunSet(qrels=qrels, runs=named, origin=origin, rel_level=int(rel_level),
                   query_text=dict(query_text or {}), qrels_key=frame_hash(qrels.frame),
-                  run_keys={name: frame_hash(run.frame) for name, run in named.items()})
+                  run_keys={name: frame_hash(run.frame) for name, run in named.items()},
+                  recipe=None if recipe is None else tuple(recipe))
 
 
 def add_outcome(current: RunSet | None, new: RunSet) -> str:
@@ -82,7 +90,8 @@ def add_runs(current: RunSet | None, new: RunSet) -> tuple[RunSet, str]:
 
     On the same query set the runs are added beside the kept ones: a run identical to a
     kept run of the same name is not duplicated, a different run with a taken name gets
-    `` (2)``, `` (3)``, ... On another query set ``new`` replaces ``current``.
+    `` (2)``, `` (3)``, ... On another query set ``new`` replaces ``current``. The recipe
+    of the result is the kept one followed by ``new``'s (``None`` if either has none).
     """
     outcome = add_outcome(current, new)
     if outcome != "added":
@@ -95,9 +104,10 @@ def add_runs(current: RunSet | None, new: RunSet) -> tuple[RunSet, str]:
             target, n = f"{name} ({n})", n + 1
         runs[target] = run if run.name == target else Run(target, run.frame, run.source, run.findings)
         keys[target] = key
+    recipe = None if current.recipe is None or new.recipe is None else current.recipe + new.recipe
     merged = RunSet(qrels=current.qrels, runs=runs, origin=current.origin,
                     rel_level=current.rel_level, query_text=current.query_text,
-                    qrels_key=current.qrels_key, run_keys=keys)
+                    qrels_key=current.qrels_key, run_keys=keys, recipe=recipe)
     return merged, outcome
 
 
@@ -109,8 +119,19 @@ def already_kept(current: RunSet | None, new: RunSet) -> list[str]:
     return [name for name, key in new.run_keys.items() if current.run_keys.get(name) == key]
 
 
+NO_LINK = ("A link cannot make these runs again (quantised from uploads or from my runs): "
+           "download them to keep them.")
+"""What the Simulator says of runs without a recipe (:attr:`RunSet.recipe`)."""
+
+
 def add_message(current: RunSet | None, new: RunSet) -> str:
-    """One sentence telling the user what adding ``new`` to "my runs" will do."""
+    """One sentence telling the user what adding ``new`` to "my runs" will do (and, for runs
+    a link cannot make again, :data:`NO_LINK`)."""
+    text = _add_message(current, new)
+    return text if new.recipe is not None else f"{text} {NO_LINK}"
+
+
+def _add_message(current: RunSet | None, new: RunSet) -> str:
     n = len(new.runs)
     runs = f"{n} run{'s' if n != 1 else ''}"
     outcome = add_outcome(current, new)

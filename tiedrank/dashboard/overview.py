@@ -60,21 +60,32 @@ def _bold(name: str) -> str:
 
 def _names(runs: Sequence[str]) -> str:
     names = [_bold(r) for r in runs]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] + " (equal)"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _best(runs: Sequence[str], how: str, value: str | None = None) -> str:
+    """"the best run <how> is **a** (0.700)" or, for runs equal at the top, "the best runs
+    <how> are **a** and **b** (equal, 0.700)"."""
+    if len(runs) == 1:
+        return f"the best run{how} is {_names(runs)}" + (f" ({value})" if value else "")
+    return f"the best runs{how} are {_names(runs)} (equal" + (f", {value})" if value else ")")
 
 
 def verdict_sentence(report: pd.DataFrame, metric: str, digits: int = 3) -> str:
     """One sentence: the best run on ``metric`` by expectation and in trec_eval's order, and
-    whether the tie-break changes the winner (run names in Markdown bold).
+    whether the tie-break changes the winner (run names in Markdown bold; runs equal at the
+    top are named together, in the plural).
 
     Examples
     --------
     >>> report = pd.DataFrame({"run": ["a", "b"], "metric": "RR", "expected": [0.5, 0.7],
     ...                        "trec_eval": [0.9, 0.6]})
     >>> verdict_sentence(report, "RR")
-    "On RR the best run by expectation is **b** (0.700), but in trec_eval's order it is **a** (0.900): the tie-break changes the winner."
+    "On RR the best run by expectation is **b** (0.700), but in trec_eval's order the best run is **a** (0.900): the tie-break changes the winner."
     >>> verdict_sentence(report.assign(trec_eval=[0.5, 0.8]), "RR")
     "On RR the best run is **b**, both by expectation (0.700) and in trec_eval's order (0.800)."
+    >>> verdict_sentence(report.assign(expected=[0.7, 0.7]), "RR")
+    "On RR the best runs by expectation are **a** and **b** (equal, 0.700), but in trec_eval's order the best run is **a** (0.900): the tie-break changes the winner."
     """
     block = report[report["metric"].astype(str) == str(metric)].assign(run=lambda f: f["run"].astype(str))
     value = lambda runs, column: fmt_value(block.set_index("run").loc[runs[0], column], digits)
@@ -83,16 +94,14 @@ def verdict_sentence(report: pd.DataFrame, metric: str, digits: int = 3) -> str:
         return f"No run has a value on {metric}."
     trec = best_runs(block, metric, "trec_eval")
     if not trec:
-        return (f"On {metric} the best run by expectation is {_names(expected)} "
-                f"({value(expected, 'expected')}).")
+        return f"On {metric} {_best(expected, ' by expectation', value(expected, 'expected'))}."
     if set(trec) == set(expected):
-        return (f"On {metric} the best run {'is' if len(expected) == 1 else 'are'} "
-                f"{_names(expected)}, both by expectation ({value(expected, 'expected')}) and "
-                f"in trec_eval's order ({value(trec, 'trec_eval')}).")
-    return (f"On {metric} the best run by expectation {'is' if len(expected) == 1 else 'are'} "
-            f"{_names(expected)} ({value(expected, 'expected')}), but in trec_eval's order "
-            f"{'it is' if len(trec) == 1 else 'they are'} {_names(trec)} "
-            f"({value(trec, 'trec_eval')}): the tie-break changes the winner.")
+        return (f"On {metric} {_best(expected, '')}, both by expectation "
+                f"({value(expected, 'expected')}) and in trec_eval's order "
+                f"({value(trec, 'trec_eval')}).")
+    return (f"On {metric} {_best(expected, ' by expectation', value(expected, 'expected'))}, "
+            f"but in trec_eval's order {_best(trec, '', value(trec, 'trec_eval'))}: the "
+            "tie-break changes the winner.")
 
 
 def overview_cells(report: pd.DataFrame, metrics: Sequence[str] | None = None, *,

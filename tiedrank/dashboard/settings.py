@@ -287,3 +287,45 @@ def metrics_from_param(values: Iterable[str]) -> list[str]:
     """
     valid, _ = validate_metrics(v for v in values if v)
     return valid
+
+
+def share_link(address: str | None, params: Iterable[tuple[str, str]], page: str = "") -> str:
+    """The link to the view shown: the page's address (``st.context.url``, without a query;
+    ``None`` outside a browser, then ``/<page>``) and every parameter of the address bar, in
+    order (a parameter may repeat: ``overview_metrics=RR&overview_metrics=AP``).
+
+    >>> share_link("http://127.0.0.1:8501/compare", [("dataset", "llmjudge"), ("k", "10")])
+    'http://127.0.0.1:8501/compare?dataset=llmjudge&k=10'
+    >>> share_link("http://127.0.0.1:8501", [("k", "5")])
+    'http://127.0.0.1:8501/?k=5'
+    >>> share_link(None, [("m", "P@5"), ("m", "AP")], "overview")
+    '/overview?m=P%405&m=AP'
+    """
+    from urllib.parse import urlencode, urlsplit
+
+    query = urlencode(list(params))
+    base = address if address else f"/{page}"
+    if address and not urlsplit(address).path:  # the app's root: http://host:port/?…
+        base += "/"
+    return base + (f"?{query}" if query else "")
+
+
+def link_note(source: str, *, remade: bool, store_hours: float) -> str:
+    """What a shared link brings back, for the data source in force: a bundled dataset
+    always; uploads while the server keeps them; runs simulated in this session when their
+    settings travel in the link (``remade``), else not.
+
+    >>> link_note("llmjudge", remade=False, store_hours=2)[:40]
+    'Opens this page with the same data, sett'
+    """
+    from .datasets import SESSION, UPLOAD
+
+    text = ("Opens this page with the same data, settings and choices, in any browser that "
+            "can reach this dashboard.")
+    if source == UPLOAD:
+        return text + f" The uploaded files are kept on this server for up to {store_hours:g} hours."
+    if source == SESSION:
+        return text + (" The simulated runs are made again from their settings, bit for bit."
+                       if remade else " These runs cannot be made again from a link (quantised "
+                       "from uploads or from my runs): download them on the Simulator page.")
+    return text

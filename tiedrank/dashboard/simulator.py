@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 
 from ..core.data import Qrels, Run
-from .my_runs import RunSet, make_run_set
+from .my_runs import RunSet
 from .overview import order_flips, overview_cells, overview_long, tie_statistics_frame
+from .recipes import (  # noqa: F401 - made from settings (shared: a link makes them again); the page's names
+    CUSTOM,
+    quantized_set,
+    simulate_set,
+    simulated_spec,
+    simulator_choices,
+)
 from .settings import Settings
 
-CUSTOM = "custom"
-"""The Simulator's own reranker (levels and precision chosen by the user), beside the presets."""
 PRECISION_CHOICES: tuple[str | None, ...] = (None, "float32", "float16", "bfloat16")
 """Score precisions offered by the Simulator (``None``: float64, no cast)."""
 SWEEP_CHOICES = {"levels": "number of label levels (2-20)",
@@ -27,13 +32,6 @@ def precision_label(precision: str | None) -> str:
     return "float64 (no cast)" if precision is None else str(precision)
 
 
-def simulator_choices() -> list[str]:
-    """The rerankers the Simulator can generate: the presets, then :data:`CUSTOM`."""
-    from ..simulate import PRESETS
-
-    return [*PRESETS, CUSTOM]
-
-
 def simulator_presets() -> pd.DataFrame:
     """The presets for people: preset, description, scores (``labels 0-10``,
     ``continuous``) and precision (``float64 (no cast)`` when none)."""
@@ -44,72 +42,6 @@ def simulator_presets() -> pd.DataFrame:
     precision = [precision_label(None if pd.isna(v) else v) for v in table["precision"]]
     return pd.DataFrame({"preset": table["preset"], "description": table["description"],
                          "scores": scores, "precision": precision})
-
-
-def simulated_spec(preset: str, *, quality: float = 1.0, tie_prob: float = 0.0,
-                   levels: int | None = None, precision: str | None = None):
-    """The :class:`~tiedrank.simulate.RerankerSpec` of one Simulator choice.
-
-    A preset keeps its own levels and precision and takes the shared ``quality`` and
-    ``tie_prob``; :data:`CUSTOM` also takes ``levels`` (``None``: continuous) and
-    ``precision``. The run name is the preset's, with ``_q<quality>`` when the quality is
-    not 1 and ``_tie<p>`` when extra ties are drawn, so two settings never share a name
-    (e.g. ``0-10_q0.5_tie0.2``; ``custom-L7-bfloat16``).
-    """
-    from ..simulate import PRESETS, RerankerSpec, get_spec, normalize_precision
-
-    quality, tie_prob = float(quality), float(tie_prob)
-    suffix = (f"_q{quality:g}" if quality != 1.0 else "") + (f"_tie{tie_prob:g}" if tie_prob > 0 else "")
-    if preset == CUSTOM:
-        precision = normalize_precision(precision)
-        name = "custom-" + (f"L{int(levels)}" if levels is not None else "continuous") \
-            + (f"-{precision}" if precision else "")
-        description = (f"{int(levels)} labels" if levels is not None else "continuous scores") \
-            + (f" in {precision}" if precision else "")
-        return RerankerSpec(name=name + suffix, quality=quality, tie_prob=tie_prob, levels=levels,
-                            precision=precision, description=description)
-    if preset not in PRESETS:
-        raise ValueError(f"unknown reranker {preset!r}; expected one of {', '.join(simulator_choices())}")
-    return get_spec(preset, name=PRESETS[preset].name + suffix, quality=quality, tie_prob=tie_prob)
-
-
-def simulate_set(presets: Sequence[str], *, n_queries: int = 50, docs_per_query: int = 100,
-                 relevant_per_query: tuple[int, int] = (1, 10), quality: float = 1.0,
-                 tie_prob: float = 0.0, levels: int | None = None, precision: str | None = None,
-                 seed: int = 0, rel_level: int = 1) -> RunSet:
-    """Simulate ``presets`` (see :func:`simulated_spec`) on one query set, one seed.
-
-    The query set is :func:`tiedrank.simulate.make_queries` (``relevant_per_query`` is
-    clipped to ``docs_per_query``); every run shares the seed, hence the noise, so the
-    runs differ only by their settings.
-    """
-    from ..simulate import make_queries, simulate_run
-
-    if not presets:
-        raise ValueError("choose at least one reranker to simulate")
-    low, high = (min(int(v), int(docs_per_query)) for v in relevant_per_query)
-    qrels = make_queries(int(n_queries), int(docs_per_query), (low, high), seed=int(seed))
-    runs: dict[str, Run] = {}
-    for preset in dict.fromkeys(presets):
-        spec = simulated_spec(preset, quality=quality, tie_prob=tie_prob, levels=levels,
-                              precision=precision)
-        runs[spec.name] = simulate_run(qrels, spec, seed=int(seed))
-    relevant = f"{low} relevant" if low == high else f"{low}-{high} relevant"
-    origin = (f"{n_queries} simulated queries x {docs_per_query} candidates, {relevant} per "
-              f"query, seed {seed}")
-    return make_run_set(qrels, runs, origin, rel_level=rel_level)
-
-
-def quantized_set(run: Run, qrels: Qrels, *, levels: int | None = None,
-                  precision: str | None = None, method: str = "query", origin: str = "",
-                  rel_level: int = 1, query_text: Mapping[str, str] | None = None) -> RunSet:
-    """A loaded run and its quantised copy (:func:`tiedrank.simulate.quantize_run`), in
-    that order, on the loaded qrels. The copy is named ``<run>-L<levels>[-<precision>]``."""
-    from ..simulate import quantize_run
-
-    quantized = quantize_run(run, levels=levels, precision=precision, method=method)
-    return make_run_set(qrels, {run.name: run, quantized.name: quantized}, origin,
-                        rel_level=rel_level, query_text=query_text)
 
 
 def evaluate_set(run_set: RunSet, metrics: Sequence[str], settings: Settings):

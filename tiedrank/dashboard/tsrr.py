@@ -54,11 +54,14 @@ def _toy_table(lists: Sequence[tuple[Sequence[float], Sequence[int]]]) -> TieTab
     options = EvaluationOptions(ties=REFERENCE_POLICIES)
     return build_tables({run.name: run}, qrels, options)[run.name]
 
-TSRR_LATEX = (r"\mathrm{TsRR}_\alpha = \frac{1 - \left(\dfrac{\ln(1+F_G)}{\ln(1+F_{\mathrm{total}})}"
-              r"\right)^{1/\alpha}}{r_{\mathrm{pre}} + 1}"
-              r"\qquad (\mathrm{TsRR}_\alpha = 1/(r_{\mathrm{pre}}+1)\ \text{if}\ F_{\mathrm{total}} = 0)")
-TSRR2_LATEX = (r"\mathrm{TsRR2} = \frac{1}{a + (1-\tau)\dfrac{t+1}{r+1} + \tau\,(t-r+1)},"
-               r"\qquad \tau = F_G / F_{\mathrm{total}}")
+
+TSRR_LATEX = (r"\begin{gathered}\mathrm{TsRR}_\alpha = \frac{1 - \left(\dfrac{\ln(1+F_G)}"
+              r"{\ln(1+F_{\mathrm{total}})}\right)^{1/\alpha}}{r_{\mathrm{pre}} + 1}\\[4pt]"
+              r"\mathrm{TsRR}_\alpha = \frac{1}{r_{\mathrm{pre}}+1}\ \text{if}\ F_{\mathrm{total}} = 0"
+              r"\end{gathered}")
+"""TsRR's definition: two short lines (a single line, 620 px, ran past an 800-px window)."""
+TSRR2_LATEX = (r"\begin{gathered}\mathrm{TsRR2} = \frac{1}{a + (1-\tau)\dfrac{t+1}{r+1} + \tau\,(t-r+1)}"
+               r"\\[4pt]\tau = F_G / F_{\mathrm{total}}\end{gathered}")
 ERR_LATEX = r"\mathbb{E}[\mathrm{RR}] = \sum_{j=1}^{t-r+1} \frac{\binom{t-j}{r-1}}{\binom{t}{r}}\,\frac{1}{a+j}"
 
 
@@ -170,6 +173,56 @@ def appended_example(scores: Sequence[float] = APPENDED_BASE.scores,
                          f"TsRR(alpha={alpha:g})": values[f"TsRR(alpha={alpha:g})"],
                          "E[RR]": values["E[RR]"], "TsRR2": values["TsRR2"],
                          "RR (trec_eval order)": values["RR (trec_eval order)"]})
+
+
+SHOWN_DIGITS = range(4, 13)
+"""Decimals the pathology's sentence may use: 4, or more until the two values differ."""
+
+
+def distinct_digits(a: float, b: float, digits: Sequence[int] = SHOWN_DIGITS) -> int | None:
+    """The fewest decimals (from ``digits``) at which ``a`` and ``b`` print differently, or
+    ``None`` when they agree to the last of them.
+
+    >>> distinct_digits(0.28466, 0.37202), distinct_digits(0.4999890, 0.4999994)
+    (4, 5)
+    >>> distinct_digits(0.5, 0.5) is None
+    True
+    """
+    for d in digits:
+        if f"{a:.{d}f}" != f"{b:.{d}f}":
+            return d
+    return None
+
+
+def appended_sentence(start: float, now: float, appended: int, alpha: float) -> tuple[str, str]:
+    """Pathology 2 in words, true at every alpha: (sentence in Markdown, the card's delta).
+
+    ``start`` and ``now`` are TsRR before and after appending ``appended`` irrelevant
+    documents. The values are shown with as many decimals as it takes to tell them apart
+    (:func:`distinct_digits`); when they agree to 12 decimals (a small alpha: TsRR is
+    1/(r_pre+1) all but exactly), the sentence says the change is below 10⁻¹² instead of
+    "raises it from 0.5000 to 0.5000".
+
+    >>> appended_sentence(0.28466, 0.37202, 10, 1.0)[0][:80]
+    'Appending 10 irrelevant documents *below* the list raises TsRR from 0.2847 to **'
+    >>> appended_sentence(0.5, 0.5, 10, 0.01)
+    ('Appending 10 irrelevant documents *below* the list changes TsRR by less than 10⁻¹² at alpha = 0.01: it stays **0.5000**. So small an alpha barely counts the tied irrelevant document at all, before or after; a larger alpha shows the rise.', 'below 1e-12')
+    """
+    appended = int(appended)
+    if appended == 0:
+        return (f"With nothing appended TsRR is **{now:.4f}**: move the slider to append "
+                "irrelevant documents below the list.", "nothing appended")
+    docs = f"{appended} irrelevant document{'s' if appended != 1 else ''}"
+    digits = distinct_digits(start, now)
+    if digits is None:
+        return (f"Appending {docs} *below* the list changes TsRR by less than 10⁻¹² at "
+                f"alpha = {alpha:.3g}: it stays **{now:.4f}**. So small an alpha barely counts "
+                "the tied irrelevant document at all, before or after; a larger alpha shows the "
+                "rise.", "below 1e-12")
+    verb = "raises" if now > start else "lowers"
+    return (f"Appending {docs} *below* the list {verb} TsRR from {start:.{digits}f} to "
+            f"**{now:.{digits}f}**, although the top of the ranking is untouched: F_total "
+            "grows, so the tied irrelevant document weighs less.", f"{now - start:+.{digits}f}")
 
 
 # ---- permutation spread ------------------------------------------------------------------------

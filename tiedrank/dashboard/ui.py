@@ -97,6 +97,9 @@ SETTINGS_KEY = "tiedrank_settings"
 MY_RUNS_KEY = "tiedrank_my_runs"
 """session_state key of "my runs": the :class:`tiedrank.dashboard.my_runs.RunSet` the user made on
 the Simulator page (the sidebar's "Simulated in this session" dataset)."""
+RECIPE_ERROR_KEY = "_tiedrank_recipe_error"
+"""session_state key: why the Simulator settings of the link that opened the session could
+not make its runs again (:mod:`tiedrank.dashboard.recipes`)."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -326,8 +329,10 @@ class Context:
         what is ready and offer a button for what is not."""
         return _memo.is_cached(self.key, self.settings.key(), name, tuple(args), _fn=None)
 
-    def label(self, query: str, width: int = 70) -> str:
-        """``qid — query text`` for selectors (the text cut to ``width`` characters)."""
+    def label(self, query: str, width: int = 50) -> str:
+        """``qid — query text`` for selectors (the text cut to ``width`` characters: the label
+        of 50 fits a full-width selectbox in an 800-px window, where the browser would cut a
+        longer one without a mark)."""
         return query_label(query, self.query_text, width)
 
 
@@ -346,9 +351,14 @@ def get_context() -> Context:
                 st.session_state.get("upload_qrels") or st.session_state.get("upload_runs")):
             empty_state(gone_message())
         elif linked == st.session_state.get("data_source") == SESSION:
+            problem = st.session_state.get(RECIPE_ERROR_KEY)
             empty_state(f"This link names runs made on the Simulator in another session "
-                        f"(**{SESSION_LABEL}**), which are not on this server any more: make "
-                        "them again on the **Simulator** page, or pick another dataset in the "
+                        f"(**{SESSION_LABEL}**), "
+                        + (f"but its Simulator settings cannot make them again: {problem}. "
+                           if problem else "without the settings that would make them again "
+                           "(runs quantised from uploads or from my runs cannot travel in a "
+                           "link). ")
+                        + "Make them on the **Simulator** page, or pick another dataset in the "
                         "sidebar (**Data**).")
         elif st.session_state.get("data_source") == SESSION:
             empty_state(f"**{SESSION_LABEL}** is empty: generate runs on the **Simulator** "
@@ -409,6 +419,7 @@ def add_to_my_runs(new: "RunSet") -> None:
         st.session_state["rel_level"] = merged.rel_level  # the set's own level
     st.session_state["data_source"] = SESSION
     st.session_state.pop(LINKED_DATA_KEY, None)
+    st.session_state.pop(RECIPE_ERROR_KEY, None)
     n = len(new.runs)
     st.session_state["_my_runs_message"] = (
         {"new": "Added", "added": "Added beside your earlier runs:", "replaced":
@@ -552,9 +563,14 @@ def _make_context(qrels: Qrels, runs: dict[str, Run], settings: Settings,
 
 def upload_context(qrels_file: "UploadedLike | None", run_files: Sequence["UploadedLike"],
                    queries_file: "UploadedLike | None", mappings: Mapping[str, Mapping[str, str]],
-                   settings: Settings, *, duplicates: str = "error") -> tuple[Context | None, list[str]]:
+                   settings: Settings, *, duplicates: str = "error",
+                   unreadable: list[str] | None = None) -> tuple[Context | None, list[str]]:
     """Read uploads (cached by content). ``mappings``: :func:`upload_ident` -> {field: column};
-    ``duplicates``: the runs' repeated documents, "error" or "max" (keep the highest score)."""
+    ``duplicates``: the runs' repeated documents, "error" or "max" (keep the highest score).
+
+    A run that cannot be read is left out, with its error, and its file name appended to
+    ``unreadable``: the context holds the runs that could be read (``None`` without qrels or
+    without any readable run)."""
     errors: list[str] = []
     if qrels_file is None or not run_files:
         return None, errors
@@ -574,6 +590,8 @@ def upload_context(qrels_file: "UploadedLike | None", run_files: Sequence["Uploa
         run = load_run(rhash, upload.name, None, rmap, _source=upload.getvalue(), duplicates=duplicates)
         if isinstance(run, InputError):
             errors.append(str(run))
+            if unreadable is not None:
+                unreadable.append(upload.name)
             continue
         name, n = run.name, 2
         while name in runs:
@@ -583,7 +601,7 @@ def upload_context(qrels_file: "UploadedLike | None", run_files: Sequence["Uploa
     if queries_file is not None:
         query_text = load_query_text(upload_hash(queries_file), _source=queries_file.getvalue())
         parts.append(upload_hash(queries_file))
-    if errors or isinstance(qrels, InputError):
+    if isinstance(qrels, InputError) or not runs:
         return None, errors
     label = f"Uploaded: {len(runs)} run{'s' if len(runs) != 1 else ''} ({', '.join(runs)})"
     return _make_context(qrels, runs, settings, query_text, label, parts), errors

@@ -246,10 +246,16 @@ def ranking_hint(frame: pd.DataFrame, rel_level: int = 1) -> str:
 
 
 # ---- the page's section: steps, sentences and the three-way check ---------------------------
-AP_LATEX = (r"\mathbb{E}[\mathrm{AP}] = \frac{1}{R}\sum_g \frac{k_g}{n_g}\sum_{j=1}^{n_g}"
-            r"\frac{K_{g-1} + 1 + (j-1)\frac{k_g-1}{n_g-1}}{a_g + j}")
-NDCG_LATEX = (r"\mathbb{E}[\mathrm{nDCG@}k] = \frac{1}{\mathrm{IDCG@}k}\sum_g \bar{G}_g"
-              r"\sum_{p=a_g+1}^{\min(a_g+n_g,\,k)} \frac{1}{\log_2(p+1)}")
+AP_LATEX = (r"\begin{gathered}\mathbb{E}[\mathrm{AP}] = \frac{1}{R}\sum_g \frac{k_g}{n_g}"
+            r"\sum_{j=1}^{n_g} T_{g,j}\\[4pt]"
+            r"T_{g,j} = \frac{K_{g-1} + 1 + (j-1)\frac{k_g-1}{n_g-1}}{a_g + j}\end{gathered}")
+"""E[AP] by tie groups, in two short lines: on one line (430 px) it ran past its column of
+a 1280-px window."""
+NDCG_LATEX = (r"\begin{gathered}\mathbb{E}[\mathrm{nDCG@}k] = \frac{1}{\mathrm{IDCG@}k}"
+              r"\sum_g \bar{G}_g\, D_g\\[4pt]"
+              r"D_g = \sum_{p=a_g+1}^{\min(a_g+n_g,\,k)} \frac{1}{\log_2(p+1)}\end{gathered}")
+"""E[nDCG@k] by tie groups, in two short lines (``D_g``: the table's "sum of
+1/log2(rank+1)")."""
 
 
 @dataclass(frozen=True)

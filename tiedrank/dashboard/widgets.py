@@ -279,7 +279,8 @@ def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "
     st.session_state[k_key] = k
     options = metric_options(k)
     options += [m for m in st.session_state[key] if m not in options]
-    chosen = container.multiselect(label, options, accept_new_options=True, help=help, **kwargs)
+    chosen = container.multiselect(label, options, accept_new_options=True, help=help, wrap=True,
+                                   **kwargs)  # wrap: every chosen metric stays in view
     metrics, problems = validate_metrics(chosen)
     for problem in problems:  # quotes what was typed or linked
         container.warning(markdown_literal(problem), icon=":material/warning:")
@@ -289,10 +290,10 @@ def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "
 
 
 def stacking_columns(key: str, n: "int | Sequence[float]" = 2, *, below: int = 1000,
-                     gap: str = "medium") -> list:
-    """``n`` side-by-side columns (or columns of the relative widths ``n``, as ``st.columns``
-    takes them) that stack one above the other when the browser window is narrower than
-    ``below`` pixels.
+                     **kwargs) -> list:
+    """``n`` side-by-side columns (or columns of the relative widths ``n``, as
+    ``st.columns`` takes them) that stack one above the other when the browser window is
+    narrower than ``below`` pixels.
 
     ``st.columns`` cannot know the window's width and Streamlit stacks columns itself only
     below 640 px, so two tables at half of an 800-px window (a 500-px main area beside the
@@ -300,8 +301,12 @@ def stacking_columns(key: str, n: "int | Sequence[float]" = 2, *, below: int = 1
     class (``st-key-<key>``) a media query targets: in a narrower window each column takes the
     whole width. The style is sent with ``st.html`` (a style-only body takes no room).
     """
+    # only the columns' own row (the container's child), not rows nested in a column (number
+    # cards, download buttons), which keep wrapping side by side
+    row = f".st-key-{key} > [data-testid='stLayoutWrapper'] > [data-testid='stHorizontalBlock']"
     st.html(f"<style>@media (max-width: {int(below)}px) {{"
-            f" .st-key-{key} [data-testid='stHorizontalBlock'] {{ flex-direction: column; }}"
-            f" .st-key-{key} [data-testid='stColumn'] {{ width: 100% !important;"
+            f" {row} {{ flex-direction: column; }}"
+            f" {row} > [data-testid='stColumn'] {{ width: 100% !important;"
             f" flex: 1 1 auto !important; min-width: 100% !important; }} }}</style>")
-    return st.container(key=key).columns(n, gap=gap)
+    kwargs.setdefault("gap", "medium")  # other keywords (vertical_alignment) go to st.columns
+    return st.container(key=key).columns(n if isinstance(n, int) else list(n), **kwargs)

@@ -38,6 +38,17 @@ TITLE = dict(xref="container", x=0.01, xanchor="left", yref="container", y=1.0, 
 """Where every title goes: the top left, its lines counted into the top margin."""
 LEGEND_ROOM = 30
 """Pixels added to a figure's height for the legend row below it."""
+TITLE_CHARS = 44
+"""Longest line of a figure's title (:func:`finish` wraps longer ones): a plotly title never
+wraps by itself, and 44 characters fit the narrowest chart of the pages (a half-width
+column at 1280 px, a full-width chart at 800 px)."""
+AXIS_TITLE_CHARS = 40
+"""Longest line of an x axis's title, which plotly centres on the plot area of the same
+narrowest chart (smaller type, a narrower plot area than the whole figure)."""
+RIGHT_MARGIN = 24
+"""The least right margin (px): plotly hides an x tick label that would cross the figure's
+edge ("hide past div"), so the tick at the right end of an axis (100 on a 0.01-100 log
+axis) needs this room to be drawn at all."""
 DARK_INK = {"#222222": "#e8e8e8", "#555555": "#b0b0b0", "#888888": "#a0a0a0"}
 """Fixed ink colours of the figures and what they become on a dark page."""
 
@@ -50,17 +61,21 @@ def wrap_title(title: str | None, width: int = 44) -> str | None:
     --------
     >>> wrap_title("bm25: q12 — how much money has a wrinkle in time movie made", 30)
     'bm25: q12 — how much money has<br>a wrinkle in time movie made'
+    >>> wrap_title("already<br>broken here", 30)
+    'already<br>broken here'
     >>> wrap_title(None) is None
     True
     """
     if not title:
         return title
     lines: list[str] = []
-    for word in title.split(" "):
-        if lines and len(lines[-1]) + 1 + len(word) <= width:
-            lines[-1] += " " + word
-        else:
-            lines.append(word)
+    for given in title.split("<br>"):  # lines broken already stay broken
+        start = len(lines)
+        for word in given.split(" "):
+            if len(lines) > start and len(lines[-1]) + 1 + len(word) <= width:
+                lines[-1] += " " + word
+            else:
+                lines.append(word)
     return "<br>".join(lines)
 
 
@@ -99,10 +114,21 @@ def has_legend(fig: go.Figure) -> bool:
 
 
 def finish(fig: go.Figure) -> go.Figure:
-    """The common layout: template, title top left, legend below the plot; returns ``fig``."""
+    """The common layout: template, title top left (wrapped to :data:`TITLE_CHARS`), x axis
+    titles wrapped to :data:`AXIS_TITLE_CHARS`, at least :data:`RIGHT_MARGIN` on the right,
+    legend below the plot; returns ``fig``. Nothing of the figure runs off a narrow chart."""
     fig.update_layout(template=TEMPLATE)
+    if fig.layout.margin.r is None or fig.layout.margin.r < RIGHT_MARGIN:
+        fig.update_layout(margin_r=RIGHT_MARGIN)
     if fig.layout.title.text:
-        fig.update_layout(title=TITLE)
+        title = wrap_title(fig.layout.title.text, TITLE_CHARS)
+        fig.update_layout(title=TITLE, title_text=title)
+        if "<br>" in title:  # room for every line: with less, plotly moves the lines up, off the top;
+            # and the first line sits on the pad (no cap shift as for one line): a little lower
+            fig.update_layout(margin_t=max(fig.layout.margin.t or 0, title_margin(title) + 6),
+                              title_pad_t=TITLE["pad"]["t"] + 6)
+    fig.for_each_xaxis(lambda axis: axis.update(title_text=wrap_title(axis.title.text, AXIS_TITLE_CHARS))
+                       if axis.title.text else None)
     if has_legend(fig):
         fig.update_layout(legend=LEGEND)
         if fig.layout.height:

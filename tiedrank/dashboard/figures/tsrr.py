@@ -123,7 +123,7 @@ def appended_figure(example: pd.DataFrame, *, current: int | None = None,
             hovertemplate=f"{current} appended: {tsrr_column} %{{y:.4f}}<extra></extra>"))
     fig.update_layout(
         template=TEMPLATE, title=title, height=440,
-        xaxis=dict(title="irrelevant documents appended at the bottom of the list"),
+        xaxis=dict(title="irrelevant documents appended below"),
         yaxis=dict(title="value", rangemode="tozero"),
         margin=dict(t=50 if title else 20, b=40))
     return finish(fig)
