@@ -1,8 +1,47 @@
 """The entries of the registry for measures other tools print beyond trec_eval: ir_measures'
 ``Judged@k``, TRM's and McSherry & Najork's ``F1@k``, ``NCG@k``, and gdeval's ``ERR@k`` with
 its normalisation ``nERR@k``, each tie-aware (kernels in :mod:`tiedrank.metrics.peer_kernels`
-and :mod:`tiedrank.metrics.cascade`).
+and :mod:`tiedrank.metrics.cascade`; closed forms in docs/metrics-reference.md).
+
+Examples
+--------
+>>> from tiedrank.metrics import REGISTRY
+>>> REGISTRY["Judged"].ir_measures, REGISTRY["F1"].ranx, REGISTRY["ERR"].cutoff
+('Judged', 'f1', 'required')
 """
 from __future__ import annotations
 
-from .registry import register  # noqa: F401
+from . import cascade
+from . import peer_kernels as PK
+from .registry import MetricFamily, register
+
+_GDEVAL_GAIN = ("gdeval's stop probability (2^grade - 1) / 16, grades 0..4 (gdeval's "
+                "MAX_JUDGMENT; a qrels grade above 4 is refused, as gdeval refuses it)")
+
+for _entry in (
+    MetricFamily("Judged", lambda t, m, g: PK.judged_at(t, m.k), view="qrels",
+                 ir_measures="Judged",
+                 extremes=lambda t, m, best: PK.judged_extreme(t, m.k, best),
+                 description="share of the top min(k, retrieved) documents that are in the "
+                             "qrels, whatever their grade (ir_measures' Judged@k: how many "
+                             "unjudged documents a run surfaces); its best and worst put the "
+                             "qrels documents first or last in each group"),
+    MetricFamily("F1", lambda t, m, g: PK.f1_at(t, m.k), cutoff="required", ranx="f1",
+                 description="harmonic mean of P@k and R@k, 2 X / (k + R) with X relevant "
+                             "documents in the top k (TRM's and McSherry & Najork's F1@k, "
+                             "ranx's f1)"),
+    MetricFamily("NCG", lambda t, m, g: PK.ncg(t, m.k, g), graded=True,
+                 description="normalised cumulative gain: the gains in the top k over the k "
+                             "largest gains of the qrels (no discount; gain= linear or exp)"),
+    MetricFamily("ERR", lambda t, m, g: cascade.expected_err(t, m.k, m.name), cutoff="required",
+                 graded=True, fixed_gain=_GDEVAL_GAIN, ir_measures="ERR",
+                 description="expected reciprocal rank as gdeval computes it: sum over the top "
+                             "k of R_i / i times the chance of reading on to i, R = (2^grade "
+                             "- 1) / 16, grades 0..4"),
+    MetricFamily("nERR", lambda t, m, g: cascade.expected_nerr(t, m.k, m.name), cutoff="required",
+                 graded=True, fixed_gain=_GDEVAL_GAIN,
+                 description="ERR@k over ERR@k of the ideal ranking (the qrels' grades sorted "
+                             "descending; ndeval's nERR-IA with one intent)"),
+):
+    register(_entry)
+del _entry

@@ -130,6 +130,12 @@ class MetricFamily:
     (``map_cut``: ``map_cut.10`` on ``-m``, ``map_cut_10`` printed)."""
     ranx: str | None = None
     """ranx's name of the metric (``mrr``, ``hit_rate``, ``r-precision``)."""
+    ir_measures: str | None = None
+    """ir_measures' name of the measure where it has the same definition (``Judged``,
+    ``ERR``); read and written by :mod:`tiedrank.interop.names`."""
+    fixed_gain: str = ""
+    """For a graded family whose gain is part of its definition (gdeval's ERR), that gain in
+    words: ``gain=`` is then refused with it. Empty: the family takes ``gain=`` if graded."""
 
     def __post_init__(self) -> None:
         check("cutoff", self.cutoff, [Options(*CUTOFF_RULES)], function="MetricFamily")
@@ -397,7 +403,7 @@ def _unknown_message(text: str) -> str:
 def usage(entry: MetricFamily) -> str:
     """How ``entry`` takes parameters: ``TsRR(alpha=<positive number>); it also takes rel=...``."""
     settings = ([] if entry.graded else ["rel=<integer >= 1>"]) + ["judged_only=<True|False>"] \
-        + (["gain=<linear|exp>"] if entry.graded else [])
+        + (["gain=<linear|exp>"] if entry.graded and not entry.fixed_gain else [])
     if not entry.parameters:
         return f"{entry.name}({', '.join(settings)})"
     args = ", ".join(f"{p.name}=<{p.hint}>" for p in entry.parameters)
@@ -459,6 +465,10 @@ def _setting(subject: str, entry: MetricFamily, key: str, raw: str) -> tuple[str
         raise InvalidParameterError(key, raw, f"left out: {entry.name} uses trec_eval's gains, "
                                     "gain = grade (map the grades in the qrels for other "
                                     "gains)", subject=subject)
+    if name == "gain" and entry.fixed_gain:
+        raise InvalidParameterError(key, raw, f"left out: {entry.name} uses "
+                                    f"{entry.fixed_gain} (map the grades in the qrels for "
+                                    "other gains)", subject=subject)
     if name == "gain" and not entry.graded:
         raise InvalidParameterError(key, raw, f"left out: {entry.name} is a binary metric "
                                     f"(write {entry.name}(rel=2) to count grade >= 2 as "
