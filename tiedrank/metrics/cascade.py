@@ -49,7 +49,6 @@ Examples
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import gammaln
 
 from ..core.segments import segment_cumsum, segment_sum
 from ..core.ties import TieTable
@@ -85,6 +84,8 @@ def check_grades(table: TieTable, name: str) -> None:
 
 
 def _log_choose(n: np.ndarray, k: np.ndarray) -> np.ndarray:
+    from scipy.special import gammaln  # scipy only when ERR is computed: tiedrank starts fast
+
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
 
 

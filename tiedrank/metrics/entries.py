@@ -129,11 +129,13 @@ for _entry in (
     _trec("gm_map", lambda t, m, g: K.average_precision(t), cutoff="none",
           summary="geometric", aliases=("GMAP",),
           description="AP per query; the summary is the geometric mean with trec_eval's "
-                      "floor 0.00001 (of the per-query expectations)"),
+                      "floor 0.00001; expected: the geometric mean of the per-query "
+                      "expectations, not the expectation of the geometric mean"),
     _trec("gm_bpref", lambda t, m, g: K.bpref(t), cutoff="none", view="judged",
           summary="geometric",
           description="bpref per query; the summary is the geometric mean with "
-                      "trec_eval's floor 0.00001 (of the per-query expectations)"),
+                      "trec_eval's floor 0.00001; expected: the geometric mean of the "
+                      "per-query expectations, not the expectation of the geometric mean"),
 ):
     register(_entry)
 del _entry

@@ -20,7 +20,7 @@ _GDEVAL_GAIN = ("gdeval's stop probability (2^grade - 1) / 16, grades 0..4 (gdev
 
 for _entry in (
     MetricFamily("Judged", lambda t, m, g: PK.judged_at(t, m.k), view="qrels",
-                 ir_measures="Judged",
+                 ir_measures="Judged", order_independent_without_cutoff=True,
                  extremes=lambda t, m, best: PK.judged_extreme(t, m.k, best),
                  description="share of the top min(k, retrieved) documents that are in the "
                              "qrels, whatever their grade (ir_measures' Judged@k: how many "
@@ -31,6 +31,7 @@ for _entry in (
                              "documents in the top k (TRM's and McSherry & Najork's F1@k, "
                              "ranx's f1)"),
     MetricFamily("NCG", lambda t, m, g: PK.ncg(t, m.k, g), graded=True,
+                 order_independent_without_cutoff=True,
                  description="normalised cumulative gain: the gains in the top k over the k "
                              "largest gains of the qrels (no discount; gain= linear or exp)"),
     MetricFamily("ERR", lambda t, m, g: cascade.expected_err(t, m.k, m.name), cutoff="required",

@@ -99,6 +99,11 @@ class MetricFamily:
     """True for counts and set measures (``num_ret``, ``set_P``, ...): the value does not
     depend on the order inside tie groups, so every policy returns the expected table's
     value, computed once."""
+    order_independent_without_cutoff: bool = False
+    """True for a family whose value without ``@k`` is a count over the whole ranking
+    (``Judged``: the share of retrieved documents in the qrels; ``NCG``: the gain retrieved
+    over the qrels' total), the same under every policy;
+    with ``@k`` the order decides what the top k holds."""
     view: str = "scoring"
     """The part of the tie-group table the kernel reads, the smallest that gives its value:
     ``"scoring"`` (default), the compact :meth:`~tiedrank.core.ties.TieTable.scoring` view, only
@@ -236,7 +241,8 @@ class Metric:
         """The same value under every tie policy: tie-aware by definition, or independent
         of the order inside tie groups (counts, set measures). Scored once, on the
         expected table."""
-        return self.entry.tie_aware_by_definition or self.entry.order_independent
+        return (self.entry.tie_aware_by_definition or self.entry.order_independent
+                or (self.entry.order_independent_without_cutoff and self.k is None))
 
     @property
     def extremes(self) -> Extremes | None:
