@@ -38,8 +38,9 @@ from ..core.validation import InvalidParameterError
 from ..metrics import REGISTRY, Metric, family, parse_metric
 from ..metrics.registry import MetricFamily, parse_text
 
-FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec")
-"""ir_measures measures with a tiedrank family of the same name and definition."""
+FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec", "Judged", "ERR")
+"""ir_measures measures with a tiedrank family of the same name and definition (``Judged``:
+its judged provider's; ``ERR``: its gdeval provider's, which needs a cutoff)."""
 
 
 # ---- in ---------------------------------------------------------------------------------------

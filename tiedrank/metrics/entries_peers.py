@@ -1,13 +1,14 @@
 """The entries of the registry for measures other tools print beyond trec_eval: ir_measures'
 ``Judged@k``, TRM's and McSherry & Najork's ``F1@k``, ``NCG@k``, and gdeval's ``ERR@k`` with
-its normalisation ``nERR@k``, each tie-aware (kernels in :mod:`tiedrank.metrics.peer_kernels`
+its normalisation ``nERR@k``, each tie-aware (ir_measures' ``Judged`` and ``ERR`` objects are
+read as these families by :data:`tiedrank.interop.names.FAMILIES`) (kernels in :mod:`tiedrank.metrics.peer_kernels`
 and :mod:`tiedrank.metrics.cascade`; closed forms in docs/metrics-reference.md).
 
 Examples
 --------
 >>> from tiedrank.metrics import REGISTRY
->>> REGISTRY["Judged"].ir_measures, REGISTRY["F1"].ranx, REGISTRY["ERR"].cutoff
-('Judged', 'f1', 'required')
+>>> REGISTRY["F1"].ranx, REGISTRY["ERR"].cutoff, REGISTRY["Judged"].cutoff
+('f1', 'required', 'optional')
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ _GDEVAL_GAIN = ("gdeval's stop probability (2^grade - 1) / 16, grades 0..4 (gdev
 
 for _entry in (
     MetricFamily("Judged", lambda t, m, g: PK.judged_at(t, m.k), view="qrels",
-                 ir_measures="Judged", order_independent_without_cutoff=True,
+                 order_independent_without_cutoff=True,
                  extremes=lambda t, m, best: PK.judged_extreme(t, m.k, best),
                  description="share of the top min(k, retrieved) documents that are in the "
                              "qrels, whatever their grade (ir_measures' Judged@k: how many "
@@ -35,7 +36,7 @@ for _entry in (
                  description="normalised cumulative gain: the gains in the top k over the k "
                              "largest gains of the qrels (no discount; gain= linear or exp)"),
     MetricFamily("ERR", lambda t, m, g: cascade.expected_err(t, m.k, m.name), cutoff="required",
-                 graded=True, fixed_gain=_GDEVAL_GAIN, ir_measures="ERR",
+                 graded=True, fixed_gain=_GDEVAL_GAIN,
                  description="expected reciprocal rank as gdeval computes it: sum over the top "
                              "k of R_i / i times the chance of reading on to i, R = (2^grade "
                              "- 1) / 16, grades 0..4"),

@@ -135,9 +135,6 @@ class MetricFamily:
     (``map_cut``: ``map_cut.10`` on ``-m``, ``map_cut_10`` printed)."""
     ranx: str | None = None
     """ranx's name of the metric (``mrr``, ``hit_rate``, ``r-precision``)."""
-    ir_measures: str | None = None
-    """ir_measures' name of the measure where it has the same definition (``Judged``,
-    ``ERR``); read and written by :mod:`tiedrank.interop.names`."""
     fixed_gain: str = ""
     """For a graded family whose gain is part of its definition (gdeval's ERR), that gain in
     words: ``gain=`` is then refused with it. Empty: the family takes ``gain=`` if graded."""
