@@ -38,7 +38,8 @@ class Spec:
 
     @classmethod
     def of(cls, name: str) -> "Spec":
-        m = re.fullmatch(r"([A-Za-z_0-9]+?)(?:\(alpha=([0-9.]+)\))?(?:@(\d+))?", name)
+        m = re.fullmatch(r"([A-Za-z_0-9]+?)(?:\((?:alpha|max_rel)=([0-9.]+)\))?(?:@(\d+))?",
+                         name)
         assert m, name
         family, alpha, k = m.groups()
         if family == "TsRR" and alpha is None:
@@ -145,6 +146,10 @@ def ranked_value(spec: Spec, ranked_grades, judged, rel_level, gain="linear") ->
         ideal = sorted((_gain(g, gain) for g in judged), reverse=True)
         icg = sum(ideal if k is None else ideal[:k])
         return sum(_gain(g, gain) for g in ranked_grades[:top]) / icg if icg > 0 else 0.0
+    if f == "SDCG":  # cwl_eval's scaled DCG, max_rel=3: DCG@k of grade/3 over k top gains
+        norm = sum(1 / math.log2(i + 2) for i in range(k))
+        return sum(min(max(g or 0, 0), 3) / 3 / math.log2(i + 2)
+                   for i, g in enumerate(ranked_grades[:top])) / norm
     if f in ("ERR", "nERR"):  # gdeval.pl's sub err (MAX_JUDGMENT = 4)
         def err(grades):
             score, decay = 0.0, 1.0

@@ -16,6 +16,7 @@ tolerance is 5e-6; against gdeval's ``err`` transcribed (below) it is 1e-12.
 from __future__ import annotations
 
 import itertools
+import math
 from collections import defaultdict
 
 import numpy as np
@@ -216,7 +217,8 @@ def test_tie_free_trec_eval_order_equals_the_peers():
     queries = draw_queries(seed=7, count=30, tie_free=True)
     run, qrels = frames(queries)
     ev = tiedrank.evaluate({"r": run}, qrels,
-                           ["Judged@3", "Judged", "ERR@5", "F1@3"], ties="trec_eval")
+                           ["Judged@3", "Judged", "ERR@5", "F1@3", "NCG@3",
+                            "SDCG(max_rel=4)@5"], ties="trec_eval")
     got = ev.per_query.set_index(["query", "metric"])["value"]
     peer_run, peer_qrels, _ = peer_inputs(queries)  # one ordering each: ids q0000
     judged3 = ir_measures_values(ir_measures.Judged @ 3, peer_run, peer_qrels)
@@ -226,6 +228,12 @@ def test_tie_free_trec_eval_order_equals_the_peers():
         assert got[q, "Judged@3"] == pytest.approx(judged3[f"{q}0000"], abs=1e-12)
         assert got[q, "Judged"] == pytest.approx(judged[f"{q}0000"], abs=1e-12)
         assert got[q, "ERR@5"] == pytest.approx(err5[f"{q}0000"], abs=GDEVAL_DIGITS)
+        scores, grades, extra = queries[q]
+        ranked = [grades[i] for i in sorted(range(len(scores)), key=lambda i: -scores[i])]
+        grades_q = [g for g in grades if g is not None] + list(extra)
+        assert got[q, "F1@3"] == pytest.approx(f1_definition(3, ranked, grades_q), abs=1e-15)
+        assert got[q, "NCG@3"] == pytest.approx(ncg_definition(3, ranked, grades_q), abs=1e-15)
+        assert got[q, "SDCG(max_rel=4)@5"] == pytest.approx(cwl_sdcg(5, ranked, 0, 4), abs=1e-15)
 
 
 def test_trm_published_f1():
@@ -268,15 +276,6 @@ def test_err_refuses_a_group_too_large_to_score_exactly():
         metric_values(build_tie_table(Run("r", run), Qrels(qrels)), "ERR@6000")
 
 
-def test_oracle_figures_reported(capsys):
-    """Not a check: prints how many (query, policy) values were compared, and the largest
-    difference, for the report (run with -s)."""
-    orderings = sum(1 for _ in each_ordering(TIED))
-    print(f"\n{len(TIED)} tied queries, {orderings} orderings")
-    for peer, (cases, diff) in COMPARED.items():
-        print(f"{peer}: {cases} (query, policy) values, max abs diff {diff:.3g}")
-
-
 @pytest.mark.parametrize("k", [3, 8])
 def test_err_of_one_large_group_equals_every_permutation(k):
     """Eight tied documents, five graded (the recurrences over more positives and places
@@ -291,3 +290,58 @@ def test_err_of_one_large_group_equals_every_permutation(k):
                                                                     abs=1e-15)
     assert ours(queries, f"nERR@{k}")["1"]["expected"] == pytest.approx(values.mean() / ideal,
                                                                        abs=1e-13)
+
+
+# ---- SDCG: C/W/L's scaled DCG (cwl_eval, through ir_measures when cwl is installed) ------------
+def cwl_sdcg(k: int, ranked: list, min_rel: int, max_rel: int) -> float:
+    """cwl_eval's NDCGCWLMetric(k) transcribed: continuation c_i = log(i+1)/log(i+2) for
+    i < k, 0 after; W from the running products of c, normalised; expected utility sum W_i
+    g_i over the ranking padded to 1000 with gain 0; gains as ir_measures' cwl provider
+    makes them (negative grades 0, clipped into [min_rel, max_rel], scaled to [0, 1])."""
+    gains = [(min(max(max(g or 0, 0), min_rel), max_rel) - min_rel) / (max_rel - min_rel)
+             for g in ranked] + [0.0] * (1000 - len(ranked))
+    c = [math.log(i + 1) / math.log(i + 2) if i < k else 0.0 for i in range(1, 1001)]
+    running = np.concatenate(([1.0], np.cumprod(c[:-1])))
+    return float(np.dot(running / running.sum(), gains))
+
+
+@pytest.mark.parametrize("k", CUTOFFS)
+@pytest.mark.parametrize("bounds", [(0, 1), (0, 4), (1, 3)])
+def test_sdcg_equals_cwl_on_every_ordering(k, bounds):
+    min_rel, max_rel = bounds
+    name = f"SDCG(max_rel={max_rel}, min_rel={min_rel})@{k}" if min_rel else \
+        f"SDCG(max_rel={max_rel})@{k}"
+    values, owner = {}, {}
+    for q, oid, ranked, _ in each_ordering(TIED):
+        values[oid], owner[oid] = cwl_sdcg(k, ranked, min_rel, max_rel), q
+    assert_matches(TIED, name, by_query(values, owner), 1e-12, "cwl_eval's SDCG transcribed")
+
+
+def test_sdcg_equals_cwl_eval_itself_when_installed(peer_run):
+    """ir_measures' cwl_eval provider on every ordering (skipped without cwl-eval)."""
+    pytest.importorskip("cwl")
+    run, qrels, owner = peer_run
+    for k in (2, 5):
+        measure = ir_measures.SDCG(max_rel=4) @ k
+        printed = ir_measures_values(measure, run, qrels)
+        assert_matches(TIED, f"SDCG(max_rel=4)@{k}", by_query(printed, owner), 1e-12,
+                       "cwl_eval (ir_measures)")
+
+
+def test_ir_measures_objects_read_as_these_families():
+    read = [tiedrank.parse_metric(m).name for m in (
+        ir_measures.Judged @ 10, ir_measures.Judged, ir_measures.ERR @ 5,
+        ir_measures.SDCG(max_rel=3) @ 5, ir_measures.SDCG(max_rel=3, min_rel=1, dcg="log2") @ 5)]
+    assert read == ["Judged@10", "Judged", "ERR@5", "SDCG(max_rel=3)@5",
+                    "SDCG(max_rel=3, min_rel=1)@5"]
+    with pytest.raises(ValueError, match="ERR needs a cutoff"):
+        tiedrank.parse_metric(ir_measures.ERR)
+
+
+def test_oracle_figures_reported(capsys):
+    """Not a check: prints how many (query, policy) values were compared, and the largest
+    difference, for the report (run with -s)."""
+    orderings = sum(1 for _ in each_ordering(TIED))
+    print(f"\n{len(TIED)} tied queries, {orderings} orderings")
+    for peer, (cases, diff) in COMPARED.items():
+        print(f"{peer}: {cases} (query, policy) values, max abs diff {diff:.3g}")

@@ -1,6 +1,6 @@
 """The entries of the registry for measures other tools print beyond trec_eval: ir_measures'
-``Judged@k``, TRM's and McSherry & Najork's ``F1@k``, ``NCG@k``, and gdeval's ``ERR@k`` with
-its normalisation ``nERR@k``, each tie-aware (ir_measures' ``Judged`` and ``ERR`` objects are
+``Judged@k``, TRM's and McSherry & Najork's ``F1@k``, ``NCG@k``, gdeval's ``ERR@k`` with
+its normalisation ``nERR@k``, and C/W/L's scaled DCG ``SDCG@k``, each tie-aware (ir_measures' ``Judged`` and ``ERR`` objects are
 read as these families by :data:`tiedrank.interop.names.FAMILIES`) (kernels in :mod:`tiedrank.metrics.peer_kernels`
 and :mod:`tiedrank.metrics.cascade`; closed forms in docs/metrics-reference.md).
 
@@ -14,10 +14,17 @@ from __future__ import annotations
 
 from . import cascade
 from . import peer_kernels as PK
-from .registry import MetricFamily, register
+from .registry import MetricFamily, Parameter, register
 
 _GDEVAL_GAIN = ("gdeval's stop probability (2^grade - 1) / 16, grades 0..4 (gdeval's "
                 "MAX_JUDGMENT; a qrels grade above 4 is refused, as gdeval refuses it)")
+
+_REL_BOUND = dict(accepts=lambda v: v == v and 0 <= v < 2**31 and v == int(v),
+                  requirement="an integer >= 0", hint="integer >= 0")
+_MIN_REL = Parameter("min_rel", 0.0, placeholder="min_rel=g0", shown_at_default=False,
+                     **_REL_BOUND)
+_MAX_REL = Parameter("max_rel", 1.0, lambda v: v == v and 1 <= v < 2**31 and v == int(v),
+                     "an integer >= 1 (above min_rel)", "integer >= 1", "max_rel=g1")
 
 for _entry in (
     MetricFamily("Judged", lambda t, m, g: PK.judged_at(t, m.k), view="qrels",
@@ -44,6 +51,16 @@ for _entry in (
                  graded=True, fixed_gain=_GDEVAL_GAIN,
                  description="ERR@k over ERR@k of the ideal ranking (the qrels' grades sorted "
                              "descending; ndeval's nERR-IA with one intent)"),
+    MetricFamily("SDCG", lambda t, m, g: PK.sdcg(t, m.k, m.min_rel, m.max_rel),
+                 cutoff="required", graded=True, parameters=(_MAX_REL, _MIN_REL),
+                 usage=("SDCG(max_rel=g1)@k",),  # min_rel= (default 0) as ir_measures
+                 fixed_gain="the grade clipped into [min_rel, max_rel] and scaled to [0, 1] "
+                            "(cwl_eval's gains)",
+                 description="C/W/L's scaled DCG (ir_measures' SDCG, cwl_eval): DCG@k of the "
+                             "grades clipped into [min_rel, max_rel] and scaled to [0, 1], over "
+                             "the DCG of k top-gain documents; max_rel default 1 (binary), write "
+                             "SDCG(max_rel=3)@10 for grades 0..3; min_rel= (default 0) maps "
+                             "the grades below it to 0"),
 ):
     register(_entry)
 del _entry

@@ -1,9 +1,10 @@
 """Kernels of the measures other tools print beyond trec_eval, linear in what the top k holds:
-ir_measures' ``Judged@k``, TRM's and McSherry & Najork's ``F1@k``, and ``NCG@k``.
+ir_measures' ``Judged@k``, TRM's and McSherry & Najork's ``F1@k``, ``NCG@k`` and C/W/L's
+scaled DCG ``SDCG@k``.
 
 The convention of :mod:`tiedrank.metrics.kernels`: on the *expected* table a kernel returns the
 exact mean over every ordering inside the tie groups, on a resolved table (one document per
-group) the value of that single ordering. All three count what falls in the top k, and a
+group) the value of that single ordering. All four sum what falls in the top k, and a
 group g with a_g documents above it and n_g in it puts s_g = clip(k - a_g, 0, n_g) of its
 positions there, each document of the group with probability s_g / n_g: so the expectation
 of a count is sum_g (what the group holds) * s_g / n_g, and a ratio with a fixed denominator
@@ -27,7 +28,7 @@ import numpy as np
 from ..core.segments import segment_sum
 from ..core.ties import TieTable
 from .blocks import divide, per_query_groups
-from .kernels import gain, relevant_in_top
+from .kernels import discount, gain, relevant_in_top
 from .gain_maps import is_gain_map, sorted_descending
 
 
@@ -126,3 +127,34 @@ def ncg(table: TieTable, k: int | None = None, gain_kind: str = "linear") -> np.
     group_gain = segment_sum(gain(table.doc_grade, gain_kind), table.group_start)
     cg = per_query_groups(table, group_gain * _slots(table, k) / table.group_size)
     return divide(cg, ideal_cg(table, k, gain_kind))
+
+
+def scaled_gains(grades: np.ndarray, min_rel: float, max_rel: float) -> np.ndarray:
+    """cwl_eval's gains as ir_measures feeds them: the grade clipped at 0 (trec_eval's
+    convention for negative grades), then into [min_rel, max_rel], scaled to [0, 1]."""
+    if not max_rel > min_rel:
+        raise ValueError(f"SDCG: max_rel ({max_rel:g}) must be above min_rel ({min_rel:g}), "
+                         "e.g. SDCG(max_rel=3)@10 for grades 0..3")
+    clipped = np.clip(np.maximum(grades, 0).astype(np.float64), min_rel, max_rel)
+    return (clipped - min_rel) / (max_rel - min_rel)
+
+
+def sdcg(table: TieTable, k: int, min_rel: float = 0.0, max_rel: float = 1.0) -> np.ndarray:
+    """``SDCG@k``, C/W/L's scaled DCG (Moffat et al.; cwl_eval's ``NDCGCWLMetric(k)``, which
+    ir_measures' ``SDCG(max_rel=...)@k`` runs): sum_{i <= k} g_i / log2(i + 1) over Z_k =
+    sum_{i <= k} 1 / log2(i + 1), the DCG of k documents of the top gain, g the
+    :func:`scaled_gains`. The C/W/L weights W_i = (1 / log2(i + 1)) / Z_k come from its
+    continuation c_i = log2(i + 1) / log2(i + 2) for i < k, 0 from k on.
+
+    Linear in the gains, so each document takes its group's mean gain at each place:
+    E[SDCG@k] = sum_g (mean scaled gain of g) sum_{places p of g in the top k}
+    1/log2(p + 1) / Z_k, exact; the grade orders are best and worst (the scaled gain does
+    not fall as the grade rises). The denominator does not depend on the qrels: a query
+    without a relevant document scores 0.
+    """
+    group_gain = segment_sum(scaled_gains(table.doc_grade, min_rel, max_rel), table.group_start)
+    mean_gain = (group_gain / table.group_size)[table.doc_group]
+    inside = table.doc_rank <= k
+    total = np.bincount(table.doc_query, weights=mean_gain * discount(table.doc_rank) * inside,
+                        minlength=table.n_queries)
+    return total / float(np.sum(1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64))))

@@ -195,6 +195,8 @@ class Metric:
     nonrel_missed: float | None = None
     docs: float | None = None
     recall: float | None = None
+    min_rel: float | None = None
+    max_rel: float | None = None
     levels: tuple[float, ...] | None = None
     rel: int | None = None
     judged_only: bool | None = None
