@@ -338,6 +338,40 @@ def test_ir_measures_objects_read_as_these_families():
         tiedrank.parse_metric(ir_measures.ERR)
 
 
+def test_err_of_large_groups_keeps_its_digits():
+    """Groups of 150 and 90 documents, half of them graded (past any enumeration): the
+    kernel's floating-point sums (log-binomials, the convex recurrence) against the same
+    decomposition in exact rational arithmetic, whose algebra the enumerations above check.
+    Relative error below 1e-12 (about 3e-13 on groups of 600 documents, measured)."""
+    from fractions import Fraction
+    rng = np.random.default_rng(11)
+    groups = [[int(g) for g in rng.choice([0, 0, 1, 2, 3, 4], size=n)] for n in (1, 150, 2, 90)]
+    k = 120
+
+    def exact() -> Fraction:
+        total, above, survival = Fraction(0), 0, Fraction(1)
+        for grades in groups:
+            xs = [1 - Fraction(2 ** max(g, 0) - 1, 16) for g in grades]
+            positives = [x for x in xs if x != 1]
+            n, r = len(xs), len(positives)
+            e = [Fraction(1)] + [Fraction(0)] * r  # elementary symmetric polynomials
+            for x in positives:
+                for j in range(r, 0, -1):
+                    e[j] += e[j - 1] * x
+            u = max(0, min(n, k - above))
+            h = [sum(Fraction(math.comb(n - r, m - j), math.comb(n, m)) * e[j]
+                     for j in range(min(r, m) + 1) if m - j <= n - r) for m in range(u + 1)]
+            total += survival * sum((h[m - 1] - h[m]) / (above + m) for m in range(1, u + 1))
+            survival *= math.prod(xs)
+            above += n
+        return total
+
+    queries = {"1": ([float(-i) for i, grades in enumerate(groups) for _ in grades],
+                     [g for grades in groups for g in grades], [0])}
+    got = ours(queries, f"ERR@{k}")["1"]["expected"]
+    assert got == pytest.approx(float(exact()), rel=1e-12)
+
+
 def test_oracle_figures_reported(capsys):
     """Not a check: prints how many (query, policy) values were compared, and the largest
     difference, for the report (run with -s)."""
