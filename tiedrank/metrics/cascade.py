@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import InputError
 from ..core.segments import segment_cumsum, segment_sum
 from ..core.ties import TieTable
 from .blocks import divide
@@ -71,16 +72,18 @@ def stop_probability(grades: np.ndarray) -> np.ndarray:
 
 
 def check_grades(table: TieTable, name: str) -> None:
-    """Refuse a grade above :data:`MAX_JUDGMENT` in the qrels, as gdeval does, naming the query."""
+    """Refuse a grade above :data:`MAX_JUDGMENT` in the qrels, as gdeval does, naming the query
+    (an :class:`~tiedrank.core.errors.InputError`, a ``ValueError``)."""
     too_high = table.ideal_grade > MAX_JUDGMENT
     if too_high.any():
         position = int(np.flatnonzero(too_high)[0])
         query = table.queries[int(np.searchsorted(table.ideal_start, position, side="right")) - 1]
-        raise ValueError(
+        # bad data for this measure (an InputError: the dashboard shows it as it is)
+        raise InputError(
             f"{name}: query {query!r} has grade {int(table.ideal_grade[position])} in the qrels; "
             f"gdeval's ERR takes grades up to MAX_JUDGMENT = {MAX_JUDGMENT} (stop probability "
             f"(2^grade - 1) / 16) and refuses the file otherwise; map the grades into "
-            f"0..{MAX_JUDGMENT} in the qrels")
+            f"0..{MAX_JUDGMENT} in the qrels", source="qrels")
 
 
 def _log_choose(n: np.ndarray, k: np.ndarray) -> np.ndarray:
