@@ -38,7 +38,8 @@ class Spec:
 
     @classmethod
     def of(cls, name: str) -> "Spec":
-        m = re.fullmatch(r"([A-Za-z_0-9]+?)(?:\(alpha=([0-9.]+)\))?(?:@(\d+))?", name)
+        m = re.fullmatch(r"([A-Za-z_0-9]+?)(?:\((?:alpha|max_rel)=([0-9.]+)\))?(?:@(\d+))?",
+                         name)
         assert m, name
         family, alpha, k = m.groups()
         if family == "TsRR" and alpha is None:
@@ -137,6 +138,29 @@ def ranked_value(spec: Spec, ranked_grades, judged, rel_level, gain="linear") ->
         itop = len(ideal) if k is None else min(k, len(ideal))
         idcg = sum(_gain(ideal[i], gain) / math.log2(i + 2) for i in range(itop))
         return dcg / idcg if idcg > 0 else 0.0
+    if f == "Judged":  # ir_measures' judged provider: in the qrels (any grade), over min(k, n)
+        return sum(g is not None for g in ranked_grades[:top]) / top if top else 0.0
+    if f == "F1":  # TRM's Eq. 12: 2 X / (k + R)
+        return 2.0 * sum(rel[:top]) / (k + R) if R else 0.0
+    if f == "NCG":
+        ideal = sorted((_gain(g, gain) for g in judged), reverse=True)
+        icg = sum(ideal if k is None else ideal[:k])
+        return sum(_gain(g, gain) for g in ranked_grades[:top]) / icg if icg > 0 else 0.0
+    if f == "SDCG":  # cwl_eval's scaled DCG, max_rel=3: DCG@k of grade/3 over k top gains
+        norm = sum(1 / math.log2(i + 2) for i in range(k))
+        return sum(min(max(g or 0, 0), 3) / 3 / math.log2(i + 2)
+                   for i, g in enumerate(ranked_grades[:top])) / norm
+    if f in ("ERR", "nERR"):  # gdeval.pl's sub err (MAX_JUDGMENT = 4)
+        def err(grades):
+            score, decay = 0.0, 1.0
+            for i, g in enumerate(grades[:k]):
+                stop = (2 ** max(g or 0, 0) - 1) / 16
+                score, decay = score + stop * decay / (i + 1), decay * (1 - stop)
+            return score
+        if f == "ERR":
+            return err(ranked_grades)
+        ideal = err(sorted(judged, reverse=True))
+        return err(ranked_grades) / ideal if ideal > 0 else 0.0
     raise ValueError(f)
 
 

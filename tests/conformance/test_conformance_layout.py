@@ -16,7 +16,8 @@ import tiedrank
 from tiedrank import distributed as D
 
 METRICS = ["RR", "Success@2", "Hits@2", "P@2", "R@3", "AP", "AP@2", "nDCG", "nDCG@3", "DCG@3",
-           "Rprec", "TsRR(alpha=2)", "TsRR2", "MTRR_GRAG", "TMHits_GRAG@2"]
+           "Rprec", "TsRR(alpha=2)", "TsRR2", "MTRR_GRAG", "TMHits_GRAG@2", "Judged@2",
+           "ERR@3"]
 QUIET = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 
 

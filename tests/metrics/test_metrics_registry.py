@@ -24,7 +24,7 @@ def _example(form: str) -> str:
             .replace("p=p", "p=0.5").replace("mult=m", "mult=0.5")
             .replace("=c1", "=2").replace("=c2", "=-1").replace("=c3", "=0.5").replace("=c4", "=0")
             .replace("recall=r", "recall=0.5").replace("docs=N", "docs=100")
-            .replace("levels=r1 r2 ...", "levels=0.25 0.5"))
+            .replace("levels=r1 r2 ...", "levels=0.25 0.5").replace("max_rel=g1", "max_rel=3"))
 
 
 @pytest.mark.parametrize("form", METRIC_NAMES)

@@ -258,4 +258,6 @@ def test_cli_table_says_which_values_are_not_means():
     assert rows["num_ret"] == "1500.0000" and rows["gm_map"] == "0.1051"
     notes = [line for line in err.getvalue().splitlines() if "the sum over" in line]
     assert notes == ["# note: num_ret: the sum over the queries; gm_map: the geometric mean "
-                     "(trec_eval's, each value floored at 0.00001)"]
+                     "(trec_eval's, each value floored at 0.00001; expected: the geometric "
+                     "mean of the per-query expectations, not the expectation of the "
+                     "geometric mean)"]

@@ -134,11 +134,12 @@ def show(evaluation, args: argparse.Namespace) -> int:
             ["run", "metric"], observed=True, sort=False)["n_queries"].first().to_numpy())
     print(render(frame, args.format, digits=args.digits))
     # notes go to stderr in every format (stdout stays machine-readable), and an empty
-    # result always says why
-    if args.format == "table" or evaluation.findings or frame.empty:
+    # result always says why; a summary that is not a mean (gm_map's geometric mean of the
+    # per-query expectations, num_ret's sum) is said in every format
+    note = summary_note(list(evaluation.metrics) or  # objects: no name parsed again
+                        list(dict.fromkeys(evaluation.summary["metric"].astype(str))))
+    if args.format == "table" or evaluation.findings or frame.empty or note:
         print(f"\n# {evaluation.rule}", file=sys.stderr)
-        note = summary_note(list(evaluation.metrics) or  # objects: no name parsed again
-                            list(dict.fromkeys(evaluation.summary["metric"].astype(str))))
         if note:
             print(f"# note: {note}", file=sys.stderr)
         for finding in evaluation.findings:

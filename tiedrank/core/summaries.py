@@ -23,10 +23,12 @@ def summary_note(metrics: "list[str]") -> str | None:
     """One line saying which of ``metrics`` are not summarised by their mean, or ``None``.
 
     >>> summary_note(["AP", "num_ret", "gm_map"])
-    "num_ret: the sum over the queries; gm_map: the geometric mean (trec_eval's, each value floored at 0.00001)"
+    "num_ret: the sum over the queries; gm_map: the geometric mean (trec_eval's, each value floored at 0.00001; expected: the geometric mean of the per-query expectations, not the expectation of the geometric mean)"
     """
     words = {"sum": "the sum over the queries",
-             "geometric mean": "the geometric mean (trec_eval's, each value floored at 0.00001)"}
+             "geometric mean": "the geometric mean (trec_eval's, each value floored at 0.00001; "
+                               "expected: the geometric mean of the per-query expectations, "
+                               "not the expectation of the geometric mean)"}
     parts = [f"{m}: {words[summary_of(m).name]}" for m in dict.fromkeys(metrics)
              if summary_of(m).name in words]
     return "; ".join(parts) or None

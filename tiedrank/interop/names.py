@@ -38,8 +38,10 @@ from ..core.validation import InvalidParameterError
 from ..metrics import REGISTRY, Metric, family, parse_metric
 from ..metrics.registry import MetricFamily, parse_text
 
-FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec")
-"""ir_measures measures with a tiedrank family of the same name and definition."""
+FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec", "Judged", "ERR", "SDCG")
+"""ir_measures measures with a tiedrank family of the same name and definition (``Judged``:
+its judged provider's; ``ERR``: its gdeval provider's, which needs a cutoff; ``SDCG``: its
+cwl_eval provider's, ``min_rel`` and ``max_rel`` carried over)."""
 
 
 # ---- in ---------------------------------------------------------------------------------------
@@ -146,6 +148,8 @@ def from_ir_measures(measure) -> Metric:
             "(dcg='log2') or 2**grade - 1 (dcg='exp-log2'); write nDCG@10 or "
             "nDCG(dcg='exp-log2')@10, or map the grades in the qrels", subject=f"measure {shown}")
     params.pop("gains", None)
+    if measure.NAME == "SDCG" and params.get("dcg") == "log2":  # SDCG's only discount
+        params.pop("dcg")
     args = ", ".join(f"{key}={value}" for key, value in params.items())
     text = measure.NAME + (f"({args})" if args else "") + ("" if cutoff is None else f"@{cutoff}")
     return parse_text(text, f"measure {shown}")

@@ -15,8 +15,13 @@ from .kernels import (GAINS, FirstRelevantPmf, average_precision, bpref, dcg, di
 from .interpolated import (RECALL_LEVELS, eleven_point_average, interpolated_precision,
                            recall_cutoffs)
 from .dispatch import metric_values, metric_view
-from .registry import (CUTOFF_RULES, METRIC_NAMES, REGISTRY, Metric, MetricFamily, Parameter, family,
+from .registry import (CUTOFF_RULES, REGISTRY, Metric, MetricFamily, Parameter, family,
                        parse_metric, register)
+
+from . import entries, entries_peers  # noqa: E402,F401  (registers the families)
+
+METRIC_NAMES = tuple(form for entry in REGISTRY.values() for form in entry.forms)
+"""Every way to write a metric, for messages and help: ``RR``, ``RR@k``, ``Success@k``, ..."""
 
 __all__ = [
     "CUTOFF_RULES", "GAINS", "METRIC_NAMES", "REGISTRY", "FirstRelevantPmf", "Metric", "MetricFamily",

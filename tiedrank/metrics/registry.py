@@ -10,6 +10,12 @@ metric is one :func:`register` call plus its kernel. An entry also declares, as 
 trec_eval and ranx name the metric (``trec_eval="map"``, ``ranx="mrr"``); reading and writing
 those names is :mod:`tiedrank.interop`'s job, plugged in through :mod:`tiedrank.core.peers`.
 
+This module holds the declarations and the parser; the entries themselves are
+:mod:`tiedrank.metrics.entries` (tiedrank's and trec_eval's measures) and
+:mod:`tiedrank.metrics.entries_peers` (ir_measures', gdeval's and TRM's beyond trec_eval),
+registered when :mod:`tiedrank.metrics` is imported, which also derives
+:data:`tiedrank.metrics.METRIC_NAMES`.
+
 Examples
 --------
 >>> REGISTRY["nDCG"].cutoff, REGISTRY["nDCG"].aliases
@@ -20,7 +26,6 @@ Examples
 from __future__ import annotations
 
 import difflib
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,10 +37,8 @@ from ..core.policies import POLICY_WRAPPERS, WRAPPER_ALIASES
 from ..core.summation import SUMMARIES, Summary
 from ..core.ties import TieTable
 from ..core.validation import REL_LEVEL, Interval, InvalidParameterError, Options, check
-from . import inferred as INF
 from . import interpolated
 from . import kernels as K
-from . import trec_gains as TG
 from .gain_maps import canonical_gain_map, is_gain_map
 
 CUTOFF_RULES = ("none", "optional", "required")
@@ -96,6 +99,11 @@ class MetricFamily:
     """True for counts and set measures (``num_ret``, ``set_P``, ...): the value does not
     depend on the order inside tie groups, so every policy returns the expected table's
     value, computed once."""
+    order_independent_without_cutoff: bool = False
+    """True for a family whose value without ``@k`` is a count over the whole ranking
+    (``Judged``: the share of retrieved documents in the qrels; ``NCG``: the gain retrieved
+    over the qrels' total), the same under every policy;
+    with ``@k`` the order decides what the top k holds."""
     view: str = "scoring"
     """The part of the tie-group table the kernel reads, the smallest that gives its value:
     ``"scoring"`` (default), the compact :meth:`~tiedrank.core.ties.TieTable.scoring` view, only
@@ -127,6 +135,9 @@ class MetricFamily:
     (``map_cut``: ``map_cut.10`` on ``-m``, ``map_cut_10`` printed)."""
     ranx: str | None = None
     """ranx's name of the metric (``mrr``, ``hit_rate``, ``r-precision``)."""
+    fixed_gain: str = ""
+    """For a graded family whose gain is part of its definition (gdeval's ERR), that gain in
+    words: ``gain=`` is then refused with it. Empty: the family takes ``gain=`` if graded."""
 
     def __post_init__(self) -> None:
         check("cutoff", self.cutoff, [Options(*CUTOFF_RULES)], function="MetricFamily")
@@ -184,6 +195,8 @@ class Metric:
     nonrel_missed: float | None = None
     docs: float | None = None
     recall: float | None = None
+    min_rel: float | None = None
+    max_rel: float | None = None
     levels: tuple[float, ...] | None = None
     rel: int | None = None
     judged_only: bool | None = None
@@ -227,7 +240,8 @@ class Metric:
         """The same value under every tie policy: tie-aware by definition, or independent
         of the order inside tie groups (counts, set measures). Scored once, on the
         expected table."""
-        return self.entry.tie_aware_by_definition or self.entry.order_independent
+        return (self.entry.tie_aware_by_definition or self.entry.order_independent
+                or (self.entry.order_independent_without_cutoff and self.k is None))
 
     @property
     def extremes(self) -> Extremes | None:
@@ -251,210 +265,6 @@ class Metric:
     def __str__(self) -> str:
         return self.name
 
-
-# ---- the entries ---------------------------------------------------------------------------
-def _trec(name: str, kernel: Kernel, **fields) -> MetricFamily:
-    """A family that trec_eval computes under the same name (``trec_eval=name``)."""
-    return MetricFamily(name, kernel, trec_eval=name, **fields)
-
-
-_ALPHA = Parameter("alpha", 1.0, lambda a: math.isfinite(a) and a > 0, "> 0",
-                   "positive number", "alpha=a")
-
-for _entry in (
-    MetricFamily("RR", lambda t, m, g: K.reciprocal_rank(t, m.k), aliases=("MRR", "MTRR"),
-                 trec_eval="recip_rank", trec_eval_cut="recip_rank_cut", ranx="mrr",
-                 description="reciprocal rank of the first relevant document (0 beyond k)"),
-    MetricFamily("Success", lambda t, m, g: K.success(t, m.k), cutoff="required",
-                 aliases=("HitRate", "hit_rate", "TMHits"), trec_eval="success",
-                 ranx="hit_rate",
-                 description="whether a relevant document is in the top k (a rate: ranx's hit_rate)"),
-    MetricFamily("Hits", lambda t, m, g: K.relevant_in_top(t, m.k), cutoff="required",
-                 ranx="hits",
-                 description="number of relevant documents in the top k (a count, as ranx and "
-                             "TRM; = k * P@k)"),
-    _trec("P", lambda t, m, g: K.precision(t, m.k), cutoff="required",
-          aliases=("precision",), ranx="precision",
-          description="relevant documents in the top k, over k"),
-    MetricFamily("R", lambda t, m, g: K.recall(t, m.k), cutoff="required", aliases=("recall",),
-                 trec_eval="recall", ranx="recall",
-                 description="relevant documents in the top k, over all relevant documents"),
-    MetricFamily("AP", lambda t, m, g: K.average_precision(t, m.k), aliases=("MAP",),
-                 trec_eval="map", trec_eval_cut="map_cut", ranx="map",
-                 description="average precision (over the top k)"),
-    MetricFamily("nDCG", lambda t, m, g: K.ndcg(t, m.k, g), graded=True,
-                 trec_eval="ndcg", trec_eval_cut="ndcg_cut", ranx="ndcg",
-                 description="DCG over the ideal DCG of the qrels (gain= linear or exp)"),
-    MetricFamily("DCG", lambda t, m, g: K.dcg(t, m.k, g), usage=("DCG@k",), graded=True,
-                 description="discounted cumulative gain, 1/log2(rank+1) discount"),
-    _trec("Rprec", lambda t, m, g: K.r_precision(t), cutoff="none",
-          ranx="r-precision",
-          description="precision in the top R, R = relevant documents of the query"),
-    MetricFamily("TsRR", lambda t, m, g: K.tsrr(t, m.alpha), cutoff="none",
-                 parameters=(_ALPHA,), tie_aware_by_definition=True,
-                 description="tie-sensitive reciprocal rank (v1), penalising ties by alpha"),
-    MetricFamily("TsRR2", lambda t, m, g: K.tsrr2(t), cutoff="none",
-                 tie_aware_by_definition=True,
-                 description="tie-sensitive reciprocal rank, October 2025 revision"),
-    MetricFamily("MTRR_GRAG", lambda t, m, g: K.mtrr_grag(t), cutoff="none",
-                 tie_aware_by_definition=True,
-                 description="G-RAG's MTRR: mean of 1/middle rank of the retrieved positives"),
-    MetricFamily("TMHits_GRAG", lambda t, m, g: K.tmhits_grag(t, m.k), cutoff="required",
-                 tie_aware_by_definition=True,
-                 description="G-RAG's TMHits@k, each tie group's share clipped to [0, 1]"),
-):
-    register(_entry)
-del _entry
-
-# ---- trec_eval's further measures (named as trec_eval names them) ---------------------------
-_BETA = Parameter("beta", 1.0, lambda b: math.isfinite(b) and b >= 0, ">= 0",
-                  "number >= 0", "beta=b")
-_PERSISTENCE = Parameter("p", 0.9, lambda p: math.isfinite(p) and 0 < p < 1, "in (0, 1)",
-                         "number in (0, 1)", "p=p")
-_MULT = Parameter("mult", 1.0, lambda m: math.isfinite(m) and m > 0, "> 0",
-                  "positive number", "mult=m")
-_SET = dict(cutoff="none", order_independent=True)
-_SPLIT = (" Order-independent: every policy gives the same value (-M keeps the first M "
-          "documents in trec_eval's order before ties are seen, so a tie group it splits is "
-          "split as trec_eval splits it).")
-
-for _entry in (
-    _trec("num_ret", lambda t, m, g: K.num_retrieved(t), summary="sum", **_SET,
-          description="number of documents retrieved (summary: the sum, as trec_eval)"
-                      + _SPLIT),
-    _trec("num_rel", lambda t, m, g: K.num_relevant(t), summary="sum", **_SET,
-          description="number of relevant documents in the qrels (summary: the sum)"
-                      + _SPLIT),
-    _trec("num_rel_ret", lambda t, m, g: K.num_relevant_retrieved(t), summary="sum",
-          **_SET, description="number of relevant documents retrieved (summary: the "
-                              "sum)" + _SPLIT),
-    _trec("num_nonrel_judged_ret", lambda t, m, g: K.num_nonrelevant_judged_retrieved(t),
-          summary="sum", view="whole", **_SET,
-          description="number of judged non-relevant documents retrieved (summary: the "
-                      "sum)" + _SPLIT),
-    _trec("set_P", lambda t, m, g: K.set_precision(t), **_SET,
-          description="set precision: num_rel_ret / num_ret" + _SPLIT),
-    _trec("set_recall", lambda t, m, g: K.set_recall(t), **_SET,
-          description="set recall: num_rel_ret / num_rel" + _SPLIT),
-    _trec("set_F", lambda t, m, g: K.set_f(t, m.beta), parameters=(_BETA,), **_SET,
-          description="set F: (beta+1) P R / (beta P + R), beta default 1 (trec_eval's "
-                      "set_F.1)" + _SPLIT),
-    _trec("set_relative_P", lambda t, m, g: K.set_relative_precision(t), **_SET,
-          description="num_rel_ret / min(num_ret, num_rel)" + _SPLIT),
-    _trec("set_map", lambda t, m, g: K.set_map(t), **_SET,
-          description="unranked AP: num_rel_ret^2 / (num_ret num_rel)" + _SPLIT),
-    _trec("bpref", lambda t, m, g: K.bpref(t), cutoff="none", view="judged",
-          description="binary preference: per relevant document retrieved, 1 - "
-                      "min(judged non-relevant above, R) / min(N, R), over R"),
-    MetricFamily("RBP", lambda t, m, g: K.rbp(t, m.p), cutoff="none",
-                 parameters=(_PERSISTENCE,),
-                 description="rank-biased precision (1-p) sum rel_i p^(i-1), binary relevance "
-                             "(Moffat & Zobel; trec_eval 10's rbp grades the gains), p default "
-                             "0.9"),
-    _trec("Rprec_mult", lambda t, m, g: K.r_precision_mult(t, m.mult), cutoff="none",
-          parameters=(_MULT,),
-          description="precision at floor(mult * R + 0.9) documents (trec_eval's "
-                      "Rprec_mult_<mult>)"),
-    _trec("relative_P", lambda t, m, g: K.relative_precision(t, m.k), cutoff="required",
-          description="relevant documents in the top k over min(k, R)"),
-    _trec("gm_map", lambda t, m, g: K.average_precision(t), cutoff="none",
-          summary="geometric", aliases=("GMAP",),
-          description="AP per query; the summary is the geometric mean with trec_eval's "
-                      "floor 0.00001 (of the per-query expectations)"),
-    _trec("gm_bpref", lambda t, m, g: K.bpref(t), cutoff="none", view="judged",
-          summary="geometric",
-          description="bpref per query; the summary is the geometric mean with "
-                      "trec_eval's floor 0.00001 (of the per-query expectations)"),
-):
-    register(_entry)
-del _entry
-
-# ---- trec_eval's all_trec measures of gains and unjudged documents (metrics/trec_gains.py) ---
-_COEFFICIENTS = tuple(
-    Parameter(name, default, math.isfinite, "a finite number", "number", f"{name}=c{i}")
-    for i, (name, default) in enumerate(zip(("rel_ret", "nonrel_ret", "rel_missed",
-                                             "nonrel_missed"), TG.UTILITY_DEFAULTS), start=1)) + (
-    Parameter("docs", 0.0, lambda d: math.isfinite(d) and d >= 0 and d == int(d),
-              "an integer >= 0", "integer >= 0 (documents in the collection, trec_eval -N)",
-              "docs=N", shown_at_default=False),)
-_UNJUDGED = (" It counts unjudged documents (absent from the qrels, or a negative grade) as "
-             "the retrieved ones less the judged ones, and its best and worst put them first "
-             "or last in each group.")
-
-for _entry in (
-    _trec("utility", lambda t, m, g: TG.utility(t, (m.rel_ret, m.nonrel_ret, m.rel_missed,
-                                                    m.nonrel_missed), m.docs),
-          parameters=_COEFFICIENTS, **_SET,
-          description="trec_eval's set utility: rel_ret * rel retrieved + nonrel_ret * "
-                      "non-relevant retrieved + rel_missed * relevant missed + "
-                      "nonrel_missed * (docs - the retrieved and relevant documents; docs: "
-                      "the collection's size, trec_eval's -N, default 0); default 1, -1, "
-                      "0, 0" + _SPLIT),
-    _trec("unj", lambda t, m, g: TG.unjudged_at(t, m.k), cutoff="required",
-          view="qrels", extremes=lambda t, m, best: TG.unjudged_extreme(t, m.k, best),
-          description="trec_eval's unj_k: unjudged documents in the top k, over k" + _UNJUDGED),
-    MetricFamily("RBP_graded", lambda t, m, g: TG.rbp_graded(t, m.p), cutoff="none",
-                 trec_eval="rbp",
-                 parameters=(_PERSISTENCE,), aliases=("rbp_graded",),
-                 description="trec_eval 10's rbp: (1-p) sum gain_i p^(i-1), gain = grade / top "
-                             "grade of the query (graded; RBP is binary), p default 0.9"),
-    _trec("rbp_resid", lambda t, m, g: TG.rbp_residual(t, m.p), cutoff="none",
-          parameters=(_PERSISTENCE,), view="qrels",
-          extremes=lambda t, m, best: TG.rbp_residual_extreme(t, m.p, best),
-          description="trec_eval's rbp residual: p^N + (1-p) sum over unjudged "
-                      "documents of p^(i-1), what rbp could gain were they relevant"
-                      + _UNJUDGED),
-    _trec("binG", lambda t, m, g: TG.binary_g(t), cutoff="none",
-          description="trec_eval's binG: per relevant document retrieved, 1 / log2(2 + "
-                      "non-relevant documents above), over R"),
-    _trec("ndcg_rel", lambda t, m, g: TG.ndcg_rel(t), cutoff="none",
-          description="trec_eval's ndcg_rel: nDCG (gain = grade) read at each positively "
-                      "graded document, the missed ones at the end, averaged"),
-    _trec("Rndcg", lambda t, m, g: TG.r_level_ndcg(t), cutoff="none",
-          description="trec_eval's Rndcg: nDCG (gain = grade) averaged at the R levels, "
-                      "where the ideal gain changes, and at num_ret"),
-):
-    register(_entry)
-del _entry
-
-# ---- trec_eval's infAP and G: counts above a document, lattice programmes (metrics/inferred.py)
-for _entry in (
-    _trec("infAP", lambda t, m, g: INF.inferred_ap(t), cutoff="none", view="qrels",
-          extremes=lambda t, m, best: INF.inferred_ap_extreme(t, best),
-          description="trec_eval's inferred AP (Yilmaz & Aslam): per relevant document "
-                      "retrieved, precision above it estimated from the judged and pooled "
-                      "documents there, over R. Needs the whole table; its best and worst "
-                      "are computed, not the grade orders"),
-    _trec("G", lambda t, m, g: INF.normalized_gain(t), cutoff="none",
-          extremes=lambda t, m, best: INF.normalized_gain_extreme(t, best),
-          description="trec_eval's normalized gain G: per document, gain / log2(2 + ideal "
-                      "cost - gains so far), over the ideal total (gain = grade); its best "
-                      "and worst are computed, not the grade orders"),
-):
-    register(_entry)
-del _entry
-# ---- trec_eval's interpolated precision (tiedrank/metrics/interpolated.py) -------------------
-_RECALL = Parameter("recall", 0.0, lambda r: math.isfinite(r) and 0 <= r <= 1, "in [0, 1]",
-                    "number in [0, 1]", "recall=r")
-for _entry in (
-    _trec("iprec_at_recall", lambda t, m, g: interpolated.interpolated_precision(
-              t, m.recall), cutoff="none", parameters=(_RECALL,),
-          description="interpolated precision at a recall level: max of j/rank_j over "
-                      "the j-th relevant documents, j >= lround(recall * R) (trec_eval's "
-                      "iprec_at_recall_<recall>; -m iprec_at_recall: the 11 levels)"),
-    _trec("11pt_avg", lambda t, m, g: interpolated.eleven_point_average(
-              t, m.levels or interpolated.RECALL_LEVELS),
-          cutoff="none", levels=interpolated.RECALL_LEVELS,
-          usage=("11pt_avg", "11pt_avg(levels=r1 r2 ...)"),
-          description="mean of iprec_at_recall at the recall levels 0.0, 0.1, ..., 1.0 "
-                      "or those given (trec_eval's 11pt_avg, 11pt_avg..25,.5,.75)"),
-):
-    register(_entry)
-del _entry
-# ---- end of trec_eval's interpolated precision -------------------------------------------------
-
-METRIC_NAMES = tuple(form for entry in REGISTRY.values() for form in entry.forms)
-"""Every way to write a metric, for messages and help: ``RR``, ``RR@k``, ``Success@k``, ..."""
 
 # a family name may begin with a digit: trec_eval's 11pt_avg
 _PATTERN = re.compile(r"^\s*([A-Za-z0-9_][A-Za-z0-9_]*?)\s*(?:\(\s*([^)]*)\))?\s*(?:@\s*(\d+))?\s*$")
@@ -598,7 +408,7 @@ def _unknown_message(text: str) -> str:
 def usage(entry: MetricFamily) -> str:
     """How ``entry`` takes parameters: ``TsRR(alpha=<positive number>); it also takes rel=...``."""
     settings = ([] if entry.graded else ["rel=<integer >= 1>"]) + ["judged_only=<True|False>"] \
-        + (["gain=<linear|exp>"] if entry.graded else [])
+        + (["gain=<linear|exp>"] if entry.graded and not entry.fixed_gain else [])
     if not entry.parameters:
         return f"{entry.name}({', '.join(settings)})"
     args = ", ".join(f"{p.name}=<{p.hint}>" for p in entry.parameters)
@@ -660,6 +470,10 @@ def _setting(subject: str, entry: MetricFamily, key: str, raw: str) -> tuple[str
         raise InvalidParameterError(key, raw, f"left out: {entry.name} uses trec_eval's gains, "
                                     "gain = grade (map the grades in the qrels for other "
                                     "gains)", subject=subject)
+    if name == "gain" and entry.fixed_gain:
+        raise InvalidParameterError(key, raw, f"left out: {entry.name} uses "
+                                    f"{entry.fixed_gain} (map the grades in the qrels for "
+                                    "other gains)", subject=subject)
     if name == "gain" and not entry.graded:
         raise InvalidParameterError(key, raw, f"left out: {entry.name} is a binary metric "
                                     f"(write {entry.name}(rel=2) to count grade >= 2 as "
