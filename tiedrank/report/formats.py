@@ -1,14 +1,16 @@
-"""Render result tables as text, CSV, JSON, LaTeX or Markdown (CLI and dashboard share it)."""
+"""Render result tables as text, CSV, JSON, LaTeX, Markdown or HTML (CLI and dashboard share it),
+and the escapes every renderer of :mod:`tiedrank.report` uses."""
 from __future__ import annotations
 
+import html
 import re
 
 import numpy as np
 import pandas as pd
 
-from .core.validation import Interval, Options, validate_params
+from ..core.validation import Interval, Options, validate_params
 
-FORMATS = ("table", "csv", "json", "latex", "markdown")
+FORMATS = ("table", "csv", "json", "latex", "markdown", "html")
 """Output formats of :func:`render` (and of the CLI's ``--format``)."""
 MAX_DIGITS = 17
 """17 significant digits round-trip any float64 exactly; more would print noise."""
@@ -57,6 +59,28 @@ _LATEX_SPECIAL = re.compile(r"[\\&%$#_{}~^]")
 _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
           "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
           "^": r"\textasciicircum{}"}
+_LATEX_TEXT = re.compile(r"[\\&%$#_{}~^<>|\[\]]|[\x00-\x1f\x7f]")
+_LATEX_GLYPHS = {"<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+                 "[": "{[}", "]": "{]}"}
+
+
+def latex_literal(text: object, ascii_only: bool = False) -> str:
+    r"""``text`` as LaTeX that prints it as it is, in any cell or caption: every special
+    character escaped (and ``< > |``, which the default font would print as other glyphs;
+    brackets braced, so none is read as an optional argument), control characters as
+    spaces. With ``ascii_only`` each non-ASCII character is printed ``[U+XXXX]``, so the
+    source is ASCII and compiles with pdflatex whatever its input encoding.
+
+    >>> print(latex_literal("a_b <i>|50% $^{x}$"))
+    a\_b \textless{}i\textgreater{}\textbar{}50\% \$\textasciicircum{}\{x\}\$
+    >>> print(latex_literal("caf\u00e9 [1]", ascii_only=True))
+    caf{[}U+00E9{]} {[}1{]}
+    """
+    out = _LATEX_TEXT.sub(lambda m: _LATEX.get(m.group()) or _LATEX_GLYPHS.get(m.group()) or " ",
+                          str(text))
+    if ascii_only:
+        out = "".join(c if ord(c) < 128 else f"{{[}}U+{ord(c):04X}{{]}}" for c in out)
+    return out
 
 
 _SUPERSCRIPT = re.compile(r"(\$\^\{[a-z]+\}\$)")
@@ -144,10 +168,12 @@ def _rounded(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
 
 @validate_params({"fmt": [Options(*FORMATS)], "digits": [Interval(int, 0, MAX_DIGITS)]})
 def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
-    """Render ``frame`` in ``fmt``: one of ``table``, ``csv``, ``json``, ``latex``, ``markdown``.
+    """Render ``frame`` in ``fmt``: one of ``table``, ``csv``, ``json``, ``latex``, ``markdown``,
+    ``html``.
 
     ``table`` is a fixed-width text table in the spirit of trec_eval's output; ``json`` is
-    one record per row with full precision; the others round floats to ``digits``.
+    one record per row with full precision; the others round floats to ``digits``. Every
+    text cell is escaped for its format (``html``: :func:`html.escape`, nothing rendered).
 
     Examples
     --------
@@ -168,6 +194,9 @@ def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
                  " & ".join(escape(str(c)) for c in frame.columns) + r" \\", r"\midrule"]
         lines += [" & ".join(escape(v) for v in row) + r" \\" for row in text.itertuples(index=False)]
         return "\n".join(lines + [r"\bottomrule", r"\end{tabular}"])
+    if fmt == "html":
+        return html_table(list(map(str, frame.columns)), text.values.tolist(),
+                          [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns])
     if fmt == "markdown":
         # text cells shown as they are (markdown_literal); numbers need no escaping
         numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
@@ -186,6 +215,33 @@ def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
                          for v, w, num in zip(values, widths, numeric)).rstrip()
 
     return "\n".join([line(map(str, text.columns))] + [line(row) for row in text.itertuples(index=False)])
+
+
+def html_table(header: list[str], rows: list[list[str]], numeric: list[bool], *,
+               caption: str | None = None, css_class: str = "tiedrank-table",
+               escape: bool = True) -> str:
+    """An HTML table of text cells, each :func:`html.escape` d unless ``escape`` is false
+    (the caller built the cell's markup from escaped parts); numeric columns right-aligned.
+
+    >>> print(html_table(["run", "RR"], [["<b>x</b>", "0.5"]], [False, True]))
+    <table class="tiedrank-table">
+    <thead><tr><th>run</th><th style="text-align: right">RR</th></tr></thead>
+    <tbody>
+    <tr><td>&lt;b&gt;x&lt;/b&gt;</td><td style="text-align: right">0.5</td></tr>
+    </tbody>
+    </table>
+    """
+    text = html.escape if escape else str
+    align = [' style="text-align: right"' if number else "" for number in numeric]
+    lines = [f'<table class="{html.escape(css_class)}">']
+    if caption is not None:
+        lines.append(f"<caption>{caption}</caption>")
+    lines.append("<thead><tr>" + "".join(f"<th{a}>{html.escape(h)}</th>"
+                                         for h, a in zip(header, align)) + "</tr></thead>")
+    lines.append("<tbody>")
+    lines += ["<tr>" + "".join(f"<td{a}>{text(str(v))}</td>" for v, a in zip(row, align)) + "</tr>"
+              for row in rows]
+    return "\n".join(lines + ["</tbody>", "</table>"])
 
 
 _DIGITS = re.compile(r"([0-9]+)")  # ASCII digits: int() refuses '²' (str.isdigit() is true)
