@@ -16,6 +16,7 @@ from .formats import (
     WORD_JOINER,
     csv_safe,
     html_table,
+    latex_ascii,
     latex_escape,
     latex_literal,
     markdown_escape,
@@ -26,8 +27,9 @@ from .formats import (
     render,
 )
 from .grid import PAIRINGS, Report, Significance, build_report
+from .grid_render import GRID_FORMATS, render_grid
 
-__all__ = ["FORMATS", "MAX_DIGITS", "PAIRINGS", "Report", "Significance", "WORD_JOINER",
-           "build_report", "csv_safe", "html_table", "latex_escape", "latex_literal",
+__all__ = ["FORMATS", "GRID_FORMATS", "render_grid", "MAX_DIGITS", "PAIRINGS", "Report", "Significance", "WORD_JOINER",
+           "build_report", "csv_safe", "html_table", "latex_ascii", "latex_escape", "latex_literal",
            "markdown_escape", "markdown_literal", "natural_key", "natural_rank", "neutralised",
            "render"]

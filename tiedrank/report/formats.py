@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 
 import numpy as np
 import pandas as pd
@@ -68,19 +69,59 @@ def latex_literal(text: object, ascii_only: bool = False) -> str:
     r"""``text`` as LaTeX that prints it as it is, in any cell or caption: every special
     character escaped (and ``< > |``, which the default font would print as other glyphs;
     brackets braced, so none is read as an optional argument), control characters as
-    spaces. With ``ascii_only`` each non-ASCII character is printed ``[U+XXXX]``, so the
-    source is ASCII and compiles with pdflatex whatever its input encoding.
+    spaces. With ``ascii_only`` the source is ASCII (:func:`latex_ascii`), so pdflatex
+    compiles it whatever its input encoding.
 
     >>> print(latex_literal("a_b <i>|50% $^{x}$"))
     a\_b \textless{}i\textgreater{}\textbar{}50\% \$\textasciicircum{}\{x\}\$
-    >>> print(latex_literal("caf\u00e9 [1]", ascii_only=True))
-    caf{[}U+00E9{]} {[}1{]}
+    >>> print(latex_literal("caf\u00e9 [1] \u2603", ascii_only=True))
+    caf\'{e} {[}1{]} {[}U+2603{]}
     """
     out = _LATEX_TEXT.sub(lambda m: _LATEX.get(m.group()) or _LATEX_GLYPHS.get(m.group()) or " ",
                           str(text))
-    if ascii_only:
-        out = "".join(c if ord(c) < 128 else f"{{[}}U+{ord(c):04X}{{]}}" for c in out)
-    return out
+    return latex_ascii(out) if ascii_only else out
+
+
+_LATEX_SYMBOLS = {"\u2013": "--", "\u2014": "---", "\u2212": "$-$", "\u2264": "$\\le$",
+                  "\u2265": "$\\ge$", "\u00d7": "$\\times$", "\u00b7": "$\\cdot$",
+                  "\u2605": "$\\star$", "\u2020": "$\\dagger$", "\u26a0": "(!)",
+                  "\u2018": "`", "\u2019": "'", "\u201c": "``", "\u201d": "''",
+                  "\u2026": "\\ldots{}", "\u00a0": "~", "\u00b1": "$\\pm$",
+                  "\u2248": "$\\approx$", "\u2192": "$\\to$", "\u03b1": "$\\alpha$"}
+"""Symbols the project prints, as pdflatex writes them in ASCII."""
+_ACCENTS = {"\u0300": "\\`", "\u0301": "\\'", "\u0302": "\\^", "\u0303": "\\~",
+            "\u0308": '\\"', "\u0327": "\\c", "\u030c": "\\v", "\u0304": "\\="}
+_SUPERSCRIPT_LETTERS = dict(zip("ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ⁰¹²³⁴⁵⁶⁷⁸⁹",
+                                "abcdefghijklmnoprstuvwxyz0123456789"))
+
+
+def latex_ascii(text: str) -> str:
+    r"""LaTeX source ``text`` (already escaped) with every non-ASCII character written in
+    ASCII: the symbols the project prints as LaTeX (``–`` as ``--``, ``≤`` as ``$\le$``,
+    ``★`` as ``$\star$``, ``⚠`` as ``(!)``, a superscript letter as ``$^{a}$``), an accented
+    Latin letter with its accent command (``é`` as ``'{e}``), anything else as
+    ``[U+XXXX]``; so pdflatex compiles it whatever its input encoding.
+
+    >>> print(latex_ascii("caf\u00e9 \u2013 \u2605 0.8\u1d43\u1d47 \u2603"))
+    caf\'{e} -- $\star$ 0.8$^{a}$$^{b}$ {[}U+2603{]}
+    """
+    if text.isascii():
+        return text
+    out = []
+    for char in text:
+        if char.isascii():
+            out.append(char)
+        elif char in _LATEX_SYMBOLS:
+            out.append(_LATEX_SYMBOLS[char])
+        elif char in _SUPERSCRIPT_LETTERS:
+            out.append(f"$^{{{_SUPERSCRIPT_LETTERS[char]}}}$")
+        else:
+            base, *marks = unicodedata.normalize("NFD", char)
+            if base.isascii() and base.isalpha() and len(marks) == 1 and marks[0] in _ACCENTS:
+                out.append(f"{_ACCENTS[marks[0]]}{{{base}}}")
+            else:
+                out.append(f"{{[}}U+{ord(char):04X}{{]}}")
+    return "".join(out)
 
 
 _SUPERSCRIPT = re.compile(r"(\$\^\{[a-z]+\}\$)")
@@ -188,7 +229,7 @@ def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
         return frame.to_json(orient="records", indent=1, double_precision=15)
     text = _rounded(frame, digits)
     if fmt == "latex":
-        escape = latex_escape
+        escape = lambda v: latex_ascii(latex_escape(v))  # noqa: E731  (pdflatex compiles it)
         align = "".join("r" if pd.api.types.is_numeric_dtype(frame[c]) else "l" for c in frame)
         lines = [rf"\begin{{tabular}}{{{align}}}", r"\toprule",
                  " & ".join(escape(str(c)) for c in frame.columns) + r" \\", r"\midrule"]

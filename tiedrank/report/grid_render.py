@@ -196,3 +196,13 @@ def text(report: Report) -> str:
 def csv_text(report: Report) -> str:
     """See :meth:`tiedrank.report.grid.Report.to_csv`."""
     return csv_safe(report.numbers()).to_csv(index=False)
+
+
+GRID_FORMATS = ("latex", "markdown", "html")
+"""The ``--format`` values the CLI prints as the report grid."""
+
+
+def render_grid(report: Report, fmt: str) -> str:
+    """``report`` in ``fmt`` (one of :data:`GRID_FORMATS`), ending with a newline."""
+    out = {"latex": latex, "markdown": markdown, "html": html}[fmt](report)
+    return out if out.endswith("\n") else out + "\n"
