@@ -14,12 +14,44 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from ..core.evaluation import Evaluation
 from ..stats import outcome
-from ..report import markdown_literal
+from ..report import Report, build_report, markdown_literal
 from ..core.ties import TieTable, tie_statistics
 
 BEST_MARKER = "★"
 """Put before the cell of the best run per metric (by expectation)."""
+DOWNLOAD_TESTS = {"pairs": "all", "policy": "expected", "test": "t", "correction": "holm",
+                  "alpha": 0.05}
+"""The significance letters of the Overview's LaTeX and Markdown downloads (the page has no
+test controls: ranx's all pairs, a paired t-test under the expectation, Holm, 0.05)."""
+DOWNLOAD_HELP = ("The report grid (tiedrank.report.Report): CSV and Parquet hold the numbers "
+                 "(every tie policy its own column, full precision, no symbols); LaTeX "
+                 "(booktabs, compiles with pdflatex) and Markdown show each cell as expected "
+                 "[worst, best] (trec_eval), the best run per metric in bold, the letters of "
+                 "the runs a run significantly beats (paired t-test of every pair on the "
+                 "expected values, Holm, p <= 0.05) and a dagger where those letters change "
+                 "under another tie policy; the caption says so.")
+"""The help of the Overview's download buttons."""
+
+
+def overview_report(evaluation: Evaluation, *, letters: bool, digits: int = 3) -> Report:
+    """The report grid the Overview's downloads write: the page's evaluation (its metrics in
+    the page's order), trec_eval's value in parentheses (as on screen); ``letters``: with the significance
+    letters of :data:`DOWNLOAD_TESTS` (no test is run without them: the numeric files).
+
+    Examples
+    --------
+    >>> from tiedrank import evaluate
+    >>> qrels = pd.DataFrame({"query": ["1", "2"], "doc": ["x", "x"], "relevance": 1})
+    >>> run = pd.DataFrame({"query": ["1", "1", "2"], "doc": ["x", "y", "x"],
+    ...                     "score": [1.0, 1.0, 2.0]})
+    >>> ev = evaluate({"A": run, "B": run}, qrels, ["RR"], ties="all")
+    >>> overview_report(ev, letters=False).numbers()[["run", "expected", "trec_eval"]].values.tolist()
+    [['A', 0.875, 0.75], ['B', 0.875, 0.75]]
+    """
+    options = DOWNLOAD_TESTS if letters else {"pairs": None}
+    return build_report(evaluation, trec_eval=True, digits=digits, **options)
 
 
 def fmt_value(value: float, digits: int = 3) -> str:

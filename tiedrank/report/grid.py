@@ -122,6 +122,14 @@ class Report:
         (text cells cannot start a spreadsheet formula: :func:`tiedrank.report.csv_safe`)."""
         return grid_render.csv_text(self)
 
+    def to_parquet(self) -> bytes:
+        """:meth:`numbers` as a Parquet file's bytes (pyarrow), the numbers as they are."""
+        import io
+
+        buffer = io.BytesIO()
+        self.numbers().to_parquet(buffer, index=False)
+        return buffer.getvalue()
+
     def to_latex(self, *, caption: str | None = None, label: str | None = "tab:tiedrank",
                  ascii_only: bool = True) -> str:
         r"""A ``table`` float with a booktabs ``tabular`` (needs ``\usepackage{booktabs}``)

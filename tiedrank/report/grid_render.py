@@ -85,8 +85,10 @@ def _caption(report: Report) -> str:
                  else f"each run against the baseline ({sig.baseline})")
         parts.append(f"{_SUP}: the keys of the runs a run is significantly better than "
                      f"({TEST_LABELS[sig.test]} of {scope} on the per-query values under "
-                     f"{policy_phrase(sig.policy)}, {CORRECTION_LABELS[sig.correction]} "
-                     f"correction per metric, corrected p {_LE} {sig.alpha:g}).")
+                     f"{policy_phrase(sig.policy)}, "
+                     + ("no correction for multiple tests, p" if sig.correction == "none" else
+                        f"{CORRECTION_LABELS[sig.correction]} correction per metric, corrected p")
+                     + f" {_LE} {sig.alpha:g}).")
         if sig.checked:
             parts.append(f"{_DAGGER}: the superscripts differ under "
                          + ", ".join(policy_phrase(p) for p in sig.checked[:-1])
