@@ -11,8 +11,6 @@ from __future__ import annotations
 import html.parser
 import io
 import itertools
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -22,6 +20,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from report_support import HOSTILE_NAME, compile_latex, small_evaluation
+from tiedrank.cli import main
 from tiedrank.report import build_report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -202,27 +201,28 @@ def test_evaluation_entry_points_and_numbers_read_back(evaluation):
     assert parquet["expected"].tolist() == report.cells["expected"].tolist()
 
 
-def _cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tiedrank", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+def _cli(capsys, *args) -> str:
+    """``tiedrank ARGS`` in this process (the CLI's one entry point); its standard output."""
+    capsys.readouterr()
+    assert main([str(a) for a in args]) == 0, capsys.readouterr().err
+    return capsys.readouterr().out
+
+
+RUNS = [LLMJUDGE / "runs" / n for n in ("Olz-gpt4o.txt", "RMITIR-llama70B.txt")]
 
 
 @pytest.mark.parametrize("command", ["evaluate", "compare"])
-def test_cli_latex_is_the_grid_and_compiles(command, tmp_path):
-    runs = [LLMJUDGE / "runs" / n for n in ("Olz-gpt4o.txt", "RMITIR-llama70B.txt")]
+def test_cli_latex_is_the_grid_and_compiles(command, tmp_path, capsys):
     extra = ["--draws", "20", "--resamples", "99"] if command == "compare" else []
-    done = _cli(command, LLMJUDGE / "qrels.test.txt", *runs, "-m", "RR", "-m", "nDCG@10",
-                "--rel-level", "2", "--format", "latex", *extra)
-    assert done.returncode == 0, done.stderr
-    assert "\\caption{Each cell" in done.stdout and "Olz-gpt4o" in done.stdout
-    assert ("Superscripts" in done.stdout) == (command == "compare")
-    compile_latex(done.stdout, tmp_path, f"cli-{command}")
+    out = _cli(capsys, command, LLMJUDGE / "qrels.test.txt", *RUNS, "-m", "RR", "-m", "nDCG@10",
+               "--rel-level", "2", "--format", "latex", *extra)
+    assert "\\caption{Each cell" in out and "Olz-gpt4o" in out
+    assert ("Superscripts" in out) == (command == "compare")
+    compile_latex(out, tmp_path, f"cli-{command}")
 
 
-def test_cli_html_is_the_escaped_grid():
-    runs = [LLMJUDGE / "runs" / n for n in ("Olz-gpt4o.txt", "RMITIR-llama70B.txt")]
-    page = _cli("evaluate", LLMJUDGE / "qrels.test.txt", *runs, "-m", "RR", "--rel-level", "2",
-                "--format", "html")
-    assert page.returncode == 0, page.stderr
-    assert page.stdout.startswith('<table class="tiedrank-report">')
-    assert _html_texts(page.stdout)[:4] == ["#", "run", "RR", "a"]
+def test_cli_html_is_the_escaped_grid(capsys):
+    page = _cli(capsys, "evaluate", LLMJUDGE / "qrels.test.txt", *RUNS, "-m", "RR",
+                "--rel-level", "2", "--format", "html")
+    assert page.startswith('<table class="tiedrank-report">')
+    assert _html_texts(page)[:4] == ["#", "run", "RR", "a"]

@@ -77,10 +77,17 @@ def report_download_row(build: Callable[[bool], Report], basename: str, *, key: 
     """CSV / Parquet (numbers) and LaTeX / Markdown (the grid with its caption) buttons for
     a report grid; ``build(letters)`` makes the :class:`~tiedrank.report.Report` on click
     only (``letters``: run the significance tests, for the LaTeX and Markdown files)."""
+    built: dict[bool, Report] = {}  # one grid per kind for this run's buttons (tests once)
+
+    def report(letters: bool) -> Report:
+        if letters not in built:
+            built[letters] = build(letters)
+        return built[letters]
+
     row = st.container(horizontal=True, gap="small")
     for fmt, ext, mime, label, letters in _REPORT_DOWNLOADS:
         row.download_button(
-            label, data=lambda fmt=fmt, letters=letters: getattr(build(letters), f"to_{fmt}")(),
+            label, data=lambda fmt=fmt, letters=letters: getattr(report(letters), f"to_{fmt}")(),
             file_name=f"{basename}.{ext}", mime=mime, key=f"{key}_{fmt}", on_click="ignore",
             icon=":material/download:", help=help)
 
