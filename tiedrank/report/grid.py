@@ -230,8 +230,8 @@ def build_report(evaluation: Evaluation, *, metrics: Sequence[str] | None = None
     keys = comparison.keys if comparison is not None else dict(zip(run_list, run_keys(len(run_list))))
     cells = _cells(evaluation, wide, run_list, metric_list, keys, value, comparison, unstable)
     notes = tuple(dict.fromkeys(f.message for f in (comparison.findings if comparison else [])))
-    return Report(cells, dict(keys), value, significance,
-                  bool(trec_eval and "trec_eval" in cells.columns), digits, notes)
+    shown_trec = bool(trec_eval and "trec_eval" in cells.columns and value != "trec_eval")
+    return Report(cells, dict(keys), value, significance, shown_trec, digits, notes)
 
 
 def _subset(available: list[str], chosen: Sequence[str] | None, what: str) -> list[str]:

@@ -72,8 +72,9 @@ def _render_caption(report: Report, escape: Callable[[str], str], marks: dict[st
 
 
 def _caption(report: Report) -> str:
+    key = {"best": "optimistic", "worst": "pessimistic"}.get(report.value, report.value)
     value = ("the expected value over every ordering of the tied documents"
-             if report.value == "expected" else f"the value under {report.value}")
+             if report.value == "expected" else f"the value under {policy_phrase(key)}")
     parts = [f"Each cell: {value}"
              + (", [worst, best] over those orderings" if report.has_range else "")
              + (", and in parentheses the value in trec_eval's tie order" if report.trec_eval
