@@ -107,3 +107,15 @@ def test_compare_report_and_other_tables_compile(tmp_path):
                                render(view.report_wide(comparison, "latex"), "latex"),
                                render(view.report_wide(comparison), "latex"),
                                render(display, "latex")]), tmp_path, "compare")
+
+
+def test_overview_letters_are_bounded(monkeypatch):
+    """Past MAX_DOWNLOAD_TESTS paired tests the download has no letters and says why."""
+    from tiedrank.dashboard import overview
+
+    ev = _llmjudge(["RR"])  # 8 runs: 28 pairs x 1 metric x 4 policies = 112 tests
+    monkeypatch.setattr(overview, "MAX_DOWNLOAD_TESTS", 100)
+    report = overview.overview_report(ev, letters=True)
+    assert report.significance is None
+    assert "No significance letters: 8 runs x 1 metric would take 112 paired tests" in report.caption()
+    assert "tiedrank compare" in report.to_latex()

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from ..core.evaluation import Evaluation
+from ..core.evaluation import ALL_POLICIES, Evaluation
 from ..stats import outcome
 from ..report import Report, build_report, markdown_literal
 from ..core.ties import TieTable, tie_statistics
@@ -25,6 +26,10 @@ DOWNLOAD_TESTS = {"pairs": "all", "policy": "expected", "test": "t", "correction
                   "alpha": 0.05}
 """The significance letters of the Overview's LaTeX and Markdown downloads (the page has no
 test controls: ranx's all pairs, a paired t-test under the expectation, Holm, 0.05)."""
+MAX_DOWNLOAD_TESTS = 3_000
+"""Most paired tests the Overview's LaTeX / Markdown downloads run (every pair, under each
+of the four fixed policies; about 5 ms each): beyond it the files carry no letters, and
+their caption says so and how to get them."""
 DOWNLOAD_HELP = ("The report grid (tiedrank.report.Report): CSV and Parquet hold the numbers "
                  "(every tie policy its own column, full precision, no symbols); LaTeX "
                  "(booktabs, compiles with pdflatex) and Markdown show each cell as expected "
@@ -50,6 +55,15 @@ def overview_report(evaluation: Evaluation, *, letters: bool, digits: int = 3) -
     >>> overview_report(ev, letters=False).numbers()[["run", "expected", "trec_eval"]].values.tolist()
     [['A', 0.875, 0.75], ['B', 0.875, 0.75]]
     """
+    n_runs, n_metrics = len(evaluation.tables), len(evaluation.metrics)
+    tests = n_runs * (n_runs - 1) // 2 * n_metrics * len(ALL_POLICIES)
+    if letters and tests > MAX_DOWNLOAD_TESTS:  # a bounded wait, whatever was uploaded
+        report = build_report(evaluation, pairs=None, trec_eval=True, digits=digits)
+        return replace(report, notes=(
+            f"No significance letters: {n_runs} runs x {n_metrics} "
+            f"metric{'s' if n_metrics != 1 else ''} would take "
+            f"{tests:,} paired tests here (at most {MAX_DOWNLOAD_TESTS:,}); tiedrank compare "
+            "--all-pairs --format latex computes them",))
     options = DOWNLOAD_TESTS if letters else {"pairs": None}
     return build_report(evaluation, trec_eval=True, digits=digits, **options)
 

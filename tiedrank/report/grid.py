@@ -86,6 +86,8 @@ class Report:
         Show the trec_eval-order value in parentheses.
     digits : int
         Decimals shown.
+    notes : tuple of str
+        Sentences the caption ends with (queries a pairing dropped, letters left out).
     """
 
     cells: pd.DataFrame

@@ -101,6 +101,7 @@ def _caption(report: Report) -> str:
                          "with ties='all' for that).")
         if (note := scale_note(report.metrics)) is not None:
             parts.append(note[0].upper() + note[1:] + ".")
+    parts += [n if n.endswith(".") else n + "." for n in report.notes]
     return " ".join(parts)
 
 
