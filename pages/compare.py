@@ -25,6 +25,7 @@ from tiedrank.dashboard.ui import (
     number_cards,
     persist,
     persist_choice,
+    report_download_row,
     show_figure,
     show_findings,
     stacking_columns,
@@ -37,22 +38,6 @@ from tiedrank.core.policies import POLICY_LABELS
 from tiedrank.report import render
 from tiedrank.sampling import samplable
 from tiedrank.stats import CORRECTIONS, TESTS, group_breakdown
-
-
-def marker_downloads(comparison, basename: str, *, key: str) -> None:
-    """CSV / LaTeX / Markdown of the ranx-style table, each with its own superscript syntax
-    (``^ab``, ``$^{ab}$``, ``<sup>ab</sup>``); otherwise as :func:`download_row`."""
-    row = st.container(horizontal=True, gap="small")
-    for fmt, style, ext, mime, label in (("csv", "text", "csv", "text/csv", "CSV"),
-                                         ("latex", "latex", "tex", "application/x-tex", "LaTeX"),
-                                         ("markdown", "markdown", "md", "text/markdown", "Markdown")):
-        row.download_button(
-            label, data=lambda fmt=fmt, style=style: render(view.report_wide(comparison, style), fmt, 4),
-            file_name=f"{basename}.{ext}", mime=mime, key=f"{key}_{fmt}", on_click="ignore",
-            icon=":material/download:",
-            help=f"Download this table as {label}; the significance markers are written as "
-                 + {"csv": "^ab", "latex": "LaTeX superscripts $^{ab}$",
-                    "markdown": "<sup>ab</sup>"}[fmt] + " (rendered by tiedrank.report).")
 
 
 st.title("Compare runs: is a run better than the baseline, and does the verdict survive another tie order?")
@@ -208,7 +193,10 @@ with wide_tab:
         **{f"{m} d": st.column_config.TextColumn(f"{m} d", alignment="right",
                                                  help=f"Cohen's d of {m}, run − baseline.")
            for m in metrics}})
-    marker_downloads(comparison, "tiedrank-compare-report", key="compare_report_download")
+    report_download_row(  # the report grid, with the letters of the test chosen above
+        lambda letters: view.comparison_report(ctx.evaluation(metrics, ties), comparison, seed=seed,
+                                               n_resamples=n_resamples, letters=letters),
+        "tiedrank-compare-report", key="compare_report_download", help=view.REPORT_DOWNLOAD_HELP)
 with numbers_tab:
     numbers = view.report_numbers(comparison)
     st.dataframe(numbers, hide_index=True, key="compare_numbers_table", column_config={

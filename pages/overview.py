@@ -4,10 +4,12 @@ import streamlit as st
 from tiedrank.dashboard.figures.overview import range_figure
 from tiedrank.dashboard.overview import (
     BEST_MARKER,
+    DOWNLOAD_HELP,
     flip_sentences,
     order_flips,
     overview_cells,
     overview_long,
+    overview_report,
     overview_styled,
     tie_statistics_frame,
     verdict_sentence,
@@ -19,6 +21,7 @@ from tiedrank.dashboard.ui import (
     get_context,
     metric_multiselect,
     persist,
+    report_download_row,
     show_figure,
     show_findings,
 )
@@ -73,8 +76,9 @@ else:
         **{c: st.column_config.Column(c, width=250) for c in table.columns if c != "run"}})
     st.caption(f"{BEST_MARKER} and bold: the best run per metric by expectation. Click a header "
                "to sort the runs by that metric's expected value.")
-download_row(table, "tiedrank-overview" if view == "Summary" else "tiedrank-overview-numbers",
-             key="overview_download")
+# downloads: the report grid (numbers in CSV / Parquet; LaTeX and Markdown with a caption)
+report_download_row(lambda letters: overview_report(evaluation, letters=letters),
+                    "tiedrank-overview", key="overview_download", help=DOWNLOAD_HELP)
 
 # ---- order flips ---------------------------------------------------------------------------
 if len(flips):

@@ -13,6 +13,7 @@ The options of an evaluation are one value, checked once, which every door build
 """
 from . import _moved
 from . import interop  # the outer layer: plugs other tools' names and objects into the core
+from . import report  # plugs the report grid into Evaluation.grid / to_latex / to_markdown / to_html
 from .core.data import Qrels, Run
 from .core.errors import Finding, InputError
 from .core.evaluation import Evaluation, evaluate, parse_policies, tsrr_sweep

@@ -5,7 +5,7 @@
     tiedrank compare QRELS BASELINE RUN [RUN ...] -m RR -m nDCG@10 --rel-level 2
         [--ties POLICY] [--test t|wilcoxon|randomization] [--correction holm|bonferroni|bh|none]
         [--alpha A] [--all-pairs] [--seed S] [--draws N] [--groups CSV]
-        [--format table|csv|json|latex|markdown]
+        [--format table|csv|json|latex|markdown|html]
 
 Prints three sections: the report table (mean, difference to the baseline, p-value,
 corrected p-value, significance, effect size, ranx-style markers), the verdict stability
@@ -13,7 +13,11 @@ corrected p-value, significance, effect size, ranx-style markers), the verdict s
 Success@k, P@k, R@k and Rprec, else sampled with its standard error; the normal
 approximation and the exact SD of each mean as cross-checks; and the verdict under each
 fixed tie policy), and with ``--groups`` the
-per-group means. With ``--format json`` the sections are the keys of one JSON object.
+per-group means. With ``--format json`` the sections are the keys of one JSON object; with
+``--format latex|markdown|html`` the report section is the report grid
+(:class:`tiedrank.report.Report`: runs x metrics, the expectation with [worst, best] and
+trec_eval's value, the letters of the runs a run significantly beats, a dagger where they
+change under another tie policy, and a caption saying so).
 
 :func:`register` adds the subcommand to the ``tiedrank`` parser (``tiedrank.cli`` calls it);
 :func:`main` runs it standalone: ``main(["qrels.txt", "base.txt", "run.txt", "-m", "RR"])``.
@@ -22,6 +26,7 @@ Bad input ends with one line on stderr and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import sys
 import warnings
@@ -31,14 +36,25 @@ from ..core.errors import InputError
 from ..core.evaluation import DEFAULT_METRICS, build_tables, parse_metrics, score_tables
 from ..io import read_groups
 from ..core.policies import ALL_POLICIES, POLICIES, parse_policies
-from ..report import render
+from ..report import GRID_FORMATS, build_report, markdown_literal, render, render_grid
 from ..stats import CORRECTIONS, TESTS, compare_runs, group_breakdown, scale_note, verdict_stability
 from ..core.validation import InvalidParameterError, check_arguments
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
                       add_rel_level, evaluation_options, integer_at_least, probability,
                       run_handler)
 
-_COMMENT = {"table": "#", "csv": "#", "latex": "%", "markdown": "###"}
+_COMMENT = {"table": "#", "csv": "#", "latex": "%"}
+
+
+def _heading(title: str, fmt: str) -> str:
+    """A section's title as a comment or heading of ``fmt`` (on one line, escaped: it
+    names the baseline's file)."""
+    title = " ".join(title.splitlines())
+    if fmt == "markdown":
+        return f"### {markdown_literal(title)}"
+    if fmt == "html":
+        return f"<h3>{html.escape(title)}</h3>"
+    return f"{_COMMENT[fmt]} {title}"
 _positive_int = integer_at_least(1)
 
 
@@ -107,9 +123,18 @@ def _compare(args: argparse.Namespace) -> int:
         payload["notes"] = [evaluation.rule] + [f.message for f in _findings(evaluation, comparison, breakdown)]
         print(json.dumps(payload, indent=1))
         return 0
-    comment = _COMMENT[args.format]
-    blocks = [f"{comment} {title}\n{render(frame, args.format, digits=args.digits)}"
-              for _, frame, title in sections]
+    rendered = {key: render(frame, args.format, digits=args.digits) for key, frame, _ in sections}
+    if args.format in GRID_FORMATS:  # the report section as the grid a paper prints
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            warnings.simplefilter("ignore", UserWarning)
+            grid = build_report(
+                evaluation, baseline=names[0], policy=policy[0].label, test=args.test,
+                correction=args.correction, alpha=args.alpha,
+                pairs="all" if args.all_pairs else "baseline", seed=args.seed,
+                n_resamples=args.resamples, trec_eval=True, digits=args.digits)
+        rendered["report"] = render_grid(grid, args.format).rstrip("\n")
+    blocks = [f"{_heading(title, args.format)}\n{rendered[key]}" for key, _, title in sections]
     print("\n\n".join(blocks))
     notes = [evaluation.rule] + [f.message for f in _findings(evaluation, comparison, breakdown)]
     if args.format == "table":  # keep machine-readable formats clean: notes go to stderr

@@ -2,7 +2,9 @@
 
 Prints per run and metric the number of queries, the expected value, the best and worst
 case over tie orderings, trec_eval's order and its bias (``--per-query``: one row per query);
-the query-set rule and any findings go to stderr.
+the query-set rule and any findings go to stderr. ``--format latex|markdown|html`` prints the
+report grid instead (:class:`tiedrank.report.Report`: runs x metrics, the expectation with
+[worst, best] and trec_eval's value, with a caption).
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from ..core.evaluation import DEFAULT_METRICS, build_tables, metric_request, sco
 from ..interop.trec_eval import DEFAULT_GROUP, with_collection_size
 from ..metrics import METRIC_NAMES
 from ..core.policies import ALL_POLICIES, POLICIES, REPORT_COLUMNS
-from ..report import natural_rank, render
+from ..report import GRID_FORMATS, build_report, natural_rank, render, render_grid
 from ..core.summaries import summary_note
 from ..core.validation import check_arguments
 from . import scale
@@ -132,7 +134,13 @@ def show(evaluation, args: argparse.Namespace) -> int:
         frame = evaluation.report()
         frame.insert(2, "queries", evaluation.summary.groupby(
             ["run", "metric"], observed=True, sort=False)["n_queries"].first().to_numpy())
-    print(render(frame, args.format, digits=args.digits))
+    if args.format in GRID_FORMATS and not args.per_query and not frame.empty:
+        # the report grid a paper prints (runs x metrics, [worst, best], trec_eval's value
+        # in parentheses); no test is run here: `tiedrank compare` adds the letters
+        grid = build_report(evaluation, pairs=None, trec_eval=True, digits=args.digits)
+        print(render_grid(grid, args.format), end="")
+    else:
+        print(render(frame, args.format, digits=args.digits))
     # notes go to stderr in every format (stdout stays machine-readable), and an empty
     # result always says why; a summary that is not a mean (gm_map's geometric mean of the
     # per-query expectations, num_ret's sum) is said in every format

@@ -17,6 +17,7 @@ from ..metrics.registry import EXTREME_POLICIES
 from .policies import ALL_POLICIES, REPORT_COLUMNS, Policy, parse_policies  # noqa: F401  (ALL_POLICIES re-exported)
 from .options import MAX_EXP_GRADE, EvaluationOptions, make_options
 from .peers import PEERS, MetricRequest
+from .report_socket import REPORT
 from .rounding import round_scores
 from .summation import exact_sums
 from .ties import TieTable, build_tie_table, truncate_run  # noqa: F401  (truncate_run re-exported)
@@ -105,6 +106,34 @@ class Evaluation:
             wide["bias"] = wide["trec_eval"] - wide["expected"]
         wide.columns.name = None
         return wide.reset_index()
+
+    def grid(self, **options: Any) -> Any:
+        """The report grid of this evaluation, :class:`tiedrank.report.Report`: runs x
+        metrics, each cell the expectation with [worst, best], the best run per metric
+        marked, ranx-style significance letters (every pair of runs by default) and a dagger
+        where the letters change with the tie policy. ``options`` are those of
+        :func:`tiedrank.report.build_report` (``pairs``, ``baseline``, ``policy``, ``test``,
+        ``correction``, ``alpha``, ``trec_eval``, ``digits``, ...)."""
+        return REPORT.build(self, **options)
+
+    def to_latex(self, *, caption: str | None = None, label: str | None = "tab:tiedrank",
+                 ascii_only: bool = True, **options: Any) -> str:
+        r"""The report grid (:meth:`grid` with ``options``) as a LaTeX ``table`` with a
+        booktabs ``tabular`` and a caption saying what the brackets, bold, letters and
+        dagger mean: :meth:`tiedrank.report.Report.to_latex`."""
+        return self.grid(**options).to_latex(caption=caption, label=label, ascii_only=ascii_only)
+
+    def to_markdown(self, **options: Any) -> str:
+        """The report grid (:meth:`grid` with ``options``) as a Markdown table and caption."""
+        return self.grid(**options).to_markdown()
+
+    def to_html(self, **options: Any) -> str:
+        """The report grid (:meth:`grid` with ``options``) as an escaped HTML table."""
+        return self.grid(**options).to_html()
+
+    def _repr_html_(self) -> str:
+        # a notebook shows the grid; no test is run just to display the value
+        return self.grid(pairs=None).to_html()
 
     def to_trec_eval(self, policy: str = "trec_eval", *, run: str | None = None,
                      per_query: bool = True, counts: "Iterable[str] | bool" = False,

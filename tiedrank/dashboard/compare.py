@@ -37,12 +37,9 @@ from ..core.evaluation import ALL_POLICIES, Evaluation, parse_policies
 from ..metrics import Metric
 from ..core.policies import POLICY_LABELS
 from ..core.summation import MIN_GEO_MEAN
-from ..report import markdown_literal
+from ..report import Report, build_report, markdown_literal
+from ..report.grid_render import CORRECTION_LABELS, TEST_LABELS
 
-TEST_LABELS = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
-               "randomization": "Fisher randomization test"}
-CORRECTION_LABELS = {"holm": "Holm", "bonferroni": "Bonferroni",
-                     "bh": "Benjamini-Hochberg (FDR)", "none": "none"}
 TEST_POLICIES = ("expected", "trec_eval", "optimistic", "pessimistic", "input", "random")
 """Tie policies whose per-query values the test can use (``random`` is seeded)."""
 POLICY_PHRASES = {"expected": "under the exact expectation", "trec_eval": "under trec_eval's order",
@@ -190,6 +187,34 @@ def report_wide(comparison: cmp.Comparison, style: str = "unicode", digits: int 
         out[f"{metric} d"] = ([("–" if np.isnan(d) else f"{d:.2f}") for d in effects]
                               if effects_as_text else effects)
     return out
+
+
+REPORT_DOWNLOAD_HELP = (
+    "The report grid (tiedrank.report.Report) of this comparison: CSV and Parquet hold the "
+    "numbers (every tie policy its own column, the letters, the p-values against the "
+    "baseline); LaTeX (booktabs, compiles with pdflatex) and Markdown show each cell as "
+    "expected [worst, best] (trec_eval), the best run per metric in bold, the letters of the "
+    "runs a run significantly beats under the test chosen above and a dagger where they "
+    "change under another tie policy, with a caption that says so.")
+"""The help of the report's download buttons."""
+
+
+def comparison_report(evaluation: Evaluation, comparison: cmp.Comparison, *, seed: int,
+                      n_resamples: int, letters: bool = True) -> Report:
+    """The report grid of ``comparison``'s runs and metrics with its test, correction,
+    alpha, policy and pairs (and the page's ``seed`` and ``n_resamples``, so a
+    randomization test gives the letters on screen); ``letters`` false: no test is run."""
+    table = comparison.table
+    all_pairs = bool((comparison.pairs["run_b"] != comparison.baseline).any())
+    tests = ({"pairs": "all" if all_pairs else "baseline", "baseline": comparison.baseline,
+              "policy": comparison.policy, "test": comparison.test,
+              "correction": comparison.correction, "alpha": comparison.alpha, "seed": seed,
+              "n_resamples": min(int(n_resamples), MAX_RESAMPLES)} if letters else {"pairs": None})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        return build_report(evaluation, metrics=list(dict.fromkeys(table["metric"].astype(str))),
+                            runs=list(comparison.keys), trec_eval=True, **tests)
 
 
 def report_numbers(comparison: cmp.Comparison) -> pd.DataFrame:

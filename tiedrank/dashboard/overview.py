@@ -9,17 +9,63 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from ..core.evaluation import ALL_POLICIES, Evaluation
 from ..stats import outcome
-from ..report import markdown_literal
+from ..report import Report, build_report, markdown_literal
 from ..core.ties import TieTable, tie_statistics
 
 BEST_MARKER = "★"
 """Put before the cell of the best run per metric (by expectation)."""
+DOWNLOAD_TESTS = {"pairs": "all", "policy": "expected", "test": "t", "correction": "holm",
+                  "alpha": 0.05}
+"""The significance letters of the Overview's LaTeX and Markdown downloads (the page has no
+test controls: ranx's all pairs, a paired t-test under the expectation, Holm, 0.05)."""
+MAX_DOWNLOAD_TESTS = 3_000
+"""Most paired tests the Overview's LaTeX / Markdown downloads run (every pair, under each
+of the four fixed policies; about 5 ms each): beyond it the files carry no letters, and
+their caption says so and how to get them."""
+DOWNLOAD_HELP = ("The report grid (tiedrank.report.Report): CSV and Parquet hold the numbers "
+                 "(every tie policy its own column, full precision, no symbols); LaTeX "
+                 "(booktabs, compiles with pdflatex) and Markdown show each cell as expected "
+                 "[worst, best] (trec_eval), the best run per metric in bold, the letters of "
+                 "the runs a run significantly beats (paired t-test of every pair on the "
+                 "expected values, Holm, p <= 0.05) and a dagger where those letters change "
+                 "under another tie policy; the caption says so.")
+"""The help of the Overview's download buttons."""
+
+
+def overview_report(evaluation: Evaluation, *, letters: bool, digits: int = 3) -> Report:
+    """The report grid the Overview's downloads write: the page's evaluation (its metrics in
+    the page's order), trec_eval's value in parentheses (as on screen); ``letters``: with the significance
+    letters of :data:`DOWNLOAD_TESTS` (no test is run without them: the numeric files).
+
+    Examples
+    --------
+    >>> from tiedrank import evaluate
+    >>> qrels = pd.DataFrame({"query": ["1", "2"], "doc": ["x", "x"], "relevance": 1})
+    >>> run = pd.DataFrame({"query": ["1", "1", "2"], "doc": ["x", "y", "x"],
+    ...                     "score": [1.0, 1.0, 2.0]})
+    >>> ev = evaluate({"A": run, "B": run}, qrels, ["RR"], ties="all")
+    >>> overview_report(ev, letters=False).numbers()[["run", "expected", "trec_eval"]].values.tolist()
+    [['A', 0.875, 0.75], ['B', 0.875, 0.75]]
+    """
+    n_runs, n_metrics = len(evaluation.tables), len(evaluation.metrics)
+    tests = n_runs * (n_runs - 1) // 2 * n_metrics * len(ALL_POLICIES)
+    if letters and tests > MAX_DOWNLOAD_TESTS:  # a bounded wait, whatever was uploaded
+        report = build_report(evaluation, pairs=None, trec_eval=True, digits=digits)
+        return replace(report, notes=(
+            f"No significance letters: {n_runs} runs x {n_metrics} "
+            f"metric{'s' if n_metrics != 1 else ''} would take "
+            f"{tests:,} paired tests here (at most {MAX_DOWNLOAD_TESTS:,}); tiedrank compare "
+            "--all-pairs --format latex computes them",))
+    options = DOWNLOAD_TESTS if letters else {"pairs": None}
+    return build_report(evaluation, trec_eval=True, digits=digits, **options)
 
 
 def fmt_value(value: float, digits: int = 3) -> str:

@@ -612,6 +612,7 @@ from tiedrank.dashboard.widgets import (  # noqa: E402,F401
     empty_state,
     show_findings,
     download_row,
+    report_download_row,
     number_cards,
     show_figure,
     figure_download,

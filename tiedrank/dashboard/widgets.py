@@ -26,7 +26,7 @@ from tiedrank.dashboard.settings import (
     validate_metrics,
 )
 from tiedrank.core.errors import Finding
-from tiedrank.report import markdown_literal, render
+from tiedrank.report import Report, markdown_literal, render
 
 
 def empty_state(message: str) -> None:
@@ -63,6 +63,33 @@ def download_row(frame: pd.DataFrame, basename: str, *, key: str, digits: int = 
             label, data=lambda fmt=fmt: render(frame, fmt, digits), file_name=f"{basename}.{ext}",
             mime=mime, key=f"{key}_{fmt}", on_click="ignore", icon=":material/download:",
             help=f"Download this table as {label} ({digits} decimals; rendered by tiedrank.report).")
+
+
+_REPORT_DOWNLOADS = (("csv", "csv", "text/csv", "CSV", False),
+                     ("parquet", "parquet", "application/vnd.apache.parquet", "Parquet", False),
+                     ("latex", "tex", "application/x-tex", "LaTeX", True),
+                     ("markdown", "md", "text/markdown", "Markdown", True))
+"""(format, extension, MIME type, label, with significance letters) of a report grid."""
+
+
+def report_download_row(build: Callable[[bool], Report], basename: str, *, key: str,
+                        help: str) -> None:
+    """CSV / Parquet (numbers) and LaTeX / Markdown (the grid with its caption) buttons for
+    a report grid; ``build(letters)`` makes the :class:`~tiedrank.report.Report` on click
+    only (``letters``: run the significance tests, for the LaTeX and Markdown files)."""
+    built: dict[bool, Report] = {}  # one grid per kind for this run's buttons (tests once)
+
+    def report(letters: bool) -> Report:
+        if letters not in built:
+            built[letters] = build(letters)
+        return built[letters]
+
+    row = st.container(horizontal=True, gap="small")
+    for fmt, ext, mime, label, letters in _REPORT_DOWNLOADS:
+        row.download_button(
+            label, data=lambda fmt=fmt, letters=letters: getattr(report(letters), f"to_{fmt}")(),
+            file_name=f"{basename}.{ext}", mime=mime, key=f"{key}_{fmt}", on_click="ignore",
+            icon=":material/download:", help=help)
 
 
 def number_cards():

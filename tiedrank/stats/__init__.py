@@ -75,6 +75,7 @@ from .agreement import (
                            judge_agreement,
                            label_problem,
 )
+from .checkpoints import CHECKPOINT_COLUMNS, checkpoint_curve, checkpoint_steps
 from .comparison import (
                            PAIRINGS,
                            Comparison,
@@ -146,6 +147,8 @@ __all__ = [  # noqa: RUF022 (grouped by module, as the table above)
     # comparisons
     "PAIRINGS", "Comparison", "PairComparison", "compare_pair", "compare_runs", "run_keys",
     "scale_note",
+    # checkpoints of a training run
+    "CHECKPOINT_COLUMNS", "checkpoint_curve", "checkpoint_steps",
     # verdict stability and exact laws
     "PairStability", "WinProbability", "pair_stability", "policy_verdicts",
     "verdict_stability", "win_probabilities", "win_probability",

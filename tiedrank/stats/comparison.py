@@ -236,7 +236,8 @@ def compare_runs(source: Evaluation | pd.DataFrame, *, baseline: str | None = No
                  test: str = "t", correction: str = "holm", alpha: float = 0.05,
                  pairs: str = "baseline", seed: int = 0, n_resamples: int = 9999,
                  confidence: float = 0.95,
-                 progress: Callable[[float, str], None] | None = None) -> Comparison:
+                 progress: Callable[[float, str], None] | None = None,
+                 intervals: bool = True) -> Comparison:
     """Compare many runs against a baseline (or all pairs) with a corrected paired test.
 
     Each metric is compared on the scale of its summary (:func:`compare_pair`): a run's
@@ -266,6 +267,9 @@ def compare_runs(source: Evaluation | pd.DataFrame, *, baseline: str | None = No
         Seeds the randomization test and the bootstrap (same seed, same numbers).
     progress : callable, optional
         Called as ``progress(share_done, step_in_words)`` before each test (a progress bar).
+    intervals : bool, default True
+        Compute each pair's bootstrap interval (``ci_low``, ``ci_high``); false leaves them
+        NaN and skips the resampling (the report grid needs only the tests).
 
     Returns
     -------
@@ -306,7 +310,7 @@ def compare_runs(source: Evaluation | pd.DataFrame, *, baseline: str | None = No
             paired = pair_columns(matrix, run_a, run_b)
             findings += _dropped_findings(paired, metric, run_a, run_b)
             results.append(compare_values(paired, run_a, run_b, metric, policy_label, test,
-                                           seed, n_resamples, confidence))
+                                           seed, n_resamples, confidence, with_ci=intervals))
         block = pd.DataFrame([r.as_dict() for r in results])
         block["p_corrected"] = correct_pvalues([r.p_value for r in results], correction)
         block["significant"] = np.nan_to_num(block["p_corrected"].to_numpy(), nan=np.inf) <= alpha

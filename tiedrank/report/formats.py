@@ -1,14 +1,17 @@
-"""Render result tables as text, CSV, JSON, LaTeX or Markdown (CLI and dashboard share it)."""
+"""Render result tables as text, CSV, JSON, LaTeX, Markdown or HTML (CLI and dashboard share it),
+and the escapes every renderer of :mod:`tiedrank.report` uses."""
 from __future__ import annotations
 
+import html
 import re
+import unicodedata
 
 import numpy as np
 import pandas as pd
 
-from .core.validation import Interval, Options, validate_params
+from ..core.validation import Interval, Options, validate_params
 
-FORMATS = ("table", "csv", "json", "latex", "markdown")
+FORMATS = ("table", "csv", "json", "latex", "markdown", "html")
 """Output formats of :func:`render` (and of the CLI's ``--format``)."""
 MAX_DIGITS = 17
 """17 significant digits round-trip any float64 exactly; more would print noise."""
@@ -57,6 +60,68 @@ _LATEX_SPECIAL = re.compile(r"[\\&%$#_{}~^]")
 _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
           "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
           "^": r"\textasciicircum{}"}
+_LATEX_TEXT = re.compile(r"[\\&%$#_{}~^<>|\[\]]|[\x00-\x1f\x7f]")
+_LATEX_GLYPHS = {"<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+                 "[": "{[}", "]": "{]}"}
+
+
+def latex_literal(text: object, ascii_only: bool = False) -> str:
+    r"""``text`` as LaTeX that prints it as it is, in any cell or caption: every special
+    character escaped (and ``< > |``, which the default font would print as other glyphs;
+    brackets braced, so none is read as an optional argument), control characters as
+    spaces. With ``ascii_only`` the source is ASCII (:func:`latex_ascii`), so pdflatex
+    compiles it whatever its input encoding.
+
+    >>> print(latex_literal("a_b <i>|50% $^{x}$"))
+    a\_b \textless{}i\textgreater{}\textbar{}50\% \$\textasciicircum{}\{x\}\$
+    >>> print(latex_literal("caf\u00e9 [1] \u2603", ascii_only=True))
+    caf\'{e} {[}1{]} {[}U+2603{]}
+    """
+    out = _LATEX_TEXT.sub(lambda m: _LATEX.get(m.group()) or _LATEX_GLYPHS.get(m.group()) or " ",
+                          str(text))
+    return latex_ascii(out) if ascii_only else out
+
+
+_LATEX_SYMBOLS = {"\u2013": "--", "\u2014": "---", "\u2212": "$-$", "\u2264": "$\\le$",
+                  "\u2265": "$\\ge$", "\u00d7": "$\\times$", "\u00b7": "$\\cdot$",
+                  "\u2605": "$\\star$", "\u2020": "$\\dagger$", "\u26a0": "(!)",
+                  "\u2018": "`", "\u2019": "'", "\u201c": "``", "\u201d": "''",
+                  "\u2026": "\\ldots{}", "\u00a0": "~", "\u00b1": "$\\pm$",
+                  "\u2248": "$\\approx$", "\u2192": "$\\to$", "\u03b1": "$\\alpha$"}
+"""Symbols the project prints, as pdflatex writes them in ASCII."""
+_ACCENTS = {"\u0300": "\\`", "\u0301": "\\'", "\u0302": "\\^", "\u0303": "\\~",
+            "\u0308": '\\"', "\u0327": "\\c", "\u030c": "\\v", "\u0304": "\\="}
+_SUPERSCRIPT_LETTERS = dict(zip("ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ⁰¹²³⁴⁵⁶⁷⁸⁹",
+                                "abcdefghijklmnoprstuvwxyz0123456789"))
+
+
+def latex_ascii(text: str) -> str:
+    r"""LaTeX source ``text`` (already escaped) with every non-ASCII character written in
+    ASCII: the symbols the project prints as LaTeX (``–`` as ``--``, ``≤`` as ``$\le$``,
+    ``★`` as ``$\star$``, ``⚠`` as ``(!)``, a superscript letter as ``$^{a}$``), an accented
+    Latin letter with its accent command (``é`` as ``'{e}``), anything else as
+    ``[U+XXXX]``; so pdflatex compiles it whatever its input encoding.
+
+    >>> print(latex_ascii("caf\u00e9 \u2013 \u2605 0.8\u1d43\u1d47 \u2603"))
+    caf\'{e} -- $\star$ 0.8$^{a}$$^{b}$ {[}U+2603{]}
+    """
+    if text.isascii():
+        return text
+    out = []
+    for char in text:
+        if char.isascii():
+            out.append(char)
+        elif char in _LATEX_SYMBOLS:
+            out.append(_LATEX_SYMBOLS[char])
+        elif char in _SUPERSCRIPT_LETTERS:
+            out.append(f"$^{{{_SUPERSCRIPT_LETTERS[char]}}}$")
+        else:
+            base, *marks = unicodedata.normalize("NFD", char)
+            if base.isascii() and base.isalpha() and len(marks) == 1 and marks[0] in _ACCENTS:
+                out.append(f"{_ACCENTS[marks[0]]}{{{base}}}")
+            else:
+                out.append(f"{{[}}U+{ord(char):04X}{{]}}")
+    return "".join(out)
 
 
 _SUPERSCRIPT = re.compile(r"(\$\^\{[a-z]+\}\$)")
@@ -144,10 +209,12 @@ def _rounded(frame: pd.DataFrame, digits: int) -> pd.DataFrame:
 
 @validate_params({"fmt": [Options(*FORMATS)], "digits": [Interval(int, 0, MAX_DIGITS)]})
 def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
-    """Render ``frame`` in ``fmt``: one of ``table``, ``csv``, ``json``, ``latex``, ``markdown``.
+    """Render ``frame`` in ``fmt``: one of ``table``, ``csv``, ``json``, ``latex``, ``markdown``,
+    ``html``.
 
     ``table`` is a fixed-width text table in the spirit of trec_eval's output; ``json`` is
-    one record per row with full precision; the others round floats to ``digits``.
+    one record per row with full precision; the others round floats to ``digits``. Every
+    text cell is escaped for its format (``html``: :func:`html.escape`, nothing rendered).
 
     Examples
     --------
@@ -162,12 +229,15 @@ def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
         return frame.to_json(orient="records", indent=1, double_precision=15)
     text = _rounded(frame, digits)
     if fmt == "latex":
-        escape = latex_escape
+        escape = lambda v: latex_ascii(latex_escape(v))  # noqa: E731  (pdflatex compiles it)
         align = "".join("r" if pd.api.types.is_numeric_dtype(frame[c]) else "l" for c in frame)
         lines = [rf"\begin{{tabular}}{{{align}}}", r"\toprule",
                  " & ".join(escape(str(c)) for c in frame.columns) + r" \\", r"\midrule"]
         lines += [" & ".join(escape(v) for v in row) + r" \\" for row in text.itertuples(index=False)]
         return "\n".join(lines + [r"\bottomrule", r"\end{tabular}"])
+    if fmt == "html":
+        return html_table(list(map(str, frame.columns)), text.values.tolist(),
+                          [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns])
     if fmt == "markdown":
         # text cells shown as they are (markdown_literal); numbers need no escaping
         numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
@@ -186,6 +256,33 @@ def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
                          for v, w, num in zip(values, widths, numeric)).rstrip()
 
     return "\n".join([line(map(str, text.columns))] + [line(row) for row in text.itertuples(index=False)])
+
+
+def html_table(header: list[str], rows: list[list[str]], numeric: list[bool], *,
+               caption: str | None = None, css_class: str = "tiedrank-table",
+               escape: bool = True) -> str:
+    """An HTML table of text cells, each :func:`html.escape` d unless ``escape`` is false
+    (the caller built the cell's markup from escaped parts); numeric columns right-aligned.
+
+    >>> print(html_table(["run", "RR"], [["<b>x</b>", "0.5"]], [False, True]))
+    <table class="tiedrank-table">
+    <thead><tr><th>run</th><th style="text-align: right">RR</th></tr></thead>
+    <tbody>
+    <tr><td>&lt;b&gt;x&lt;/b&gt;</td><td style="text-align: right">0.5</td></tr>
+    </tbody>
+    </table>
+    """
+    text = html.escape if escape else str
+    align = [' style="text-align: right"' if number else "" for number in numeric]
+    lines = [f'<table class="{html.escape(css_class)}">']
+    if caption is not None:
+        lines.append(f"<caption>{caption}</caption>")
+    lines.append("<thead><tr>" + "".join(f"<th{a}>{html.escape(h)}</th>"
+                                         for h, a in zip(header, align)) + "</tr></thead>")
+    lines.append("<tbody>")
+    lines += ["<tr>" + "".join(f"<td{a}>{text(str(v))}</td>" for v, a in zip(row, align)) + "</tr>"
+              for row in rows]
+    return "\n".join(lines + ["</tbody>", "</table>"])
 
 
 _DIGITS = re.compile(r"([0-9]+)")  # ASCII digits: int() refuses '²' (str.isdigit() is true)
