@@ -83,6 +83,21 @@ BUNDLED: dict[str, BundledDataset] = {
         run_format="trec_run",
         qrels_format="trec_qrels",
     ),
+    "checkpoints": BundledDataset(
+        key="checkpoints",
+        label="Simulated checkpoints: one reranker, six training epochs (synthetic)",
+        description=("Synthetic data from tiedrank's simulator (seed 2026): 30 queries x 30 "
+                     "judged candidates, grades 0-3, scored by six checkpoints "
+                     "splade-epoch1 ... splade-epoch6 of one reranker whose quality rises "
+                     "by epoch and then saturates, while its labels stay on a coarse "
+                     "5-level scale. The run names carry the step: see the Checkpoints "
+                     "page. Relevance level 1."),
+        qrels="checkpoints/qrels.txt",
+        runs=tuple(f"checkpoints/runs/splade-epoch{epoch}.txt" for epoch in range(1, 7)),
+        rel_level=1,
+        run_format="trec_run",
+        qrels_format="trec_qrels",
+    ),
 }
 DEFAULT_DATASET = "llmjudge"
 UPLOAD = "upload"
