@@ -57,6 +57,7 @@ PAGES = [
     st.Page("pages/agreement.py", title="Judge agreement", icon=":material/fact_check:"),
     st.Page("pages/side_by_side.py", title="Two runs, one query", icon=":material/vertical_split:"),
     st.Page("pages/simulator.py", title="Simulator", icon=":material/science:"),
+    st.Page("pages/checkpoints.py", title="Checkpoints", icon=":material/timeline:"),
 ]
 pg = st.navigation(PAGES, position="hidden")  # the menu is ours: see _menu() and config.toml
 PAGE_FILES = {page.title: f"pages/{page.url_path or 'overview'}.py" for page in PAGES}

@@ -1,0 +1,71 @@
+"""Checkpoints: one metric along the checkpoints of a training run, with its tie band.
+
+The runs are ordered by the step in their names; for the chosen metric each step's exact
+expectation with its [worst, best] band over tie orderings, consecutive steps whose bands
+overlap flagged as indistinguishable under ties, and the paired test between consecutive
+steps. Widgets and layout only: the numbers come from :func:`tiedrank.stats.checkpoint_curve`
+through :mod:`tiedrank.dashboard.checkpoints`.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from tiedrank.dashboard import checkpoints as view
+from tiedrank.dashboard.compare import TEST_LABELS
+from tiedrank.dashboard.figures.overview import checkpoint_figure
+from tiedrank.dashboard.settings import metric_options
+from tiedrank.dashboard.ui import (
+    download_row,
+    empty_state,
+    figure_download,
+    get_context,
+    persist_choice,
+    show_figure,
+)
+from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
+from tiedrank.stats import TESTS
+
+st.title("Checkpoints: which training steps can the tie-break alone not tell apart?")
+st.caption("The runs of one training run, ordered by the step in their names (the last number: "
+           "model-epoch3, ckpt_12000). For one metric: each step's exact expectation over tie "
+           "orderings with its worst-to-best band; consecutive steps whose bands overlap are "
+           "indistinguishable under ties (drawn hollow); the paired test compares each step "
+           "with the previous one.")
+
+ctx = get_context()
+steps, problem = view.steps_of(list(ctx.runs))
+if steps is None:
+    empty_state(problem)
+    st.stop()
+
+row = st.container(horizontal=True, gap="small", vertical_alignment="bottom")
+options = metric_options(ctx.settings.k, moving=True)
+metric = row.selectbox(
+    "Metric", options, **persist_choice("ckpt_metric", options, "nDCG@10" if "nDCG@10" in options else None),
+    width=260, help="The metric along the checkpoints. Metrics no tie order moves are left out.")
+test = row.selectbox(
+    "Test", list(TESTS), **persist_choice("ckpt_test", list(TESTS)), format_func=TEST_LABELS.get,
+    width=260, help="Paired test between consecutive steps on the per-query expectations "
+                    "(uncorrected: one test per consecutive pair).")
+alphas = [0.01, 0.05, 0.1]
+alpha = row.selectbox("α", alphas, **persist_choice("ckpt_alpha", alphas, 0.05), width=110,
+                      help="A difference is significant when its p ≤ α.")
+
+evaluation = ctx.evaluation((metric,), ("all",))
+curve = ctx.memo("checkpoint_curve", lambda m, t, a: view.metric_curve(
+    ctx.evaluation((m,), ("all",)), m, steps, test=t, alpha=a), metric, test, float(alpha))
+if curve["expected"].isna().all():
+    empty_state(f"No run has an evaluated query for {md(metric)} (relevance level "
+                f"{ctx.settings.rel_level}).")
+    st.stop()
+
+st.markdown(view.curve_sentence(curve, metric, test, float(alpha)))
+fig = checkpoint_figure(curve, metric)
+show_figure(fig, key="ckpt_chart")
+figure_download(fig, f"checkpoints_{metric}", key="ckpt_fig")
+table = view.curve_table(curve)
+st.dataframe(table, hide_index=True, column_config={
+    c: st.column_config.NumberColumn(format="%.4f")
+    for c in ("expected", "worst", "best", "trec_eval order", "Δ expected", "p vs previous")})
+download_row(table, f"checkpoints_{metric}", key="ckpt_table")
+st.caption(evaluation.rule.capitalize() + ".")
