@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from tiedrank.dashboard.drilldown import DRILL_KEY, clicked_query
+from tiedrank.dashboard.figures import overview as figures_overview
 from tiedrank.dashboard.figures import spread as figures
 from tiedrank.dashboard.settings import metric_options
 from tiedrank.dashboard.spread import (
@@ -33,6 +34,7 @@ from tiedrank.dashboard.ui import (
     show_findings,
 )
 from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
+from tiedrank.report import precision_recall_curve
 from tiedrank.core.policies import POLICY_LABELS
 from tiedrank.sampling import first_relevant_distribution, rr_variance, samplable, sample_run_means
 
@@ -120,6 +122,20 @@ else:
     with st.expander("The ranges as a table", icon=":material/table_rows:"):
         st.dataframe(ranges, hide_index=True)
         download_row(ranges, f"ranges_{run}_{metric}", key="spread_range_table")
+
+# ---- 2b. the whole run: interpolated precision-recall with its tie band ------------------
+st.header("The whole run: precision-recall with its tie band", divider="gray")
+pr_curve = ctx.memo("spread_pr_curve", lambda r: precision_recall_curve(
+    ctx.evaluation(("AP",), ("all",)), runs=[r]), run)
+if pr_curve.empty or pr_curve["expected"].isna().all():
+    empty_state(f"Run {md(run)} has no evaluated query: no precision-recall curve to draw.")
+else:
+    fig = figures_overview.precision_recall_figure(pr_curve, run)
+    show_figure(fig, key="spread_pr_chart")
+    st.caption("Interpolated precision at the 11 standard recall levels (trec_eval's "
+               "iprec_at_recall), mean over queries: the band spans the worst and best tie "
+               "orderings, the line is the exact expectation.")
+    figure_download(fig, f"precision_recall_{run}", key="spread_pr_fig")
 
 # ---- 3. the whole run: mean over random tie-breaks ---------------------------------------
 st.header("The whole run: its mean over random tie-breaks", divider="gray")

@@ -208,8 +208,8 @@ def step_choices(at: AppTest, profile: Profile) -> dict[str, list]:
         elif kind == "dataframe" and node.key:
             category = "edit" if node.editing_mode != "read_only" else "row" if len(proto.selection_mode) else None
         elif isinstance(node, Widget) and node.key:
-            if kind == "button" and node.key.endswith("_png_prepare") and not profile.slow_widgets:
-                continue  # PNG export takes ~10 s of kaleido's Chromium: deep profile only
+            if kind == "button" and node.key.endswith(("_png_prepare", "_svg_prepare", "_pdf_prepare")) and not profile.slow_widgets:
+                continue  # figure export takes ~10 s of kaleido's Chromium: deep profile only
             category = {"download_button": "download", "button": "click", "file_uploader": "upload"}.get(
                 kind, "sidebar" if id(node) in sidebar else "main")
         if category:

@@ -108,34 +108,51 @@ def show_figure(fig, *, key: str, **kwargs):
     return st.plotly_chart(for_theme(fig, dark), theme="streamlit", key=key, **kwargs)
 
 
-def figure_download(fig, basename: str, *, key: str, scale: float = 2.0) -> None:
-    """A button that exports ``fig`` to PNG on demand (kaleido), then offers the file.
+FIGURE_FORMATS = (("png", "PNG", "image/png", ":material/image:"),
+                  ("svg", "SVG", "image/svg+xml", ":material/draw:"),
+                  ("pdf", "PDF", "application/pdf", ":material/picture_as_pdf:"))
+"""The export formats of :func:`figure_download`: key, label, MIME type, icon."""
 
-    Export takes a few seconds (a headless Chromium), so it only runs when asked. If it
-    fails, the message points to the chart's own camera button, which always works.
+
+def figure_download(fig, basename: str, *, key: str, scale: float = 2.0) -> None:
+    """Buttons that export ``fig`` as PNG, SVG or PDF on demand (kaleido with the system
+    Chromium), then offer the file.
+
+    Export takes a few seconds (a headless Chromium), so a format is only rendered when its
+    button is pressed; the file stays offered while the figure is unchanged. If export
+    fails, the message points to the chart's own camera button (PNG), which always works.
     """
-    state_key = f"_png_{key}"
-    stored = st.session_state.get(state_key)
-    if st.button("PNG", key=f"{key}_png_prepare", icon=":material/image:",
-                 help="Render this chart as a PNG file (takes a few seconds). The camera icon "
-                      "in the chart's toolbar also downloads a PNG."):
-        fingerprint = _figure_fingerprint(fig)
+    row = st.container(horizontal=True, gap="small")
+    pressed = [fmt for fmt, label, _, icon in FIGURE_FORMATS if row.button(
+        label, key=f"{key}_{fmt}_prepare", icon=icon,
+        help=f"Render this chart as a {label} file (takes a few seconds)."
+             + (" The camera icon in the chart's toolbar also downloads a PNG." if fmt == "png"
+                else " Vector graphics, for a paper."))]
+    fingerprint = None
+    for fmt in pressed:
+        fingerprint = fingerprint or _figure_fingerprint(fig)
+        label = dict((f, l) for f, l, _, _ in FIGURE_FORMATS)[fmt]
         try:
-            with st.spinner("Rendering PNG…"):
-                image = fig.to_image(format="png", scale=scale)
+            with st.spinner(f"Rendering {label}…"):
+                image = fig.to_image(format=fmt, scale=scale) if fmt == "png" else fig.to_image(format=fmt)
             stored = (fingerprint, image, None)
         except Exception as err:  # kaleido or chromium missing or failing
             stored = (fingerprint, None, f"{type(err).__name__}: {err}")
-        st.session_state[state_key] = stored
-    if stored is None or stored[0] != _figure_fingerprint(fig):
-        return
-    if stored[1] is not None:
-        st.download_button("Save PNG", data=stored[1], file_name=f"{basename}.png", mime="image/png",
-                           key=f"{key}_png_save", on_click="ignore", icon=":material/download:",
-                           help="Download the rendered PNG.")
-    else:
-        st.info("PNG export is not available here "
-                f"({stored[2][:160]}). Use the camera icon in the chart's toolbar instead.")
+        st.session_state[f"_{fmt}_{key}"] = stored
+    for fmt, label, mime, _ in FIGURE_FORMATS:
+        stored = st.session_state.get(f"_{fmt}_{key}")
+        if stored is None:
+            continue
+        fingerprint = fingerprint or _figure_fingerprint(fig)
+        if stored[0] != fingerprint:
+            continue
+        if stored[1] is not None:
+            row.download_button(f"Save {label}", data=stored[1], file_name=f"{basename}.{fmt}",
+                                mime=mime, key=f"{key}_{fmt}_save", on_click="ignore",
+                                icon=":material/download:", help=f"Download the rendered {label}.")
+        else:
+            st.info(f"{label} export is not available here "
+                    f"({stored[2][:160]}). Use the camera icon in the chart's toolbar instead (PNG).")
 
 
 def _figure_fingerprint(fig) -> str:
