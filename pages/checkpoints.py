@@ -11,8 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from tiedrank.dashboard import checkpoints as view
-from tiedrank.dashboard.compare import TEST_LABELS
-from tiedrank.dashboard.figures.overview import checkpoint_figure
+from tiedrank.dashboard.figures.paper import checkpoint_figure
 from tiedrank.dashboard.settings import metric_options
 from tiedrank.dashboard.ui import (
     download_row,
@@ -23,6 +22,7 @@ from tiedrank.dashboard.ui import (
     show_figure,
 )
 from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
+from tiedrank.report.grid_render import TEST_LABELS
 from tiedrank.stats import TESTS
 
 st.title("Checkpoints: which training steps can the tie-break alone not tell apart?")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from tiedrank.dashboard.drilldown import DRILL_KEY, clicked_query
-from tiedrank.dashboard.figures import overview as figures_overview
+from tiedrank.dashboard.figures import paper as paper_figures
 from tiedrank.dashboard.figures import spread as figures
 from tiedrank.dashboard.settings import metric_options
 from tiedrank.dashboard.spread import (
@@ -130,7 +130,7 @@ pr_curve = ctx.memo("spread_pr_curve", lambda r: precision_recall_curve(
 if pr_curve.empty or pr_curve["expected"].isna().all():
     empty_state(f"Run {md(run)} has no evaluated query: no precision-recall curve to draw.")
 else:
-    fig = figures_overview.precision_recall_figure(pr_curve, run)
+    fig = paper_figures.precision_recall_figure(pr_curve, run)
     show_figure(fig, key="spread_pr_chart")
     st.caption("Interpolated precision at the 11 standard recall levels (trec_eval's "
                "iprec_at_recall), mean over queries: the band spans the worst and best tie "

@@ -17,7 +17,7 @@ QUALITY = (0.4, 0.8, 1.1, 1.3, 1.45, 1.55, 1.6, 1.62)
 
 def main() -> int:
     from tiedrank import evaluate
-    from tiedrank.dashboard.figures.overview import checkpoint_figure, precision_recall_figure
+    from tiedrank.dashboard.figures.paper import checkpoint_figure, precision_recall_figure
     from tiedrank.report import precision_recall_curve
     from tiedrank.simulate import RerankerSpec, make_queries, simulate_run
     from tiedrank.stats import checkpoint_curve

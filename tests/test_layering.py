@@ -340,9 +340,10 @@ SHARED_DASHBOARD = {
     "tiedrank.dashboard.recipes", "tiedrank.dashboard.shared_queries",
     "tiedrank.dashboard.session_uploads", "tiedrank.dashboard.settings", "tiedrank.dashboard.ui",
     "tiedrank.dashboard.upload_store", "tiedrank.dashboard.warmup", "tiedrank.dashboard.widgets",
-    "tiedrank.dashboard.figures", "tiedrank.dashboard.figures.style"}
+    "tiedrank.dashboard.figures", "tiedrank.dashboard.figures.style",
+    "tiedrank.dashboard.figures.paper"}
 """The dashboard's shared layer: context, caches, settings, uploads, links between pages,
-labels, widgets and the figures' style; every page may use it."""
+labels, widgets, the figures' style and the figures for papers; every page may use it."""
 OWN_LOGIC = {"tiedrank.dashboard.walkthrough": "learn", "tiedrank.dashboard.flips": "compare",
              "tiedrank.dashboard.figures.flips": "compare"}
 """Page-logic modules not named after their page."""
