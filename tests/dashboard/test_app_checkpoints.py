@@ -98,3 +98,18 @@ def test_figures_export_as_png_svg_and_pdf_on_demand(monkeypatch):
     assert set(saved) == {"Save SVG", "Save PDF"}
     at.selectbox(key="ckpt_metric").set_value("RR").run()  # another figure: the files go
     assert not [b for b in at.get("download_button") if b.proto.label.startswith("Save ")]
+
+
+def test_checkpoints_that_score_alike_have_no_p_value_and_no_trouble():
+    """Relevance level 100: no document is relevant, RR is 0 for every checkpoint under
+    every tie-break; the paired test finds no difference (p = 1, never significant) and the
+    page shows it without a warning or an exception."""
+    at = _checkpoint_page()
+    at.number_input(key="rel_level").set_value(100).run()
+    at.selectbox(key="ckpt_metric").set_value("RR").run()
+    assert_no_trouble(at)
+    table = at.dataframe[0].value
+    assert (table[["expected", "worst", "best"]] == 0).all().all()
+    assert table["p vs previous"].isna().tolist() == [True] + [False] * 5
+    assert (table["p vs previous"][1:] == 1.0).all() and not table["significant"].any()
+    assert table["indistinguishable under ties"].tolist() == [False] + [True] * 5

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.usefixtures("navigation_pages")
 
 PAGES = ["pages/overview.py", "pages/tie_structure.py", "pages/spread.py", "pages/tsrr.py",
          "pages/learn.py", "pages/compare.py", "pages/agreement.py", "pages/side_by_side.py",
-         "pages/simulator.py"]
+         "pages/simulator.py", "pages/checkpoints.py"]
 RUN = (b"q1 Q0 d1 1 0.5 mine\nq1 Q0 d2 2 0.5 mine\nq1 Q0 d3 3 0.2 mine\n"
        b"q2 Q0 e1 1 0.9 mine\nq2 Q0 e2 2 0.9 mine\n")
 

@@ -93,5 +93,5 @@ def test_learn_opened_first_on_a_fresh_server_goes_through_app_py(monkeypatch):
     at = new_app()
     at.switch_page("pages/learn.py")
     at.run()
-    assert len(at.sidebar.get("page_link")) == 9, "no page menu: app.py did not run"
+    assert len(at.sidebar.get("page_link")) == 10, "no page menu: app.py did not run"
     assert at.title[0].value.startswith("Learn")

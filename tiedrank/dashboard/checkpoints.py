@@ -76,9 +76,9 @@ def _has_step(run: str) -> bool:
 
 def metric_curve(evaluation: Evaluation, metric: str, steps: dict[str, float], *,
                  test: str = "t", alpha: float = 0.05, seed: int = 0) -> pd.DataFrame:
-    """:func:`tiedrank.stats.checkpoint_curve` of one metric, steps ascending. A paired
-    test on identical per-query values (two checkpoints that score alike) has no p-value:
-    scipy's warning about it is silenced, the p-value stays empty (NaN)."""
+    """:func:`tiedrank.stats.checkpoint_curve` of one metric, steps ascending. Checkpoints
+    that score alike on every query make scipy warn (a zero variance); the page shows the
+    test's p-value instead of the warning."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return checkpoint_curve(evaluation, [metric], steps=steps, runs=list(steps), test=test,
