@@ -50,7 +50,7 @@ def test_the_page_draws_the_bundled_checkpoints():
     worst, best = table["worst"].to_numpy(), table["best"].to_numpy()
     overlaps = [False] + [bool(max(worst[i], worst[i - 1]) <= min(best[i], best[i - 1]))
                           for i in range(1, 6)]
-    assert table["indistinguishable under ties"].tolist() == overlaps
+    assert table["bands overlap"].tolist() == overlaps
 
     wide = per_query[per_query["policy"].astype(str) == "expected"].pivot_table(
         index="query", columns="run", values="value", observed=True)
@@ -112,4 +112,4 @@ def test_checkpoints_that_score_alike_have_no_p_value_and_no_trouble():
     assert (table[["expected", "worst", "best"]] == 0).all().all()
     assert table["p vs previous"].isna().tolist() == [True] + [False] * 5
     assert (table["p vs previous"][1:] == 1.0).all() and not table["significant"].any()
-    assert table["indistinguishable under ties"].tolist() == [False] + [True] * 5
+    assert table["bands overlap"].tolist() == [False] + [True] * 5

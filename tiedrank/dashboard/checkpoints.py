@@ -26,7 +26,7 @@ from ..stats import checkpoint_curve, checkpoint_steps
 TABLE_COLUMNS = {"step": "step", "run": "run", "expected": "expected", "worst": "worst",
                  "best": "best", "trec_eval": "trec_eval order", "diff_previous": "Δ expected",
                  "p_value_previous": "p vs previous", "significant_previous": "significant",
-                 "overlaps_previous": "indistinguishable under ties"}
+                 "overlaps_previous": "bands overlap"}
 """The shown table: :data:`tiedrank.stats.checkpoints.CHECKPOINT_COLUMNS` renamed for readers."""
 
 
