@@ -63,7 +63,7 @@ def test_spread_page_on_sample_data():
     at = _open("pages/spread.py")
     assert_no_trouble(at)
     assert at.title[0].value == "Permutation spread"
-    assert _charts(at) == 3  # pmf, ranges, histogram
+    assert _charts(at) == 4  # pmf, ranges, precision-recall band, histogram
     assert at.selectbox(key="spread_run").value == "NISTRetrieval-instruct0"
     text = _text(at)
     assert "trec_eval's order gives" in text and "of 1,000 random tie-breaks" in text
@@ -222,7 +222,7 @@ def test_pages_on_trec_eval_data_and_other_settings(page):
     at.switch_page(page)
     at.run()
     assert_no_trouble(at)
-    assert _charts(at) == 3
+    assert _charts(at) == (4 if page == "pages/spread.py" else 3)  # Spread: + precision-recall
     at.number_input(key="k").set_value(5).run()
     at.selectbox(key="round").set_value(1).run()
     at.segmented_control(key="gain").set_value("exp").run()
@@ -242,4 +242,4 @@ def test_spread_page_with_a_strict_relevance_level():
     assert_no_trouble(at)
     at.selectbox(key="spread_metric").select("AP").run()
     assert_no_trouble(at)
-    assert _charts(at) == 3
+    assert _charts(at) == 4

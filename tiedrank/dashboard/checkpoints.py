@@ -8,7 +8,7 @@ Examples
 --------
 >>> steps_of(["m-epoch2", "m-epoch10"])
 ({'m-epoch2': 2.0, 'm-epoch10': 10.0}, None)
->>> steps_of(["bm25", "m-epoch1"])[1].startswith("The run bm25 carries no step")
+>>> steps_of(["baseline", "m-epoch1"])[1].startswith("The run baseline carries no step")
 True
 """
 from __future__ import annotations
