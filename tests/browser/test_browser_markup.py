@@ -22,7 +22,8 @@ pytestmark = pytest.mark.browser
 
 PAGES = {"Tie structure": "tie_structure", "Spread": "spread", "TsRR": "tsrr",
          "Compare": "compare", "Judge agreement": "agreement",
-         "Two runs, one query": "side_by_side", "Simulator": "simulator", "Overview": "overview"}
+         "Two runs, one query": "side_by_side", "Simulator": "simulator", "Checkpoints": "checkpoints",
+         "Overview": "overview"}
 """Every page but Learn (a toy ranking typed on the page, no file), by its title in the
 menu and its address."""
 

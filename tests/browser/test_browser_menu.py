@@ -8,9 +8,9 @@ from browser_support import MENU, wait_idle
 pytestmark = pytest.mark.browser
 
 TITLES = ["Overview", "Tie structure", "Spread", "TsRR", "Learn", "Compare", "Judge agreement",
-          "Two runs, one query", "Simulator"]
+          "Two runs, one query", "Simulator", "Checkpoints"]
 RAW_FILES = ["app", "tie_structure", "simulator", "overview", "compare", "learn", "spread", "tsrr",
-             "agreement"]
+             "agreement", "checkpoints"]
 
 
 def _sidebar_texts(page) -> list[str]:
