@@ -26,6 +26,7 @@ TREC_RESULTS = next(p for p in (ROOT / "sample_data" / "trec_eval" / "results.te
                                 ROOT.parent / "shared" / "data" / "trec_eval" / "results.test")
                     if p.exists())
 sys.path.insert(0, str(ROOT / "scripts"))
+import make_checkpoint_sample  # noqa: E402
 import make_simulated_sample  # noqa: E402
 
 
@@ -129,6 +130,21 @@ def test_committed_sample_is_reproduced_by_its_command(tmp_path):
                    "--qrels", str(tmp_path / "cli-qrels.txt")])
     assert (tmp_path / "cli.txt").read_bytes() == (SAMPLE / "runs" / "3-point.txt").read_bytes()
     assert (tmp_path / "cli-qrels.txt").read_bytes() == (SAMPLE / "qrels.txt").read_bytes()
+
+
+def test_committed_checkpoint_sample_is_reproduced_and_rises_by_epoch(tmp_path):
+    """sample_data/checkpoints (the dashboard's "Simulated checkpoints"): its script writes
+    the committed bytes; the labels stay on 5 levels while the expected nDCG@10 rises from
+    the first epoch to the last."""
+    written = make_checkpoint_sample.generate(tmp_path)
+    for path in written:
+        committed = ROOT / "sample_data" / "checkpoints" / path.relative_to(tmp_path)
+        assert committed.read_bytes() == path.read_bytes(), committed
+    runs = [read_run(p) for p in written[1:]]
+    assert all(set(r.frame["score"].unique()) <= {0.0, 1.0, 2.0, 3.0, 4.0} for r in runs)
+    ev = evaluate(runs, read_qrels(written[0]), ["nDCG@10"], ties="expected")
+    means = ev.summary.set_index("run")["value"]
+    assert means["splade-epoch1"] + 0.2 < means["splade-epoch6"]
 
 
 def test_written_run_reads_back_with_the_same_scores(tmp_path):
