@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data import Qrels, Run
+from .data import Qrels, Run, exports_arrow
 from .errors import Finding
 from ..metrics import Metric, metric_values, parse_metric
 from ..metrics.registry import EXTREME_POLICIES
@@ -178,7 +178,8 @@ def run_sources(runs) -> list[tuple[str | None, object]]:
     A dict gives names (``{name: run}``, also ``{name: {query: {doc: score}}}``); one
     pytrec_eval run ``{query: {doc: score}}``, one ranx ``Run``, one frame, path or bytes,
     or an iterable of ``(query, doc, score)`` rows is one run; a list is several. Nothing is
-    read here, so every door (one pass, buckets, Dask) sees the runs the same way. Other
+    read here, so every door (one pass, buckets, Dask) sees the runs the same way; an Arrow
+    exporter (a polars DataFrame, a pyarrow Table, a DuckDB relation) is one run. Other
     tools' objects are told apart by :mod:`tiedrank.interop` (:data:`~tiedrank.core.peers.PEERS`).
     """
     if isinstance(runs, Mapping) and not PEERS.is_nested_runs(runs) and runs and \
@@ -186,7 +187,7 @@ def run_sources(runs) -> list[tuple[str | None, object]]:
         return [(None, runs)]  # one pytrec_eval run {query: {doc: score}}
     if isinstance(runs, Mapping):
         return list(runs.items())  # {name: run}, also {name: {query: {doc: score}}}
-    if isinstance(runs, (Run, pd.DataFrame, str, os.PathLike, bytes)) or (
+    if isinstance(runs, (Run, pd.DataFrame, str, os.PathLike, bytes)) or exports_arrow(runs) or (
             PEERS.is_peer_object(runs) and not isinstance(runs, (list, tuple)) and
             not hasattr(runs, "__next__")):
         return [(None, runs)]  # one run (a ranx Run, ...)
@@ -197,6 +198,69 @@ def run_sources(runs) -> list[tuple[str | None, object]]:
     one = bool(runs) and isinstance(runs[0], tuple) and not isinstance(runs[0], Run) \
         and len(runs[0]) >= 3 and not isinstance(runs[0][0], (Run, pd.DataFrame))
     return [(None, runs)] if one else [(None, r) for r in runs]  # rows, or a list of runs
+
+
+def check_argument_order(runs: Any, qrels: Any, function: str = "evaluate",
+                         options: EvaluationOptions | None = None) -> None:
+    """Refuse ``evaluate(qrels, run)``, ranx's order, with a message that says so.
+
+    Swapped means: a :class:`Qrels` (or a ranx ``Qrels``) given as ``runs``, or a
+    :class:`Run` (or a ranx ``Run``) as ``qrels``; or two frames (pandas, polars, pyarrow,
+    DuckDB) whose columns say so both ways (``runs`` has a grade column and no score column,
+    ``qrels`` a score column and no grade column, with no ``columns=`` mapping). A label run
+    (grades as scores) is a run and passes.
+
+    >>> import pandas as pd
+    >>> run = pd.DataFrame({"qid": ["q"], "docno": ["d"], "score": [1.0]})
+    >>> qrels = pd.DataFrame({"qid": ["q"], "docno": ["d"], "relevance": [1]})
+    >>> check_argument_order(qrels, run)
+    Traceback (most recent call last):
+    ...
+    TypeError: evaluate(): runs= looks like qrels (columns qid, docno, relevance) and qrels= like a run (columns qid, docno, score); did you mean evaluate(run, qrels)? tiedrank takes the runs first, as trec_eval does (ranx's evaluate takes the qrels first)
+    """
+    tail = (f"did you mean {function}(run, qrels)? tiedrank takes the runs first, as trec_eval "
+            "does (ranx's evaluate takes the qrels first)")
+    first = runs if not isinstance(runs, (list, tuple)) or len(runs) != 1 else runs[0]
+    if isinstance(first, Qrels) or PEERS.peer_role(first) == "qrels":
+        raise TypeError(f"{function}(): runs= got qrels ({_what(first)}); {tail}")
+    if isinstance(qrels, Run) or PEERS.peer_role(qrels) == "run":
+        raise TypeError(f"{function}(): qrels= got a run ({_what(qrels)}); {tail}")
+    options = options or EvaluationOptions()
+    if options.columns or options.qrels_columns:
+        return
+    run_columns, qrels_columns = _column_names(first), _column_names(qrels)
+    if run_columns and qrels_columns and _shape(run_columns) == "qrels" \
+            and _shape(qrels_columns) == "run":
+        raise TypeError(f"{function}(): runs= looks like qrels (columns "
+                        f"{', '.join(run_columns)}) and qrels= like a run (columns "
+                        f"{', '.join(qrels_columns)}); {tail}")
+
+
+def _what(source: Any) -> str:
+    kind = type(source)
+    return f"a {kind.__module__.split('.')[0]} {kind.__name__}"
+
+
+def _column_names(source: Any) -> list[str] | None:
+    """The column names of a frame (pandas, or an Arrow exporter that names them)."""
+    if not (isinstance(source, pd.DataFrame) or exports_arrow(source)):
+        return None
+    names = getattr(source, "columns", None)
+    names = getattr(source, "column_names", None) if names is None else names
+    try:
+        return [str(n) for n in names] if names is not None else None
+    except TypeError:
+        return None
+
+
+def _shape(columns: list[str]) -> str | None:
+    """``"run"``: a score column and no grade column; ``"qrels"``: the other way round."""
+    from ..io.columns import ALIASES  # local: io imports pyarrow.csv
+
+    folded = {c.strip().casefold() for c in columns}
+    score = bool(folded & set(ALIASES["score"]))
+    grade = bool(folded & (set(ALIASES["relevance"]) - set(ALIASES["score"])))
+    return "run" if score and not grade else "qrels" if grade and not score else None
 
 
 def label_runs(runs, options: EvaluationOptions | None = None) -> dict[str, Run]:
@@ -372,6 +436,7 @@ def build_tables(runs, qrels, options: EvaluationOptions | None = None) -> dict[
     [2]
     """
     options = options or EvaluationOptions()
+    check_argument_order(runs, qrels, options=options)
     run_map = label_runs(runs, options)
     qrels_obj = read_qrels_input(qrels, options)
     _check_exp_gain(int(qrels_obj.frame["relevance"].max()) if len(qrels_obj.frame) else 0,

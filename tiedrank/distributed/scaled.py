@@ -10,7 +10,8 @@ from typing import Any
 
 from ..core.data import Qrels, Run
 from ..core.errors import InputError, Remedy
-from ..core.evaluation import Evaluation, as_metrics, read_qrels_input, unique_labels
+from ..core.evaluation import (Evaluation, as_metrics, check_argument_order, read_qrels_input,
+                               unique_labels)
 from ..core.options import EvaluationOptions, make_options
 from .buckets import (
     BLOCK_BYTES,
@@ -142,6 +143,7 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
     [[0.875, 1.0, 0.75]]
     """
     plan = Plan(tuple(as_metrics(metrics)), make_options("evaluate", options, **option_values))
+    check_argument_order(runs, qrels, options=plan.options)  # ranx's evaluate(qrels, run)
     check_timeout(timeout)
     if buckets is None:
         buckets = choose_buckets(runs, qrels)

@@ -102,11 +102,14 @@ def _head(data: bytes, source: str) -> tuple[bytes, bool]:
 
 def choose_format(loaded: Loaded, format: str | None) -> str:
     """The format to read ``loaded`` as: ``format`` (already checked against
-    :data:`FORMAT_OPTION`) or the detected one; ``"dataframe"`` for a DataFrame, whatever
-    ``format`` says.  Raises on empty input and, for text formats, on bytes that are not UTF-8.
+    :data:`FORMAT_OPTION`) or the detected one; ``"dataframe"`` for a DataFrame and
+    ``"arrow"`` for an Arrow exporter's table, whatever ``format`` says.  Raises on empty
+    input and, for text formats, on bytes that are not UTF-8.
     """
     if loaded.frame is not None:
         return "dataframe"
+    if loaded.table is not None:
+        return "arrow"
     if not loaded.data or loaded.data.isspace():  # isspace() stops at the first non-blank
         raise InputError("empty input", source=loaded.name, expected="at least one data row")
     if format is None:
