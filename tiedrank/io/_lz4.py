@@ -90,6 +90,12 @@ def _cbor_as_json(raw: bytes, source: str) -> bytes:
         raise InputError("unreadable CBOR data in the LZ4 file", source=source,
                          text=f"{type(exc).__name__}: {exc}"[:200],
                          expected="a run or qrels saved by ranx (Run.save('run.lz4'))") from None
+    if not isinstance(nested, dict) or not all(isinstance(v, dict) for v in nested.values()):
+        shown = type(nested).__name__ if not isinstance(nested, dict) else "a map of " + next(
+            type(v).__name__ for v in nested.values() if not isinstance(v, dict))
+        raise InputError(f"the LZ4 file's object is not {{query: {{doc: value}}}} ({shown})",
+                         source=source,
+                         expected="a run or qrels saved by ranx (Run.save('run.lz4'))")
     try:
         return json.dumps(nested, default=_refuse, allow_nan=True).encode("utf-8")
     except (TypeError, ValueError, RecursionError) as exc:
