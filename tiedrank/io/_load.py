@@ -22,51 +22,13 @@ import pyarrow as pa
 from ..core.data import exports_arrow
 from ..core.errors import InputError
 from ..core.peers import PEERS
+from ._limits import (CHUNK, LIMITS, InputLimits, input_limits,  # noqa: F401  (re-exported)
+                      set_input_limits, too_large)
+from ._lz4 import LZ4_MAGIC, read_lz4
 
 GZIP_MAGIC = b"\x1f\x8b"
-LZ4_MAGIC = b"\x04\x22\x4d\x18"  # an LZ4 frame (what the lz4 package and ranx write)
-CHUNK = 1 << 20
 _STDIN_READS: list[str] = []
 """The inputs read from standard input so far (a second '-' finds it empty)."""
-
-
-@dataclass
-class InputLimits:
-    """Bounds on what one source may expand to in memory (decompression bombs, /dev/zero).
-
-    ``max_bytes``: the most bytes a file may hold once decompressed; ``max_ratio``: the most
-    a gzip stream may expand per compressed byte once past ``ratio_floor`` bytes (TREC runs
-    compress 4-10 fold; a stream of one repeated line, a thousand fold).
-    """
-
-    max_bytes: int = 4 << 30
-    max_ratio: int = 200
-    ratio_floor: int = 64 << 20
-
-
-LIMITS = InputLimits()
-"""The limits every reader applies; change them with :func:`set_input_limits`."""
-
-
-def input_limits() -> InputLimits:
-    """The input limits in force now (a copy: change them with :func:`set_input_limits`)."""
-    return InputLimits(LIMITS.max_bytes, LIMITS.max_ratio, LIMITS.ratio_floor)
-
-
-def set_input_limits(*, max_bytes: int | None = None, max_ratio: int | None = None) -> InputLimits:
-    """Raise or lower the input limits (the CLI's ``--max-input-size``); returns the old ones."""
-    old = input_limits()
-    if max_bytes is not None:
-        LIMITS.max_bytes = int(max_bytes)
-    if max_ratio is not None:
-        LIMITS.max_ratio = int(max_ratio)
-    return old
-
-
-def too_large(source: str, what: str) -> InputError:
-    return InputError(f"{what} is larger than the input limit of {LIMITS.max_bytes:,} bytes",
-                      source=source, expected="a smaller file, or a higher limit (CLI: "
-                      "--max-input-size 8GB; Python: tiedrank.io.set_input_limits(max_bytes=...))")
 
 
 def _read_bounded(handle: Any, source: str) -> bytes:
@@ -162,8 +124,6 @@ def load(source: Any, source_name: str | None) -> Loaded:
     if raw[:2] == GZIP_MAGIC:
         raw = gunzip(raw, name)
     if raw[:4] == LZ4_MAGIC:  # ranx's Run.save("run.lz4"): LZ4 frames around CBOR or JSON
-        from ._lz4 import read_lz4  # local: _lz4 builds on this module's limits
-
         raw = read_lz4(raw, name)
     if filename:
         filename = without_gzip_suffix(filename)

@@ -3,7 +3,7 @@
 ranx (0.3) writes ``{query: {doc: value}}`` as CBOR, compressed into an LZ4 frame that is
 written through a second LZ4 frame (``lz4.frame.open(path, "wb").write(lz4.frame.compress(
 cbor2.dumps(run)))``); a payload of JSON text is read too. The frames are decompressed in
-1 MB steps, never past the input limits (:data:`~tiedrank.io._load.LIMITS`), and the CBOR
+1 MB steps, never past the input limits (:data:`~tiedrank.io._limits.LIMITS`), and the CBOR
 object becomes the JSON text of the same object, which the reader of ranx's JSON files then
 checks as any file (:mod:`tiedrank.io.nested_json`): the ``.lz4`` file and the ``.json``
 file of one run give the same numbers. CBOR is parsed as plain data (a value that is not a
@@ -18,7 +18,9 @@ import json
 from typing import Any
 
 from ..core.errors import InputError
-from ._load import CHUNK, LIMITS, LZ4_MAGIC, too_large
+from ._limits import CHUNK, LIMITS, too_large
+
+LZ4_MAGIC = b"\x04\x22\x4d\x18"  # an LZ4 frame (what the lz4 package and ranx write)
 
 INSTALL = "pip install lz4 cbor2 (or pip install 'tiedrank[lz4]')"
 _CBOR_MAP = range(0xA0, 0xC0)  # CBOR major type 5 (a map): its first byte
