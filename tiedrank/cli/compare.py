@@ -134,9 +134,19 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
         "compare", help="significance tests against a baseline, and verdict stability under ties",
         description="Compare runs with a baseline: paired significance test with multiple-"
         "comparison correction, ranx-style markers, and whether the verdict survives the "
-        "tie-break (probability under random tie-breaking, verdict per tie policy).")
+        "tie-break (probability under random tie-breaking, verdict per tie policy).",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_arguments(parser)
     parser.set_defaults(handler=_compare)
+
+
+EXAMPLES = """examples:
+  (paths: a checkout's sample_data/; installed: $(tiedrank dashboard --sample-data-dir))
+  tiedrank compare sample_data/llmjudge/qrels.test.txt sample_data/llmjudge/runs/willia-umbrela1.txt \\
+      sample_data/llmjudge/runs/Olz-gpt4o.txt -m nDCG@10 -l 2 --test wilcoxon --draws 100
+  tiedrank compare sample_data/llmjudge/qrels.test.txt sample_data/llmjudge/runs/willia-umbrela1.txt \\
+      sample_data/llmjudge/runs/Olz-gpt4o.txt sample_data/llmjudge/runs/TREMA-all.txt -m RR \\
+      --correction bh --all-pairs --draws 50 --format markdown"""
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
