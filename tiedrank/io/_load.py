@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from ..core import progress
 from ..core.data import exports_arrow
 from ..core.errors import InputError
 from ..core.peers import PEERS
@@ -27,6 +28,7 @@ from ._limits import (CHUNK, LIMITS, InputLimits, input_limits,  # noqa: F401  (
 from ._lz4 import LZ4_MAGIC, read_lz4
 
 GZIP_MAGIC = b"\x1f\x8b"
+_LARGE = 64 << 20  # reading a file larger than this is shown on a terminal
 _STDIN_READS: list[str] = []
 """The inputs read from standard input so far (a second '-' finds it empty)."""
 
@@ -39,8 +41,13 @@ def _read_bounded(handle: Any, source: str) -> bytes:
         size = 0
     if size > LIMITS.max_bytes:
         raise too_large(source, "the input")
-    if size:  # a regular file: one read of known size
+    if size:  # a regular file: one read of known size (a line says so on a terminal)
+        what = f"reading {source} ({size / (1 << 20):,.0f} MB)"
+        if size > _LARGE:
+            progress.step(what, 0, 1)
         data = handle.read()
+        if size > _LARGE:
+            progress.step(what, 1, 1)
     else:  # pipes, /dev/zero, in-memory streams: chunks, never past the limit
         chunks, total = [], 0
         while chunk := handle.read(CHUNK):
