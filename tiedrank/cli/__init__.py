@@ -49,12 +49,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``tiedrank`` command with ``argv``; returns the exit status (for scripts and
     tests; the console script is :func:`run`)."""
     parser = build_parser()
+    if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (tiedrank[completion])
+        _complete(parser)
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         if not hasattr(args, dashboard.PASSES_THROUGH):
             parser.error(f"unrecognized arguments: {' '.join(unknown)}")
         setattr(args, dashboard.PASSES_THROUGH, unknown)
     return run_handler(args)
+
+
+def _complete(parser: argparse.ArgumentParser) -> None:
+    """Answer the shell's completion request and exit (argcomplete, the optional
+    ``completion`` extra; without it, the command runs as if not asked). Set up once with
+    ``eval "$(register-python-argcomplete tiedrank)"``."""
+    try:
+        import argcomplete
+    except ImportError:
+        return
+    argcomplete.autocomplete(parser)
 
 
 def run() -> NoReturn:
