@@ -144,6 +144,13 @@ def test_corrupt_and_foreign_lz4_data_are_named():
     assert "not {query: {doc: value}} (a map of list)" in str(error_of(read_run, listed))
 
 
+def test_lz4_files_are_detected_as_ranx_json():
+    """The dashboard inspects an upload with detect_format before reading it."""
+    from tiedrank.io import detect_format
+
+    assert detect_format((RANX / "run.lz4").read_bytes(), "run.lz4") == "json"
+
+
 def test_ranx_json_inside_lz4_is_read():
     frame = pytest.importorskip("lz4.frame")
     data = frame.compress(b'{"q1": {"d1": 2.5, "d2": 1}}')

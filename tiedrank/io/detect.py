@@ -6,6 +6,7 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..core.validation import Options
+from ._lz4 import LZ4_MAGIC
 from ._load import (GZIP_MAGIC, Loaded, check_utf8, gunzip, input_limits, wide_encoding,
                     wide_text_error, without_gzip_suffix)
 from .nested_json import looks_nested
@@ -37,7 +38,8 @@ FORMAT_OPTION = [_AnyCase(*FORMATS), None]
 def detect_format(data: bytes, name: str | None = None) -> str:
     """Guess the format of raw file contents.
 
-    Order: magic bytes (gzip is looked through, then Parquet's ``PAR1``), then the file
+    Order: magic bytes (an LZ4 frame is ranx's ``.lz4`` file, read as ``json``; gzip is
+    looked through, then Parquet's ``PAR1``), then the file
     extension (``.parquet``, ``.jsonl``/``.ndjson``, ``.csv``, ``.tsv``; others such as
     ``.txt``, ``.run``, ``.qrels`` say nothing), then the first non-empty line: ``{`` means
     one ``{query: {doc: value}}`` object (ranx's JSON) when the first value is an object or
@@ -70,6 +72,8 @@ def detect_format(data: bytes, name: str | None = None) -> str:
     'csv'
     """
     source = name or "<bytes>"
+    if data[:4] == LZ4_MAGIC:  # ranx's .lz4: always one {query: {doc: value}} object
+        return "json"
     head, whole = _head(data, source)
     if head[:4] == _PARQUET_MAGIC:
         return "parquet"
