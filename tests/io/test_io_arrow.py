@@ -68,6 +68,7 @@ def test_pyarrow_tables_and_readers_equal_the_trec_files(trec):
     batches = pa.RecordBatchReader.from_batches(run.schema, run.to_batches(max_chunksize=7))
     read = read_run(batches)
     assert read.frame.equals(trec[0]) and read.source == "<pyarrow.RecordBatchReader>"
+    assert "gives its rows once" in str(error_of(read_run, batches))  # not "empty input"
 
 
 def test_duckdb_relations_equal_the_trec_files(trec):

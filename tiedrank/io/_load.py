@@ -174,6 +174,11 @@ def arrow_table(source: Any, name: str) -> pa.Table:
             from None
     if total > LIMITS.max_bytes:
         raise too_large(name, "the table")
+    if not batches and isinstance(source, pa.RecordBatchReader):  # one-shot: read already?
+        raise InputError("no rows: a RecordBatchReader gives its rows once, and this one is "
+                         "empty or was read already", source=name,
+                         expected="a pyarrow Table (reader.read_all()) where the rows are "
+                                  "read more than once (buckets= reads a run twice)")
     return table
 
 
