@@ -41,13 +41,11 @@ def _read_bounded(handle: Any, source: str) -> bytes:
         size = 0
     if size > LIMITS.max_bytes:
         raise too_large(source, "the input")
-    if size:  # a regular file: one read of known size (a line says so on a terminal)
-        what = f"reading {source} ({size / (1 << 20):,.0f} MB)"
+    if size:  # a regular file: one read of known size (a line says so on a terminal, until
+        # the reader has checked it: tiedrank.io.read ends the step)
         if size > _LARGE:
-            progress.step(what, 0, 1)
+            progress.step(f"reading {source} ({size / (1 << 20):,.0f} MB)", 0, 1)
         data = handle.read()
-        if size > _LARGE:
-            progress.step(what, 1, 1)
     else:  # pipes, /dev/zero, in-memory streams: chunks, never past the limit
         chunks, total = [], 0
         while chunk := handle.read(CHUNK):

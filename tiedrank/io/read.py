@@ -7,6 +7,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..core import progress
 from ..core.data import QRELS_COLUMNS, RUN_COLUMNS, Qrels, Run
 from ..core.errors import Finding, InputError
 from ..core.peers import PEERS
@@ -97,8 +98,10 @@ def read_run(source: Any, *, format: str | None = None, name: str | None = None,
         raw, tag = read_tabular(loaded, fmt, ("query", "doc", "score"), columns), None
     table, findings = _typed_table(raw, fmt, loaded, SCORE, duplicates)
     run_name = name or tag or stem(loaded.filename) or "run"
-    return Run(name=run_name, frame=to_frame(table, RUN_COLUMNS), source=loaded.name,
-               findings=tuple(findings))
+    run = Run(name=run_name, frame=to_frame(table, RUN_COLUMNS), source=loaded.name,
+              findings=tuple(findings))
+    progress.step(f"read {loaded.name}", 1, 1)  # a large file's "reading" line ends here
+    return run
 
 
 @validate_params({"format": FORMAT_OPTION})
@@ -154,8 +157,10 @@ def read_qrels(source: Any, *, format: str | None = None,
     else:
         raw = read_tabular(loaded, fmt, ("query", "doc", "relevance"), columns)
     table, findings = _typed_table(raw, fmt, loaded, GRADE, "error")
-    return Qrels(frame=to_frame(table, QRELS_COLUMNS), source=loaded.name,
-                 findings=tuple(findings))
+    qrels = Qrels(frame=to_frame(table, QRELS_COLUMNS), source=loaded.name,
+                  findings=tuple(findings))
+    progress.step(f"read {loaded.name}", 1, 1)
+    return qrels
 
 
 @validate_params({"format": FORMAT_OPTION})
