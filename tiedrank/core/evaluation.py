@@ -311,10 +311,13 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
 
     Parameters
     ----------
-    runs : Run, DataFrame, path, peer object, or a list / dict of those
-        A dict gives the run names; otherwise the TREC tag or file name does. Also a ranx
+    runs : Run, DataFrame, Arrow table, path, peer object, or a list / dict of those
+        A dict gives the run names; otherwise the TREC tag or file name does. Also anything
+        that exports Arrow (a polars DataFrame, a pyarrow Table, a DuckDB relation), a ranx
         ``Run``, pytrec_eval's ``{query: {doc: score}}``, ``(query, doc, score)`` rows.
-    qrels : Qrels, DataFrame, path or peer object
+        The runs come first: ranx's order, ``evaluate(qrels, run)``, raises a
+        ``TypeError`` that says so.
+    qrels : Qrels, DataFrame, Arrow table, path or peer object
     metrics : str, ir_measures measure, or a list of those
         ir_measures-style names: ``RR``, ``RR@k``, ``Success@k``, ``Hits@k`` (a count), ``P@k``,
         ``R@k``, ``AP``, ``AP@k``, ``nDCG``, ``nDCG@k``, ``DCG@k``, ``Rprec``,
@@ -329,7 +332,9 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
         name, so ``RR(rel=2)`` and ``RR`` are two metrics of one evaluation.
     ties : str or list of str, default "expected"
         ``expected``, ``optimistic``, ``pessimistic``, ``trec_eval``, ``input``, ``random``
-        (seeded by ``seed``; or ``"random(seed=3)"``) or ``"all"`` (the first four).
+        (seeded by ``seed``; or ``"random(seed=3)"``) or ``"all"`` (the first four); several
+        as a list or, as the CLI's ``--ties``, one comma-separated string
+        (``"input,expected"``).
     rel_level : int, default 1
         Minimum grade of a relevant document (trec_eval ``-l``) for the metrics that do not
         set ``rel=``.
