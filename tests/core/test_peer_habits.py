@@ -64,3 +64,26 @@ def test_a_label_run_is_a_run():
     by_mapping = evaluate(mapped, read_qrels(QRELS).frame, ["RR"], ties="expected",
                           columns={"score": "label"}).summary
     assert by_mapping["value"].iloc[0] == labels["value"].iloc[0]
+
+
+def test_files_in_ranx_order_are_named():
+    """A qrels path among the runs and a run path as the qrels: named at each door."""
+    from tiedrank.cli import main
+
+    trec = Path(__file__).resolve().parents[2] / "sample_data" / "trec_eval"
+    with pytest.raises(TypeError, match=r"runs= holds a qrels file .*qrels\.test.*" + SWAPPED):
+        evaluate(str(trec / "qrels.test"), str(trec / "results.test"), ["RR"])
+    with pytest.raises(TypeError, match=SWAPPED):
+        evaluate_scaled([RUN, trec / "qrels.test"], trec / "results.test", ["RR"], buckets=2)
+    assert main(["evaluate", str(trec / "results.test"), str(trec / "qrels.test")]) == 2
+    # a label file (qrels-shaped) beside a true qrels file is a run, not a swap
+    assert evaluate(str(trec / "qrels.test"), str(trec / "qrels.test"), ["RR"]).summary.size
+
+
+def test_the_command_line_says_the_qrels_come_first(capsys):
+    from tiedrank.cli import main
+
+    assert main(["evaluate", str(RUN), str(QRELS), "-m", "RR"]) == 2
+    err = capsys.readouterr().err
+    assert "TREC qrels: the qrels file comes first, as in trec_eval: tiedrank evaluate QRELS RUN" in err
+    assert "did you mean" not in err  # the CLI's words, not Python's

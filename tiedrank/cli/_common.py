@@ -319,6 +319,17 @@ def add_query_options(parser: argparse.ArgumentParser) -> None:
                              "relevant: only queries with a relevant document")
 
 
+def check_file_order(command: str, qrels: str, runs: Sequence[str]) -> None:
+    """trec_eval's order is QRELS RUN: a run given where the qrels go and a qrels file among
+    the runs (ranx's order) is one line saying which is which, before anything is read."""
+    from ..core.evaluation import files_swapped
+
+    swapped = files_swapped(list(runs), qrels)
+    if swapped:
+        raise ValueError(f"{qrels} is a TREC run and {swapped} TREC qrels: the qrels file "
+                         f"comes first, as in trec_eval: tiedrank {command} QRELS RUN [RUN ...]")
+
+
 def evaluation_options(args: argparse.Namespace,
                        ties: Sequence[str] | None = None) -> EvaluationOptions:
     """The one options value of a command's flags (checked once; an error names the flag

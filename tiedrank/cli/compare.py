@@ -35,7 +35,8 @@ from ..report import render
 from ..stats import CORRECTIONS, TESTS, compare_runs, group_breakdown, scale_note, verdict_stability
 from ..core.validation import InvalidParameterError, check_arguments
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
-                      add_rel_level, evaluation_options, integer_at_least, probability,
+                      add_rel_level, check_file_order, evaluation_options, integer_at_least,
+                      probability,
                       run_handler)
 
 _COMMENT = {"table": "#", "csv": "#", "latex": "%", "markdown": "###"}
@@ -48,6 +49,7 @@ def _compare(args: argparse.Namespace) -> int:
     if len(policy) != 1:
         raise InvalidParameterError("ties", args.ties, "a single policy (the tests compare "
                                     "one value per query)")
+    check_file_order("compare", args.qrels, [args.baseline, *args.runs])
     groups = read_groups(args.groups) if args.groups else None  # fail fast, before the work
     # the chosen policy for the tests, plus the four fixed policies for the verdicts
     options = evaluation_options(args, [policy[0].label, *ALL_POLICIES])

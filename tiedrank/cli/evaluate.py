@@ -20,7 +20,8 @@ from ..core.summaries import summary_note
 from ..core.validation import check_arguments
 from . import scale
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
-                      add_rel_level, evaluation_options, integer_at_least)
+                      add_rel_level, check_file_order, evaluation_options,
+                      integer_at_least)
 
 
 EXAMPLES = """examples:
@@ -90,6 +91,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.no_summary and args.format != "trec_eval":
         raise ValueError("-n (no 'all' lines) goes with --format trec_eval; the other formats "
                          "print the summary, or with -q the per-query rows only")
+    check_file_order("evaluate", args.qrels, args.runs)  # before the Python doors' wording
     ties = args.ties if args.ties is not None else (
         "trec_eval" if args.format == "trec_eval" else "all")
     options = evaluation_options(args, [t.strip() for t in ties.split(",") if t.strip()])

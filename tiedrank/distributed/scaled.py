@@ -144,7 +144,7 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
     [[0.875, 1.0, 0.75]]
     """
     plan = Plan(tuple(as_metrics(metrics)), make_options("evaluate", options, **option_values))
-    check_argument_order(runs, qrels, options=plan.options)  # ranx's evaluate(qrels, run)
+    check_argument_order(runs, qrels, options=plan.options, files=True)  # ranx's order
     check_timeout(timeout)
     if buckets is None:
         buckets = choose_buckets(runs, qrels)
