@@ -41,7 +41,8 @@ from ..report import GRID_FORMATS, build_report, markdown_literal, render, rende
 from ..stats import CORRECTIONS, TESTS, compare_runs, group_breakdown, scale_note, verdict_stability
 from ..core.validation import InvalidParameterError, check_arguments
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
-                      add_rel_level, evaluation_options, integer_at_least, probability,
+                      add_rel_level, check_file_order, evaluation_options, integer_at_least,
+                      probability,
                       run_handler)
 
 _COMMENT = {"table": "#", "csv": "#", "latex": "%"}
@@ -77,6 +78,7 @@ def _compare(args: argparse.Namespace) -> int:
     if len(policy) != 1:
         raise InvalidParameterError("ties", args.ties, "a single policy (the tests compare "
                                     "one value per query)")
+    check_file_order("compare", args.qrels, [args.baseline, *args.runs])
     groups = read_groups(args.groups) if args.groups else None  # fail fast, before the work
     # the chosen policy for the tests, plus the four fixed policies for the verdicts
     options = evaluation_options(args, [policy[0].label, *ALL_POLICIES])
@@ -163,9 +165,19 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
         "compare", help="significance tests against a baseline, and verdict stability under ties",
         description="Compare runs with a baseline: paired significance test with multiple-"
         "comparison correction, ranx-style markers, and whether the verdict survives the "
-        "tie-break (probability under random tie-breaking, verdict per tie policy).")
+        "tie-break (probability under random tie-breaking, verdict per tie policy).",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_arguments(parser)
     parser.set_defaults(handler=_compare)
+
+
+EXAMPLES = """examples:
+  (paths: a checkout's sample_data/; installed: $(tiedrank dashboard --sample-data-dir))
+  tiedrank compare sample_data/llmjudge/qrels.test.txt sample_data/llmjudge/runs/willia-umbrela1.txt \\
+      sample_data/llmjudge/runs/Olz-gpt4o.txt -m nDCG@10 -l 2 --test wilcoxon --draws 100
+  tiedrank compare sample_data/llmjudge/qrels.test.txt sample_data/llmjudge/runs/willia-umbrela1.txt \\
+      sample_data/llmjudge/runs/Olz-gpt4o.txt sample_data/llmjudge/runs/TREMA-all.txt -m RR \\
+      --correction bh --all-pairs --draws 50 --format markdown"""
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:

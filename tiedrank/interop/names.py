@@ -230,3 +230,42 @@ def ranx_name(metric: "str | Metric") -> str:
     if base is None or m.settings:
         return m.name
     return base if m.k is None else f"{base}@{m.k}"
+
+
+# ---- the list of every measure (``tiedrank metrics``) ------------------------------------------
+CATALOGUE_COLUMNS = ("metric", "forms", "aliases", "trec_eval", "ranx", "ir_measures",
+                     "definition")
+
+
+def metric_catalogue() -> "pd.DataFrame":
+    """One row per metric family, in the registry's order: how to write it in tiedrank
+    (``forms``, ``aliases``), what trec_eval (its ``-m`` forms), ranx and ir_measures call it
+    (empty where the tool has no such measure) and its one-line definition; all read from the
+    registry's declarations (what ``tiedrank metrics`` prints).
+
+    >>> table = metric_catalogue().set_index("metric")
+    >>> table.loc["AP", ["forms", "aliases", "trec_eval", "ranx", "ir_measures"]].tolist()
+    ['AP, AP@k', 'MAP', 'map, map_cut.k', 'map, map@k', 'AP, AP@k']
+    >>> table.loc["Success", ["trec_eval", "ranx"]].tolist()
+    ['success.k', 'hit_rate@k']
+    """
+    import pandas as pd  # local: pandas is not needed to read a metric's name
+
+    rows = []
+    for entry in REGISTRY.values():
+        rows.append({
+            "metric": entry.name, "forms": ", ".join(entry.forms),
+            "aliases": ", ".join(entry.aliases),
+            "trec_eval": _with_cutoff(entry, entry.trec_eval, entry.trec_eval_cut, "."),
+            "ranx": _with_cutoff(entry, entry.ranx, None, "@"),
+            "ir_measures": ", ".join(entry.forms) if entry.name in FAMILIES else "",
+            "definition": entry.definition})
+    return pd.DataFrame(rows, columns=list(CATALOGUE_COLUMNS))
+
+
+def _with_cutoff(entry: MetricFamily, base: str | None, cut: str | None, joint: str) -> str:
+    """A peer's forms of a family: ``map, map_cut.k`` (trec_eval), ``precision@k`` (ranx)."""
+    if not base:
+        return ""
+    at_k = f"{cut or base}{joint}k"
+    return {"none": base, "optional": f"{base}, {at_k}", "required": at_k}[entry.cutoff]

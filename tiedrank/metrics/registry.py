@@ -154,6 +154,12 @@ class MetricFamily:
         return {"none": (base,), "optional": (base, f"{base}@k"),
                 "required": (f"{base}@k",)}[self.cutoff]
 
+    @property
+    def definition(self) -> str:
+        """:attr:`description` without the notes every set measure or unjudged count shares
+        (``tiedrank metrics``' one line)."""
+        return self.description.split(_SPLIT)[0].split(_UNJUDGED)[0].strip()
+
 
 REGISTRY: dict[str, MetricFamily] = {}
 """Canonical family name -> its entry, in the order registered (the order of the docs)."""
