@@ -276,6 +276,12 @@ def test_err_refuses_a_grade_above_gdevals_max_judgment():
         tiedrank.parse_metric("ERR(gain=exp)@3")
 
 
+def test_judged_refuses_a_relevance_level():
+    with pytest.raises(ValueError, match="rel= must be left out: Judged counts the documents "
+                                         "present in the qrels"):
+        tiedrank.parse_metric("Judged(rel=2)@10")
+
+
 def test_err_refuses_a_group_too_large_to_score_exactly():
     n = 6000  # 6000 tied documents, 4500 graded: (4500 + 1)(6000 + 1) terms
     run, qrels = frames({"1": ([1.0] * n, [2] * 4500 + [0] * 1500, [0])})
