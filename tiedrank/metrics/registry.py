@@ -135,6 +135,9 @@ class MetricFamily:
     (``map_cut``: ``map_cut.10`` on ``-m``, ``map_cut_10`` printed)."""
     ranx: str | None = None
     """ranx's name of the metric (``mrr``, ``hit_rate``, ``r-precision``)."""
+    counts_without_relevance: str = ""
+    """For a family that never reads a relevance level (``Judged``: documents present in the
+    qrels), why: ``rel=`` is then refused with it rather than accepted and ignored."""
     fixed_gain: str = ""
     """For a graded family whose gain is part of its definition (gdeval's ERR), that gain in
     words: ``gain=`` is then refused with it. Empty: the family takes ``gain=`` if graded."""
@@ -413,7 +416,8 @@ def _unknown_message(text: str) -> str:
 
 def usage(entry: MetricFamily) -> str:
     """How ``entry`` takes parameters: ``TsRR(alpha=<positive number>); it also takes rel=...``."""
-    settings = ([] if entry.graded else ["rel=<integer >= 1>"]) + ["judged_only=<True|False>"] \
+    settings = ([] if entry.graded or entry.counts_without_relevance
+                else ["rel=<integer >= 1>"]) + ["judged_only=<True|False>"] \
         + (["gain=<linear|exp>"] if entry.graded and not entry.fixed_gain else [])
     if not entry.parameters:
         return f"{entry.name}({', '.join(settings)})"
@@ -468,6 +472,9 @@ def _checked(parse: Callable[[str], object], raw: str, subject: str) -> object:
 def _setting(subject: str, entry: MetricFamily, key: str, raw: str) -> tuple[str, object]:
     """One of :data:`SETTINGS` written in parentheses, checked against ``entry``."""
     name = "gain" if key == "dcg" else key
+    if name == "rel" and entry.counts_without_relevance:
+        raise InvalidParameterError("rel", raw, f"left out: {entry.counts_without_relevance}",
+                                    subject=subject)
     if name == "rel" and entry.graded:
         raise InvalidParameterError("rel", raw, f"left out: {entry.name} uses the grades "
                                     f"themselves (write {entry.name}, and evaluate(..., "
