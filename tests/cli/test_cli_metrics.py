@@ -17,7 +17,8 @@ from tiedrank.metrics import REGISTRY
 def _names(cell: str) -> list[str]:
     """The names of a cell, ``@k`` / ``.k`` read as a cutoff of 10, placeholders filled."""
     filled = {"alpha=a": "alpha=2", "beta=b": "beta=2", "p=p": "p=0.8", "mult=m": "mult=2",
-              "recall=r": "recall=0.2", "levels=r1 r2 ...": "levels=0.2 0.5"}
+              "recall=r": "recall=0.2", "levels=r1 r2 ...": "levels=0.2 0.5",
+              "max_rel=g1": "max_rel=3"}
     names = []
     for name in (n.strip() for n in re.split(r", (?![^()]*\))", cell) if n.strip()):
         if name.startswith("utility("):

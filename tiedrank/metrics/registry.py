@@ -161,7 +161,17 @@ class MetricFamily:
     def definition(self) -> str:
         """:attr:`description` without the notes every set measure or unjudged count shares
         (``tiedrank metrics``' one line)."""
-        return self.description.split(_SPLIT)[0].split(_UNJUDGED)[0].strip()
+        return self.description.split(SET_NOTE)[0].split(UNJUDGED_NOTE)[0].strip()
+
+
+# Notes every set measure or unjudged count shares (entries.py appends them to the
+# descriptions; ``MetricFamily.definition`` leaves them out of the one-line definition).
+SET_NOTE = (" Order-independent: every policy gives the same value (-M keeps the first M "
+          "documents in trec_eval's order before ties are seen, so a tie group it splits is "
+          "split as trec_eval splits it).")
+UNJUDGED_NOTE = (" It counts unjudged documents (absent from the qrels, or a negative grade) as "
+             "the retrieved ones less the judged ones, and its best and worst put them first "
+             "or last in each group.")
 
 
 REGISTRY: dict[str, MetricFamily] = {}
