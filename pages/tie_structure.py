@@ -145,8 +145,9 @@ else:
 # ---- group sizes ---------------------------------------------------------------------------
 st.header("Group sizes", divider="gray")
 cols = st.columns(3)
+SCOPES = {"all": "all ranks", "top": f"starting in the top {k}"}  # keys in state: the label holds k
 scope = cols[0].segmented_control(
-    "Groups", ["all ranks", f"starting in the top {k}"], **persist("tie_hist_scope", "all ranks"), required=True,
+    "Groups", list(SCOPES), format_func=SCOPES.get, **persist("tie_hist_scope", "all"), required=True,
     wrap=True,
     help=f"Count every tie group, or only those that start within the first {k} ranks (k from "
          "the sidebar).")
@@ -155,7 +156,7 @@ weight = cols[1].segmented_control(
     help="Bar height: the number of groups of each size, or the number of documents in them.")
 all_runs = cols[2].toggle("All runs", **persist("tie_hist_all"),
                           help="Compare the group sizes of every run (one colour per run).")
-top = None if scope in (None, "all ranks") else k
+top = k if scope == "top" else None
 if all_runs:
     counts = pd.concat([ctx.memo("group_size_counts", lambda r, t: group_size_counts(ctx.tables()[r], t),
                                  name, top).assign(run=name) for name in tables], ignore_index=True)

@@ -294,15 +294,6 @@ KNOWN: list[Known] = [
     Known("learn-message-python-row", "learn (tiedrank/dashboard/learn.py; not in its brief)",
           "Learn: a bad cell's message quotes the row as Python: \"query='q', doc='d1', score=None\"",
           lambda v: v.page.endswith("learn.py") and v.rule == "python words" and "query='" in v.detail),
-    Known("tie-structure-scope-label", "layout (pages/tie_structure.py; not in its brief)",
-          "Tie structure: the 'Groups' control's option 'starting in the top {k}' is a label "
-          "holding k; after a change of k the required control holds nothing (a stale label)",
-          lambda v: v.page.endswith("tie_structure.py") and v.rule == "widget state" and (
-              "tie_hist_scope" in v.detail or "'Groups'" in v.detail)),
-    Known("tie-structure-query-set-text", "layout (issue 28 #5; pages/tie_structure.py)",
-          "Tie structure: with 'Queries without a relevant document: leave them out', a query "
-          "without one 'counts as 0 in the means, as trec_eval does'",
-          lambda v: v.page.endswith("tie_structure.py") and "the means count it as 0" in v.detail),
 ]
 
 
