@@ -68,7 +68,7 @@ def _is_ir_measure(item: object) -> bool:
     return hasattr(item, "NAME") and hasattr(item, "params")
 
 
-_RANX_LEVEL = re.compile(r"^(.*\S)-l(\d+)\s*$")
+_RANX_LEVEL = re.compile(r"^(.*\S)-l(\d+)\s*$", re.ASCII)
 
 
 def _with_level(metric: Metric, level: int, subject: str) -> Metric:
@@ -110,7 +110,7 @@ def _peer_names(registered: int) -> tuple[re.Pattern, dict[str, str], dict[str, 
     cuts = {(entry.trec_eval_cut or entry.trec_eval).lower(): entry.name
             for entry in REGISTRY.values() if entry.trec_eval and entry.cutoff != "none"}
     alternatives = "|".join(re.escape(name) for name in sorted(cuts, key=len, reverse=True))
-    pattern = re.compile(rf"^\s*({alternatives})[._](\d+)\s*$", re.IGNORECASE)
+    pattern = re.compile(rf"^\s*({alternatives})[._](\d+)\s*$", re.IGNORECASE | re.ASCII)
     names = {name.lower(): entry.name for entry in REGISTRY.values()
              for name in (entry.trec_eval, entry.ranx) if name}
     return pattern, cuts, names

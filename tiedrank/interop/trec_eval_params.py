@@ -59,7 +59,7 @@ _FAMILY = {"P": "P", "recall": "R", "ndcg_cut": "nDCG", "map_cut": "AP",
            "11pt_avg": "11pt_avg", "set_F": "set_F", "utility": "utility", "ndcg": "nDCG",
            "rbp": "RBP_graded", "rbp_resid": "rbp_resid"}
 _REAL = r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
-_ATOL = re.compile(r"\s*([-+]?\d+)(\.\d*)?\s*")  # an integer, or a decimal C's atol truncates
+_ATOL = re.compile(r"\s*([-+]?\d+)(\.\d*)?\s*", re.ASCII)  # an integer, or a decimal C's atol truncates
 RELSTRING_DEFAULT = 10
 """trec_eval's relstring length when none is given (m_relstring.c)."""
 
@@ -137,7 +137,7 @@ def _cutoffs(subject: str, name: str, parts: list[str], least: int = 1) -> tuple
 
 def _reals(subject: str, name: str, parts: list[str], example: str) -> tuple[float, ...]:
     """Real parameters as C's atof reads them (``.25``, ``5.0``, ``1e-1``)."""
-    if not all(re.fullmatch(_REAL, p) for p in parts):
+    if not all(re.fullmatch(_REAL, p, re.ASCII) for p in parts):
         raise ValueError(f"{subject}: the parameters must be numbers separated by commas, "
                          f"e.g. {example}")
     return tuple(float(p) for p in parts)
@@ -146,13 +146,13 @@ def _reals(subject: str, name: str, parts: list[str], example: str) -> tuple[flo
 def _paired(subject: str, name: str, parts: list[str]) -> str:
     """``rbp.p=0.8``, ``ndcg.1=3,2=9``: the metric's name with those parameters."""
     pairs = [p.partition("=") for p in parts]
-    if not all(eq and key and re.fullmatch(_REAL, value) for key, eq, value in pairs):
+    if not all(eq and key and re.fullmatch(_REAL, value, re.ASCII) for key, eq, value in pairs):
         raise ValueError(f"{subject}: the parameters must be name=value pairs separated by "
                          f"commas, e.g. {name}." + ("p=0.8" if name.startswith("rbp")
                                                     else "1=3,2=9,4=4.5"))
     persistence = [value for key, _, value in pairs if key == "p"]
-    gains = [(key, value) for key, _, value in pairs if re.fullmatch(r"[-+]?\d+", key)]
-    other = [key for key, _, _ in pairs if key != "p" and not re.fullmatch(r"[-+]?\d+", key)]
+    gains = [(key, value) for key, _, value in pairs if re.fullmatch(r"[-+]?\d+", key, re.ASCII)]
+    other = [key for key, _, _ in pairs if key != "p" and not re.fullmatch(r"[-+]?\d+", key, re.ASCII)]
     takes_p, takes_gains = name in ("rbp", "rbp_resid"), name == "ndcg"
     if gains and not takes_gains:
         raise ValueError(f"{subject}: trec_eval's gain pairs such as {name}.1=4.0 are read for "
@@ -193,10 +193,10 @@ def output_name(text: str, measures: "dict | None" = None) -> tuple[str, str] | 
 
 
 _LIST = rf"{_REAL}(,{_REAL})*"
-_PRINTED = {**{n: re.compile(r"\d+") for n in CUTOFFS},
-            **{n: re.compile(_REAL) for n in REAL_CUTOFFS},
-            **{n: re.compile(_LIST) for n in REAL_PARAMETERS},
-            **{n: re.compile(rf"[\w+-]+={_REAL}(,[\w+-]+={_REAL})*") for n in PAIRS}}
+_PRINTED = {**{n: re.compile(r"\d+", re.ASCII) for n in CUTOFFS},
+            **{n: re.compile(_REAL, re.ASCII) for n in REAL_CUTOFFS},
+            **{n: re.compile(_LIST, re.ASCII) for n in REAL_PARAMETERS},
+            **{n: re.compile(rf"[\w+-]+={_REAL}(,[\w+-]+={_REAL})*", re.ASCII) for n in PAIRS}}
 """How trec_eval prints the parameters of each kind of measure after its name and ``_``
 (``rbp_graded``, ``rbp_resid(p=0.9)`` are tiedrank's names, not printed ones)."""
 
