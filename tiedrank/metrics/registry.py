@@ -52,7 +52,11 @@ ir_measures spells it, is read too)."""
 """Whether a family takes ``@k``: never, optionally, or always."""
 TREC_GAIN_FAMILIES = ("RBP_graded", "ndcg_rel", "Rndcg", "G")
 """Families graded by trec_eval's default gains (gain = grade, whatever ``rel=`` says): they
-take no ``gain=``, and ``rel=`` does not turn them binary."""
+take no ``gain=linear|exp``, and ``rel=`` does not turn them binary."""
+TREC_GAIN_MAP_FAMILIES = ("RBP_graded", "ndcg_rel", "Rndcg")
+"""Those of :data:`TREC_GAIN_FAMILIES` that take a gain map, trec_eval's grade=gain pairs
+(``ndcg_rel(gain=1:3 2:9)`` is ``-m ndcg_rel.1=3,2=9``); their best and worst orders are by
+gain (:func:`~tiedrank.metrics.gain_maps.resolve_by_gain`)."""
 
 Kernel = Callable[[TieTable, "Metric", str], np.ndarray]
 """``kernel(table, metric, gain) -> one float per query of the table``."""
@@ -247,7 +251,8 @@ class Metric:
     @property
     def extremes(self) -> Extremes | None:
         """The family's :attr:`MetricFamily.extremes`; under a gain map, the orders by gain."""
-        return K.graded_extreme if self.entry.graded and is_gain_map(self.gain or "") \
+        by_gain = self.entry.graded or self.family in TREC_GAIN_MAP_FAMILIES
+        return K.graded_extreme if by_gain and is_gain_map(self.gain or "") \
             else self.entry.extremes
 
     @property
@@ -488,9 +493,14 @@ def _setting(subject: str, entry: MetricFamily, key: str, raw: str) -> tuple[str
         raise InvalidParameterError("rel", raw, f"left out: {entry.name} uses the grades "
                                     f"themselves (write {entry.name}, and evaluate(..., "
                                     "rel_level=) to choose which queries count)", subject=subject)
+    if name == "gain" and key == "gain" and entry.name in TREC_GAIN_MAP_FAMILIES \
+            and is_gain_map(raw):  # trec_eval's ndcg_rel.1=3,2=9
+        return name, _checked(canonical_gain_map, raw, subject)
     if name == "gain" and entry.name in TREC_GAIN_FAMILIES:
+        maps = (f", or a gain map, e.g. {entry.name}(gain=1:3 2:9)"
+                if entry.name in TREC_GAIN_MAP_FAMILIES else "")
         raise InvalidParameterError(key, raw, f"left out: {entry.name} uses trec_eval's gains, "
-                                    "gain = grade (map the grades in the qrels for other "
+                                    f"gain = grade{maps} (map the grades in the qrels for other "
                                     "gains)", subject=subject)
     if name == "gain" and entry.fixed_gain:
         raise InvalidParameterError(key, raw, f"left out: {entry.name} uses "
