@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from . import plain_text, plotly_text, plotly_texts  # noqa: F401
+from . import plotly_text, plotly_texts
 from .style import GRADE_COLORS, POLICY_COLORS, POLICY_LABELS, TEMPLATE, finish, policy_mark
 
 WIN_COLOR = POLICY_COLORS["optimistic"]

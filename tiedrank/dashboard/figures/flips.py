@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from . import plain_text, plotly_text, plotly_texts  # noqa: F401
+from . import plotly_texts
 from .style import TEMPLATE, finish
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from . import plain_text, plotly_text, plotly_texts  # noqa: F401
+from . import plotly_text, plotly_texts
 from .style import FILL_TEXT, POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE, finish, grade_color
 
 POLICY_ORDER = ("pessimistic", "optimistic", "input", "trec_eval", "expected")

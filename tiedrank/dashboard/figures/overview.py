@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from . import plain_text, plotly_text, plotly_texts  # noqa: F401
+from . import plotly_text, plotly_texts
 from .style import POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE, finish
 
 # report column -> engine policy name (for colours, symbols and labels)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from . import plain_text, plotly_text, plotly_texts  # noqa: F401
+from . import plotly_text
 from .style import TEMPLATE, finish, grade_color, title_margin, wrap_title
 
 _SPAN_COLOR = "#bdbdbd"

@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from . import plain_text, plotly_text, plotly_texts  # noqa: F401
+from . import plotly_text, plotly_texts
 from .style import POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE, finish
 
 RANGE_COLOR = "#bdbdbd"

@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.colors
 import plotly.graph_objects as go
 
-from . import plain_text, plotly_text, plotly_texts  # noqa: F401
+from . import plotly_text
 from .style import POLICY_COLORS, TEMPLATE, finish
 
 RUN_COLORS = tuple(plotly.colors.qualitative.Safe)
