@@ -36,7 +36,9 @@ import re
 from ..core.policies import POLICY_WRAPPERS
 from ..core.validation import InvalidParameterError
 from ..metrics import REGISTRY, Metric, family, parse_metric
+from ..metrics.gain_maps import is_gain_map
 from ..metrics.registry import MetricFamily, parse_text
+from .trec_eval_params import GAIN_PAIRS
 
 FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec", "Judged", "ERR", "SDCG")
 """ir_measures measures with a tiedrank family of the same name and definition (``Judged``:
@@ -68,7 +70,7 @@ def _is_ir_measure(item: object) -> bool:
     return hasattr(item, "NAME") and hasattr(item, "params")
 
 
-_RANX_LEVEL = re.compile(r"^(.*\S)-l(\d+)\s*$")
+_RANX_LEVEL = re.compile(r"^(.*\S)-l(\d+)\s*$", re.ASCII)
 
 
 def _with_level(metric: Metric, level: int, subject: str) -> Metric:
@@ -110,7 +112,7 @@ def _peer_names(registered: int) -> tuple[re.Pattern, dict[str, str], dict[str, 
     cuts = {(entry.trec_eval_cut or entry.trec_eval).lower(): entry.name
             for entry in REGISTRY.values() if entry.trec_eval and entry.cutoff != "none"}
     alternatives = "|".join(re.escape(name) for name in sorted(cuts, key=len, reverse=True))
-    pattern = re.compile(rf"^\s*({alternatives})[._](\d+)\s*$", re.IGNORECASE)
+    pattern = re.compile(rf"^\s*({alternatives})[._](\d+)\s*$", re.IGNORECASE | re.ASCII)
     names = {name.lower(): entry.name for entry in REGISTRY.values()
              for name in (entry.trec_eval, entry.ranx) if name}
     return pattern, cuts, names
@@ -194,12 +196,20 @@ def trec_eval_name(metric: "str | Metric") -> str:
     ['unj_5', 'rbp_p=0.8', 'utility_2,-1,0,0']
     >>> [trec_eval_name(m) for m in ("iprec_at_recall(0.1)", "11pt_avg")]
     ['iprec_at_recall_0.10', '11pt_avg']
+    >>> [trec_eval_name(m) for m in ("ndcg_rel(gain=1:3 2:9)", "RBP_graded(p=0.8, gain=1:3)")]
+    ['ndcg_rel_1=3,2=9', 'rbp_p=0.8,1=3']
     """
     m = parse_metric(metric)
     if m.policy is not None:  # Expected(nDCG@10) -> Expected(ndcg_cut_10)
         return m.name.replace(unwrapped(m).name, trec_eval_name(unwrapped(m)), 1)
     entry: MetricFamily = m.entry
     base = entry.trec_eval
+    if base is not None and m.k is None and set(m.settings) == {"gain"} \
+            and is_gain_map(m.gain) and base in GAIN_PAIRS:  # ndcg_rel_1=3,2=9
+        pairs = m.gain.replace(":", "=").replace(" ", ",")
+        if base == "rbp":
+            return f"rbp_p={m.p:g},{pairs}" if m.p != 0.9 else f"rbp_{pairs}"
+        return f"{base}_{pairs}"
     if base is None or m.settings:
         return m.name
     if entry.parameters:

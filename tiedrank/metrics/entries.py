@@ -158,7 +158,7 @@ for _entry in (
     _trec("unj", lambda t, m, g: TG.unjudged_at(t, m.k), cutoff="required",
           view="qrels", extremes=lambda t, m, best: TG.unjudged_extreme(t, m.k, best),
           description="trec_eval's unj_k: unjudged documents in the top k, over k" + UNJUDGED_NOTE),
-    MetricFamily("RBP_graded", lambda t, m, g: TG.rbp_graded(t, m.p), cutoff="none",
+    MetricFamily("RBP_graded", lambda t, m, g: TG.rbp_graded(t, m.p, m.gain), cutoff="none",
                  trec_eval="rbp",
                  parameters=(_PERSISTENCE,), aliases=("rbp_graded",),
                  description="trec_eval 10's rbp: (1-p) sum gain_i p^(i-1), gain = grade / top "
@@ -172,12 +172,14 @@ for _entry in (
     _trec("binG", lambda t, m, g: TG.binary_g(t), cutoff="none",
           description="trec_eval's binG: per relevant document retrieved, 1 / log2(2 + "
                       "non-relevant documents above), over R"),
-    _trec("ndcg_rel", lambda t, m, g: TG.ndcg_rel(t), cutoff="none",
+    _trec("ndcg_rel", lambda t, m, g: TG.ndcg_rel(t, m.gain), cutoff="none",
           description="trec_eval's ndcg_rel: nDCG (gain = grade) read at each positively "
-                      "graded document, the missed ones at the end, averaged"),
-    _trec("Rndcg", lambda t, m, g: TG.r_level_ndcg(t), cutoff="none",
+                      "graded document, the missed ones at the end, averaged (gain= a map: "
+                      "trec_eval's ndcg_rel.1=3,2=9)"),
+    _trec("Rndcg", lambda t, m, g: TG.r_level_ndcg(t, m.gain), cutoff="none",
           description="trec_eval's Rndcg: nDCG (gain = grade) averaged at the R levels, "
-                      "where the ideal gain changes, and at num_ret"),
+                      "where the ideal gain changes, and at num_ret (gain= a map: trec_eval's "
+                      "Rndcg.1=3,2=9)"),
 ):
     register(_entry)
 del _entry
