@@ -37,5 +37,5 @@ def test_figures_draw_the_curves():
     assert list(line.x) == [1.0, 2.0, 3.0] and list(line.y) == steps["expected"].tolist()
     hollow = [c == "white" for c in line.marker.color]
     assert hollow == steps["overlaps_previous"].tolist()
-    assert f"{int(np.sum(hollow))} of 2 consecutive steps" in fig.layout.title.text
+    assert f"{int(np.sum(hollow))} of 2 consecutive steps" in fig.layout.title.text.replace("<br>", " ")
     assert all(isinstance(t, str) for t in pd.unique(line.customdata[:, 1]))
