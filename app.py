@@ -324,12 +324,14 @@ def data_panel() -> None:
             st.file_uploader(
                 "Qrels (relevance judgements)", key="upload_qrels",
                 help="TREC qrels (qid iter docno grade), or CSV/TSV with a header, Parquet or "
-                     "JSON lines with query, doc and relevance columns. gzip is fine.")
+                     "JSON lines with query, doc and relevance columns; ranx's saved qrels (JSON, "
+                     "Parquet, .lz4). gzip is fine.")
             st.file_uploader(
                 "Runs (one or more)", key="upload_runs", accept_multiple_files=True,
                 help="TREC runs (qid Q0 docno rank score tag; the rank column is ignored), a "
                      "label file (qid 0 docno grade: the grade is the score), or CSV/TSV/Parquet/"
-                     "JSON lines with query, doc and score columns. gzip is fine.")
+                     "JSON lines with query, doc and score columns; ranx's saved runs (JSON, "
+                     "Parquet, .lz4). gzip is fine.")
             st.file_uploader(
                 "Query texts (optional)", key="upload_queries",
                 help="A TSV file with lines 'qid<TAB>query text', shown next to query ids.")

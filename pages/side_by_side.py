@@ -98,7 +98,7 @@ name_a, name_b = (run_a, run_b) if run_a != run_b else (f"{run_a} (A)", f"{run_b
 # ---- 1. each run's range on the query ---------------------------------------------------------
 st.header("Each run's range on this query", divider="gray")
 evaluation = ctx.evaluation((metric,), ("all",))
-ranges = view.query_ranges(evaluation, list(dict.fromkeys([run_a, run_b])), query, metric)
+ranges = view.ranges_on_query(evaluation, list(dict.fromkeys([run_a, run_b])), query, metric)
 if ranges.empty:
     empty_state(f"Neither run answers query **{md(query)}**, so it is not in their means "
                 "(trec_eval's query set: queries with results and judgements).")

@@ -32,7 +32,7 @@ def test_every_cache_is_the_one_memory_bounded_cache():
     assert memos == [("datasets.py", "256")]
     # Loaded data and everything derived from it go through the memory-bounded cache.
     ui = (ROOT / "tiedrank" / "dashboard" / "ui.py").read_text()
-    for loader in ("load_run", "load_qrels", "_tables", "_evaluation", "_memo"):
+    for loader in ("cached_run", "cached_qrels", "_tables", "_evaluation", "_memo"):
         assert re.search(r"@shared_cache\([^)]*\)\ndef " + loader + r"\(", ui), loader
     simulator = (ROOT / "pages" / "simulator.py").read_text()
     for step in ("_evaluate", "_sweep"):

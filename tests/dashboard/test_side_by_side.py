@@ -108,7 +108,7 @@ def test_query_ranges_are_evaluate_policy_by_policy(data, metric):
     qrels, a, b, _, _ = data
     runs = {a.name: a, b.name: b}
     together = evaluate(runs, qrels, [metric], ties=["all"], rel_level=REL)
-    ranges = sbs.query_ranges(together, [b.name, a.name], "q002", metric).set_index("run")
+    ranges = sbs.ranges_on_query(together, [b.name, a.name], "q002", metric).set_index("run")
     assert list(ranges.index) == [b.name, a.name]
     for policy, column in (("expected", "expected"), ("optimistic", "best"),
                            ("pessimistic", "worst"), ("trec_eval", "trec_eval")):
@@ -124,7 +124,7 @@ def test_precision_range_counted_by_hand(data):
     qrels, a, b, tables, _ = data
     k, query = 10, "q004"
     ev = evaluate({a.name: a}, qrels, [f"P@{k}"], ties=["all"], rel_level=REL)
-    got = sbs.query_ranges(ev, [a.name], query, f"P@{k}").iloc[0]
+    got = sbs.ranges_on_query(ev, [a.name], query, f"P@{k}").iloc[0]
     rel = set(qrels.frame[(qrels.frame["query"] == query) & (qrels.frame["relevance"] >= REL)]["doc"])
     groups: dict[tuple[int, int], list[str]] = {}
     for doc, span in _spans(a, query).items():
@@ -145,9 +145,9 @@ def test_query_without_relevant_document_scores_zero_with_no_range():
     qrels = Qrels(pd.DataFrame({"query": ["q", "q"], "doc": ["a", "b"], "relevance": [0, 0]}))
     run = Run("r", pd.DataFrame({"query": "q", "doc": ["a", "b"], "score": [1.0, 1.0]}))
     ev = evaluate({"r": run}, qrels, ["RR"], ties=["all"])
-    ranges = sbs.query_ranges(ev, ["r"], "q", "RR")  # trec_eval's query set: RR 0, counted
+    ranges = sbs.ranges_on_query(ev, ["r"], "q", "RR")  # trec_eval's query set: RR 0, counted
     assert ranges[["expected", "best", "worst", "trec_eval", "range"]].to_numpy().tolist() == [[0.0] * 5]
-    assert sbs.query_ranges(ev, ["r"], "missing", "RR").empty
+    assert sbs.ranges_on_query(ev, ["r"], "missing", "RR").empty
     table = build_tie_table(run, qrels)
     assert sbs.relevant_placement(table, table, qrels.frame, "q", 1).empty
 

@@ -236,26 +236,33 @@ def test_tie_free_trec_eval_order_equals_the_peers():
         assert got[q, "SDCG(max_rel=4)@5"] == pytest.approx(cwl_sdcg(5, ranked, 0, 4), abs=1e-15)
 
 
-def test_trm_published_f1():
+def test_trm_published_table_and_f1():
     """TRM's README example (scores .99 .97 .97 .97 .95, the 2nd and 4th relevant): its
-    published E[M] of nDCG, MRR and recall at 3 and 5, with F1@3 = 0.5333 and F1@5 = 0.5714
-    (8/15 and 4/7), computed by TRM's evaluate on that example."""
+    published table in full (E[M], M_obl = the input order, M_max, M_min, range, bias of
+    nDCG, MRR and recall at 3 and 5), and F1@3 = 0.5333, F1@5 = 0.5714 (8/15 and 4/7, what
+    TRM's evaluate gives on that example with metrics=["f1"])."""
     scores, relevant = [0.99, 0.97, 0.97, 0.97, 0.95], [0, 1, 0, 1, 0]
     run = pd.DataFrame({"query": "q", "doc": list("abcde"), "score": scores})
     qrels = pd.DataFrame({"query": "q", "doc": list("abcde"), "relevance": relevant})
+    policies = ["expected", "input", "optimistic", "pessimistic"]
     summary = tiedrank.evaluate({"r": run}, qrels, ["nDCG@3", "nDCG@5", "RR@3", "RR@5", "R@3",
                                                   "R@5", "F1@3", "F1@5"],
-                                ties=["expected", "optimistic", "pessimistic"]).summary
+                                ties=policies).summary
     value = summary.set_index(["metric", "policy"])["value"]
-    published = {  # metric: (E[M], M_max, M_min), TRM's README
-        "nDCG@3": (0.4623, 0.6934, 0.3066), "nDCG@5": (0.6383, 0.6934, 0.5706),
-        "RR@3": (0.4444, 0.5000, 0.3333), "RR@5": (0.4444, 0.5000, 0.3333),
-        "R@3": (0.6667, 1.0, 0.5), "R@5": (1.0, 1.0, 1.0),
-        "F1@3": (0.5333, None, None), "F1@5": (0.5714, None, None)}
+    published = {  # metric: (E[M], M_obl, M_max, M_min, range, bias), TRM's README
+        "nDCG@3": (0.4623, 0.3869, 0.6934, 0.3066, 0.3869, -0.0754),
+        "nDCG@5": (0.6383, 0.6509, 0.6934, 0.5706, 0.1228, 0.0126),
+        "RR@3": (0.4444, 0.5000, 0.5000, 0.3333, 0.1667, 0.0556),
+        "RR@5": (0.4444, 0.5000, 0.5000, 0.3333, 0.1667, 0.0556),
+        "R@3": (0.6667, 0.5000, 1.0000, 0.5000, 0.5000, -0.1667),
+        "R@5": (1.0000, 1.0000, 1.0000, 1.0000, 0.0000, 0.0000),
+        "F1@3": (0.5333, 0.4000, 0.8000, 0.4000, 0.4000, -0.1333),  # TRM's code on it
+        "F1@5": (0.5714, 0.5714, 0.5714, 0.5714, 0.0000, 0.0000)}
     for metric, figures in published.items():
-        for policy, figure in zip(("expected", "optimistic", "pessimistic"), figures):
-            if figure is not None:
-                assert round(float(value[metric, policy]), 4) == figure, (metric, policy)
+        e, obl, best, worst = (float(value[metric, p]) for p in policies)
+        got = (e, obl, best, worst, best - worst, obl - e)
+        assert [round(v, 4) for v in got] == [pytest.approx(f, abs=1e-12) for f in figures], \
+            metric
     assert float(value["F1@3", "expected"]) == pytest.approx(8 / 15, abs=1e-15)
     assert float(value["F1@5", "expected"]) == pytest.approx(4 / 7, abs=1e-15)
 
@@ -267,6 +274,12 @@ def test_err_refuses_a_grade_above_gdevals_max_judgment():
         metric_values(table, "ERR@3")
     with pytest.raises(ValueError, match="gain="):
         tiedrank.parse_metric("ERR(gain=exp)@3")
+
+
+def test_judged_refuses_a_relevance_level():
+    with pytest.raises(ValueError, match="rel= must be left out: Judged counts the documents "
+                                         "present in the qrels"):
+        tiedrank.parse_metric("Judged(rel=2)@10")
 
 
 def test_err_refuses_a_group_too_large_to_score_exactly():

@@ -7,6 +7,7 @@
     tiedrank simulate --preset 0-10 --out run.txt                       (cli/simulate.py)
     tiedrank quantize run.txt --levels 11 --out run.L11.txt             (cli/simulate.py)
     tiedrank docs QRELS RUN --query 301                                 (cli/docs.py)
+    tiedrank metrics ndcg                                               (cli/metrics.py)
     tiedrank dashboard --server.port 8502                               (cli/dashboard.py)
 
 Each subcommand module has ``register(subparsers)``, which adds its parser and sets
@@ -26,7 +27,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from .. import __version__
-from . import compare, dashboard, docs, evaluate, simulate
+from . import compare, dashboard, docs, evaluate, metrics, simulate
 from ._common import flush_output, named_streams, report_unexpected, run_handler
 
 __all__ = ["build_parser", "main", "run"]
@@ -39,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         "expectation over all tie orderings, the best and worst case, and trec_eval's order.")
     parser.add_argument("--version", action="version", version=f"tiedrank {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True)
-    for module in (evaluate, compare, simulate, docs, dashboard):
+    for module in (evaluate, compare, simulate, docs, metrics, dashboard):
         module.register(subparsers)
     return parser
 
@@ -48,12 +49,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``tiedrank`` command with ``argv``; returns the exit status (for scripts and
     tests; the console script is :func:`run`)."""
     parser = build_parser()
+    if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (tiedrank[completion])
+        _complete(parser)
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         if not hasattr(args, dashboard.PASSES_THROUGH):
             parser.error(f"unrecognized arguments: {' '.join(unknown)}")
         setattr(args, dashboard.PASSES_THROUGH, unknown)
     return run_handler(args)
+
+
+def _complete(parser: argparse.ArgumentParser) -> None:
+    """Answer the shell's completion request and exit (argcomplete, the optional
+    ``completion`` extra; without it, the command runs as if not asked). Set up once with
+    ``eval "$(register-python-argcomplete tiedrank)"``."""
+    try:
+        import argcomplete
+    except ImportError:
+        return
+    argcomplete.autocomplete(parser)
 
 
 def run() -> NoReturn:

@@ -22,11 +22,13 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..core.errors import InputError, Remedied, Remedy
+from ..core.progress import reporting
 from ..metrics import GAINS
 from ..core.options import MAX_ROUND, OPTION_NAMES, QUERY_SETS, EvaluationOptions
 from ..report import FORMATS
 from ..core.validation import InvalidParameterError
 from ..io.outputs import WriteError, writing
+from ._progress import terminal_progress
 from ..io import SourceNotFound
 
 # Duplicate handling of the readers (tiedrank.io); io has no public constant for it yet.
@@ -268,8 +270,14 @@ def _run_handler(args: argparse.Namespace, prog: str) -> int:
     limits = {"max_bytes": getattr(args, "max_input_size", None),
               "max_ratio": getattr(args, "max_ratio", None)}
     previous = set_input_limits(**limits)
+    line = terminal_progress()  # on a terminal only: piped output stays clean
     try:
-        return args.handler(args)
+        with reporting(line):
+            try:
+                return args.handler(args)
+            finally:
+                if line is not None:
+                    line.clear()  # before the results or the error line
     except BrokenPipeError:  # e.g. piped into head: stop quietly (before OSError below)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -309,6 +317,17 @@ def add_query_options(parser: argparse.ArgumentParser) -> None:
                         help="trec_eval (default): queries with results and judgements, those "
                              "without a relevant document included (scoring 0, as trec_eval); "
                              "relevant: only queries with a relevant document")
+
+
+def check_file_order(command: str, qrels: str, runs: Sequence[str]) -> None:
+    """trec_eval's order is QRELS RUN: a run given where the qrels go and a qrels file among
+    the runs (ranx's order) is one line saying which is which, before anything is read."""
+    from ..core.evaluation import files_swapped
+
+    swapped = files_swapped(list(runs), qrels)
+    if swapped:
+        raise ValueError(f"{qrels} is a TREC run and {swapped} TREC qrels: the qrels file "
+                         f"comes first, as in trec_eval: tiedrank {command} QRELS RUN [RUN ...]")
 
 
 def evaluation_options(args: argparse.Namespace,

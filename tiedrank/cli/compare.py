@@ -26,11 +26,12 @@ Bad input ends with one line on stderr and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import html
 import json
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ..core.errors import InputError
 from ..core.evaluation import DEFAULT_METRICS, build_tables, parse_metrics, score_tables
@@ -40,10 +41,21 @@ from ..report import GRID_FORMATS, build_report, markdown_literal, render, rende
 from ..stats import CORRECTIONS, TESTS, compare_runs, group_breakdown, scale_note, verdict_stability
 from ..core.validation import InvalidParameterError, check_arguments
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
-                      add_rel_level, evaluation_options, integer_at_least, probability,
+                      add_rel_level, check_file_order, evaluation_options, integer_at_least,
+                      probability,
                       run_handler)
 
 _COMMENT = {"table": "#", "csv": "#", "latex": "%"}
+
+
+@contextlib.contextmanager
+def _quiet_scipy() -> Iterator[None]:
+    """scipy warns on e.g. tied |differences| (normal approximation); the p-value it returns
+    is the documented one, and the warning would only clutter the output."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        yield
 
 
 def _heading(title: str, fmt: str) -> str:
@@ -55,6 +67,8 @@ def _heading(title: str, fmt: str) -> str:
     if fmt == "html":
         return f"<h3>{html.escape(title)}</h3>"
     return f"{_COMMENT[fmt]} {title}"
+
+
 _positive_int = integer_at_least(1)
 
 
@@ -64,6 +78,7 @@ def _compare(args: argparse.Namespace) -> int:
     if len(policy) != 1:
         raise InvalidParameterError("ties", args.ties, "a single policy (the tests compare "
                                     "one value per query)")
+    check_file_order("compare", args.qrels, [args.baseline, *args.runs])
     groups = read_groups(args.groups) if args.groups else None  # fail fast, before the work
     # the chosen policy for the tests, plus the four fixed policies for the verdicts
     options = evaluation_options(args, [policy[0].label, *ALL_POLICIES])
@@ -75,16 +90,13 @@ def _compare(args: argparse.Namespace) -> int:
         raise InputError(f"nothing to compare: {notes}", source=args.qrels,
                          expected=f"queries with a document graded >= --rel-level "
                               f"{args.rel_level}")
-    with warnings.catch_warnings():
-        # scipy warns on e.g. tied |differences| (normal approximation); the p-value it
-        # returns is the documented one, and the warning would only clutter the output
-        warnings.simplefilter("ignore", RuntimeWarning)
-        warnings.simplefilter("ignore", UserWarning)
-        comparison = compare_runs(
-            evaluation, baseline=names[0], policy=policy[0].label, test=args.test,
-            correction=args.correction, alpha=args.alpha,
-            pairs="all" if args.all_pairs else "baseline", seed=args.seed,
-            n_resamples=args.resamples)
+    # the test settings, once: the comparison's sections and the report grid use the same
+    testing = dict(baseline=names[0], policy=policy[0].label, test=args.test,
+                   correction=args.correction, alpha=args.alpha,
+                   pairs="all" if args.all_pairs else "baseline", seed=args.seed,
+                   n_resamples=args.resamples)
+    with _quiet_scipy():
+        comparison = compare_runs(evaluation, **testing)
         stability = verdict_stability(
             evaluation, names[0], test=args.test, alpha=args.alpha, n_draws=args.draws,
             seed=args.seed, gain=args.gain, n_resamples=args.resamples)
@@ -125,14 +137,8 @@ def _compare(args: argparse.Namespace) -> int:
         return 0
     rendered = {key: render(frame, args.format, digits=args.digits) for key, frame, _ in sections}
     if args.format in GRID_FORMATS:  # the report section as the grid a paper prints
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            warnings.simplefilter("ignore", UserWarning)
-            grid = build_report(
-                evaluation, baseline=names[0], policy=policy[0].label, test=args.test,
-                correction=args.correction, alpha=args.alpha,
-                pairs="all" if args.all_pairs else "baseline", seed=args.seed,
-                n_resamples=args.resamples, trec_eval=True, digits=args.digits)
+        with _quiet_scipy():
+            grid = build_report(evaluation, **testing, trec_eval=True, digits=args.digits)
         rendered["report"] = render_grid(grid, args.format).rstrip("\n")
     blocks = [f"{_heading(title, args.format)}\n{rendered[key]}" for key, _, title in sections]
     print("\n\n".join(blocks))
@@ -159,9 +165,19 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
         "compare", help="significance tests against a baseline, and verdict stability under ties",
         description="Compare runs with a baseline: paired significance test with multiple-"
         "comparison correction, ranx-style markers, and whether the verdict survives the "
-        "tie-break (probability under random tie-breaking, verdict per tie policy).")
+        "tie-break (probability under random tie-breaking, verdict per tie policy).",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_arguments(parser)
     parser.set_defaults(handler=_compare)
+
+
+EXAMPLES = """examples:
+  (paths: a checkout's sample_data/; installed: $(tiedrank dashboard --sample-data-dir))
+  tiedrank compare sample_data/llmjudge/qrels.test.txt sample_data/llmjudge/runs/willia-umbrela1.txt \\
+      sample_data/llmjudge/runs/Olz-gpt4o.txt -m nDCG@10 -l 2 --test wilcoxon --draws 100
+  tiedrank compare sample_data/llmjudge/qrels.test.txt sample_data/llmjudge/runs/willia-umbrela1.txt \\
+      sample_data/llmjudge/runs/Olz-gpt4o.txt sample_data/llmjudge/runs/TREMA-all.txt -m RR \\
+      --correction bh --all-pairs --draws 50 --format markdown"""
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -18,13 +18,22 @@ DEFAULT_TOP = 20
 """Ranks shown when ``--top`` is not given."""
 
 
+EXAMPLES = """examples:
+  (paths: a checkout's sample_data/; installed: $(tiedrank dashboard --sample-data-dir))
+  tiedrank docs sample_data/llmjudge/qrels.test.txt sample_data/llmjudge/runs/Olz-gpt4o.txt \\
+      --query q13 --queries sample_data/llmjudge/queries.tsv --top 10
+  tiedrank docs sample_data/simulated/qrels.txt sample_data/simulated/runs/3-point.txt \\
+      --query q001 --corpus sample_data/simulated/corpus.tsv.gz --top 5"""
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``docs`` subcommand to ``subparsers`` (sets ``handler``, as tiedrank.cli)."""
     parser = subparsers.add_parser(
         "docs", help="print a query's tie groups with grades, scores and document text",
         description="Print one query's tie groups (documents sharing a score), each document "
         "with its grade, score and, given --corpus, its text. The groups are those evaluate "
-        "scores with the same --round, -J and --duplicates.")
+        "scores with the same --round, -J and --duplicates.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("qrels", help="qrels file")
     parser.add_argument("run", help="run file")
     parser.add_argument("--query", required=True, help="query id")

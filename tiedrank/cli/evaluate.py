@@ -16,21 +16,36 @@ import numpy as np
 
 from ..core.evaluation import DEFAULT_METRICS, build_tables, metric_request, score_tables
 from ..interop.trec_eval import DEFAULT_GROUP, with_collection_size
-from ..metrics import METRIC_NAMES
 from ..core.policies import ALL_POLICIES, POLICIES, REPORT_COLUMNS
 from ..report import GRID_FORMATS, build_report, natural_rank, render, render_grid
 from ..core.summaries import summary_note
 from ..core.validation import check_arguments
 from . import scale
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
-                      add_rel_level, evaluation_options, integer_at_least)
+                      add_rel_level, check_file_order, evaluation_options,
+                      integer_at_least)
+
+
+EXAMPLES = """examples:
+  (paths: a checkout's sample_data/; installed: $(tiedrank dashboard --sample-data-dir))
+  tiedrank evaluate sample_data/trec_eval/qrels.test sample_data/trec_eval/results.test
+  tiedrank evaluate sample_data/llmjudge/qrels.test.txt sample_data/llmjudge/runs/Olz-gpt4o.txt \\
+      sample_data/llmjudge/runs/TREMA-all.txt -m RR -m nDCG@10 -l 2
+  tiedrank evaluate sample_data/trec_eval/qrels.test sample_data/trec_eval/results.test \\
+      --format trec_eval -q -m P.5,10 -m map       (trec_eval's own output, trec_eval's order)
+  tiedrank evaluate sample_data/trec_eval/qrels.test sample_data/trec_eval/results.test \\
+      --ties expected,trec_eval -m "Best(AP)" --format csv
+  tiedrank evaluate sample_data/trec_eval/qrels.test sample_data/trec_eval/results.test \\
+      -m AP --buckets 2                            (large runs: bounded memory, same numbers)
+  tiedrank metrics                                 (every measure -m takes)"""
 
 
 def register(subparsers: "argparse._SubParsersAction") -> None:
     """Add the ``evaluate`` subcommand to ``subparsers`` (sets ``handler``)."""
     parser = subparsers.add_parser(
         "evaluate", help="evaluate runs against qrels",
-        description="Evaluate one or more runs; prints a trec_eval-like table.")
+        description="Evaluate one or more runs; prints a trec_eval-like table.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("qrels", help="qrels file (TREC qid iter docno grade, CSV, TSV, Parquet, "
                                       "JSONL; - reads standard input)")
     parser.add_argument("runs", nargs="+", metavar="run",
@@ -54,8 +69,8 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     """The options of :func:`tiedrank.core.evaluation.evaluate`, as flags."""
     fixed = ", ".join(p for p in POLICIES if p != "random")
     parser.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC",
-                        help=f"metric, repeatable ({', '.join(METRIC_NAMES)}); also "
-                             "trec_eval's -m forms (P.5,10, ndcg_cut.10, recip_rank, P alone "
+                        help="metric, repeatable (`tiedrank metrics` lists them all with "
+                             "their aliases and peer names); also trec_eval's -m forms (P.5,10, ndcg_cut.10, recip_rank, P alone "
                              "= its default cutoffs) and groups (official, all_trec), ranx's "
                              "level suffix (map-l2) and policy wrappers (Expected(nDCG@10), "
                              f"Best(AP)); default: {', '.join(DEFAULT_METRICS)} (with "
@@ -78,6 +93,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.no_summary and args.format != "trec_eval":
         raise ValueError("-n (no 'all' lines) goes with --format trec_eval; the other formats "
                          "print the summary, or with -q the per-query rows only")
+    check_file_order("evaluate", args.qrels, args.runs)  # before the Python doors' wording
     ties = args.ties if args.ties is not None else (
         "trec_eval" if args.format == "trec_eval" else "all")
     options = evaluation_options(args, [t.strip() for t in ties.split(",") if t.strip()])

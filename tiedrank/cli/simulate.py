@@ -64,6 +64,17 @@ def _quantize(args: argparse.Namespace) -> int:
     return 0
 
 
+SIMULATE_EXAMPLES = """examples:
+  tiedrank simulate --preset 0-10 --queries 50 --seed 1 --out sim-run.txt --qrels sim-qrels.txt
+  tiedrank simulate --preset 3-point --tie-prob 0.3 --out coarse-run.txt --qrels coarse-qrels.txt
+  tiedrank evaluate sim-qrels.txt sim-run.txt -m nDCG@10      (then evaluate what was written)"""
+QUANTIZE_EXAMPLES = """examples:
+  (paths: a checkout's sample_data/; installed: $(tiedrank dashboard --sample-data-dir))
+  tiedrank quantize sample_data/trec_eval/results.test --levels 3 --out three-levels.txt
+  tiedrank quantize sample_data/trec_eval/results.test --precision bf16 --out bf16.txt
+  tiedrank evaluate sample_data/trec_eval/qrels.test three-levels.txt -m AP"""
+
+
 def register(subparsers: "argparse._SubParsersAction") -> None:
     """Add the ``simulate`` and ``quantize`` subcommands to ``subparsers``.
 
@@ -75,7 +86,8 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
         "simulate", help="write a simulated reranker run and its qrels (TREC format)",
         description="Simulate a reranker whose score ties you can dial: score = quality * "
         "grade + N(0,1), then optional discrete levels, extra ties and a low-precision cast. "
-        f"Presets: {presets}.")
+        f"Presets: {presets}.", epilog=SIMULATE_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     default = next(iter(PRESETS))
     sim.add_argument("--preset", choices=list(PRESETS), default=default,
                      help=f"reranker preset (default {default})")
@@ -101,7 +113,8 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     quant = subparsers.add_parser(
         "quantize", help="degrade a run: discrete score levels and/or low precision",
         description="Replace a run's scores by equal-width bin labels 0..L-1 and/or cast "
-        "them to float16 / bfloat16, to see how ties from coarse scores change evaluation.")
+        "them to float16 / bfloat16, to see how ties from coarse scores change evaluation.",
+        epilog=QUANTIZE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     quant.add_argument("run", help="run file to read (TREC or any format tiedrank reads)")
     quant.add_argument("--levels", type=_positive_int, metavar="L", help="number of score levels")
     quant.add_argument("--precision", choices=_PRECISION_CHOICES, metavar="P", help=_PRECISION_HELP)

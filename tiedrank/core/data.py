@@ -69,3 +69,16 @@ class Qrels:
 
     def __len__(self) -> int:
         return len(self.frame)
+
+
+def exports_arrow(source: object) -> bool:
+    """True for an object that hands out its data as an Arrow stream (the Arrow PyCapsule
+    interface, ``__arrow_c_stream__``): a polars DataFrame, a pyarrow Table or
+    RecordBatchReader, a DuckDB relation. A pandas DataFrame, which has it too from pandas
+    2.2 on, is read as a DataFrame (its NaN is pandas' missing value).
+
+    >>> import pyarrow as pa
+    >>> exports_arrow(pa.table({"a": [1]})), exports_arrow(pd.DataFrame({"a": [1]}))
+    (True, False)
+    """
+    return hasattr(type(source), "__arrow_c_stream__") and not isinstance(source, pd.DataFrame)

@@ -77,6 +77,9 @@ class Peers:
     is_peer_object: Callable[[Any], bool] = lambda source: False
     """True for another tool's run or qrels object (ranx ``Run``, ``{query: {doc: value}}``,
     rows of ``(query_id, doc_id, value)``), which :attr:`as_table` converts."""
+    peer_role: Callable[[Any], str | None] = lambda source: None
+    """``"run"`` or ``"qrels"`` for another tool's object that says which it is (ranx's
+    ``Run`` and ``Qrels``), None otherwise (to tell a swapped ``evaluate(qrels, run)``)."""
     as_table: Callable[[Any, str], Any] | None = None
     """``(source, "score" | "relevance") -> (DataFrame query, doc, value; name or None)``."""
     is_nested_runs: Callable[[Any], bool] = lambda source: False

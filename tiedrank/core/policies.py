@@ -71,11 +71,14 @@ _TIES = [Options(*POLICIES, "all"), Pattern(_RANDOM, "random(seed=N)")]
 
 
 def policy_items(ties: Any) -> list[Any]:
-    """``ties=`` as a list of items: a string is one; another iterable (not bytes, not a
-    mapping) its items; anything else (None, a number) raises the one message of ``ties=``.
+    """``ties=`` as a list of items: a string is one, or several separated by commas as the
+    CLI's ``--ties input,expected``; another iterable (not bytes, not a mapping) its items;
+    anything else (None, a number) raises the one message of ``ties=``.
 
     >>> policy_items("all"), policy_items(("expected", "optimistic"))
     (['all'], ['expected', 'optimistic'])
+    >>> policy_items("input, expected")
+    ['input', 'expected']
     >>> policy_items(None)
     Traceback (most recent call last):
     ...
@@ -83,7 +86,8 @@ def policy_items(ties: Any) -> list[Any]:
 'pessimistic', 'trec_eval', 'input', 'random', 'all' or 'random(seed=N)'; got None
     """
     if isinstance(ties, str):
-        return [ties]
+        return [item.strip() for item in ties.split(",") if item.strip()] if "," in ties \
+            else [ties]
     if isinstance(ties, Iterable) and not isinstance(ties, (bytes, bytearray, Mapping)):
         return list(ties)
     check("ties", ties, _TIES)  # not a str: raises
@@ -91,7 +95,8 @@ def policy_items(ties: Any) -> list[Any]:
 
 
 def parse_policies(ties: "str | Iterable[str]", seed: int = 0) -> list[Policy]:
-    """Parse ``ties=``: a policy, ``"all"``, ``"random(seed=3)"`` or a list of those.
+    """Parse ``ties=``: a policy, ``"all"``, ``"random(seed=3)"`` or a list of those (also
+    as one comma-separated string, ``"input,expected"``, as the CLI's ``--ties`` takes it).
 
     Examples
     --------

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .figures import plain_text
+
 DRILL_KEY = "drill_query"
 """Session-state key of the query a click asked Tie structure to open."""
 
@@ -57,14 +59,14 @@ def clicked_query(event: Mapping[str, Any] | None, axis: str | None = None) -> s
     if not event:
         return None
     points = (event.get("selection") or {}).get("points") or []
-    for point in points:
+    for point in points:  # the figures show file text escaped (figures.plotly_text): undo it
         if axis is not None and point.get(axis) is not None:
-            return str(point[axis])
+            return plain_text(str(point[axis]))
         data = point.get("customdata")
         if isinstance(data, (list, tuple)) and data:
-            return str(data[0])
+            return plain_text(str(data[0]))
         if isinstance(data, str):
-            return data
+            return plain_text(data)
     return None
 
 

@@ -168,7 +168,7 @@ def quantized_set(run: Run, qrels: Qrels, *, levels: int | None = None,
 
 
 def _int(text: str, low: int, high: int, what: str) -> int:
-    if not text.isdigit() or not low <= int(text) <= high:
+    if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
         raise RecipeError(f"{what} must be a whole number from {low} to {high}, not {text!r}")
     return int(text)
 

@@ -187,7 +187,7 @@ def placement_wide(placement: pd.DataFrame) -> pd.DataFrame:
         "shift": (b.loc[a.index, "expected_rank"] - a["expected_rank"]).to_numpy(dtype=float)})
 
 
-def query_ranges(evaluation, runs: Sequence[str], query: str, metric: "str | Metric") -> pd.DataFrame:
+def ranges_on_query(evaluation, runs: Sequence[str], query: str, metric: "str | Metric") -> pd.DataFrame:
     """Each run's range of ``metric`` on ``query`` over the tie orderings: run, metric,
     expected, best, worst, trec_eval, range (best - worst); one row per run of ``runs``
     evaluated on the query (none for a run that does not answer it).

@@ -190,14 +190,14 @@ def _read(kind: str, name: str, fmt: str | None, columns: tuple, source,
 
 
 @shared_cache("Reading run…")
-def load_run(content_hash: str, name: str, fmt: str | None, columns: tuple, _source,
+def cached_run(content_hash: str, name: str, fmt: str | None, columns: tuple, _source,
              duplicates: str = "error") -> Run | InputError:
     """Read one run once per content and duplicates policy (see :func:`_read`)."""
     return _read("run", name, fmt, columns, _source, duplicates)
 
 
 @shared_cache("Reading qrels…")
-def load_qrels(content_hash: str, name: str, fmt: str | None, columns: tuple, _source) -> Qrels | InputError:
+def cached_qrels(content_hash: str, name: str, fmt: str | None, columns: tuple, _source) -> Qrels | InputError:
     """Read qrels once per content (see :func:`_read`)."""
     return _read("qrels", name, fmt, columns, _source)
 
@@ -518,7 +518,7 @@ def bundled_context(dataset: BundledDataset, settings: Settings) -> tuple[Contex
         return None, [f"Bundled data file not found: {dataset.path(f)}" for f in missing]
     qpath = dataset.path(dataset.qrels)
     qhash = file_hash(qpath)
-    qrels = load_qrels(qhash, qpath.name, dataset.qrels_format, (), _source=str(qpath))
+    qrels = cached_qrels(qhash, qpath.name, dataset.qrels_format, (), _source=str(qpath))
     if isinstance(qrels, InputError):
         errors.append(str(qrels))
     parts: list[object] = [dataset.key, qhash]
@@ -527,7 +527,7 @@ def bundled_context(dataset: BundledDataset, settings: Settings) -> tuple[Contex
         path = dataset.path(relative)
         rhash = file_hash(path)
         parts.append(rhash)
-        run = load_run(rhash, path.name, dataset.run_format, (), _source=str(path))
+        run = cached_run(rhash, path.name, dataset.run_format, (), _source=str(path))
         if isinstance(run, InputError):
             errors.append(str(run))
         else:
@@ -579,7 +579,7 @@ def upload_context(qrels_file: "UploadedLike | None", run_files: Sequence["Uploa
     qhash = upload_hash(qrels_file)
     qmap = tuple(sorted(mappings.get(upload_ident(qrels_file), {}).items()))
     parts += [qhash, qmap]
-    qrels = load_qrels(qhash, qrels_file.name, None, qmap, _source=qdata)
+    qrels = cached_qrels(qhash, qrels_file.name, None, qmap, _source=qdata)
     if isinstance(qrels, InputError):
         errors.append(str(qrels))
     runs: dict[str, Run] = {}
@@ -587,7 +587,7 @@ def upload_context(qrels_file: "UploadedLike | None", run_files: Sequence["Uploa
         rhash = upload_hash(upload)
         rmap = tuple(sorted(mappings.get(upload_ident(upload), {}).items()))
         parts += [upload.name, rhash, rmap, duplicates]
-        run = load_run(rhash, upload.name, None, rmap, _source=upload.getvalue(), duplicates=duplicates)
+        run = cached_run(rhash, upload.name, None, rmap, _source=upload.getvalue(), duplicates=duplicates)
         if isinstance(run, InputError):
             errors.append(str(run))
             if unreadable is not None:

@@ -54,6 +54,7 @@ from ..core.errors import Finding, InputError
 from ..core.evaluation import run_sources, unique_labels
 from ..core.hashing import bucket_of_hashes, hash_ids
 from ..core.machine import usable_cores
+from ..core.progress import step
 from ..io.duplicates import KEEP_MAX
 from ..io.outputs import owned_prefix, sweep_stale, writing
 
@@ -360,6 +361,15 @@ def _own_name(source: Any, columns: Mapping[str, str] | None = None) -> str:
     return read_run(source, duplicates="max", columns=columns).name
 
 
+def expected_blocks(source: Any, block_bytes: int) -> int | None:
+    """About how many blocks a file is read in (for the progress line; None: not known, for
+    compressed files and what is in memory)."""
+    if not isinstance(source, (str, os.PathLike)) or not os.path.isfile(source) \
+            or os.fspath(source).lower().endswith((".gz", ".gzip")):
+        return None
+    return max(1, -(-os.path.getsize(source) // block_bytes))
+
+
 def split_qrels(qrels: Any, n_buckets: int, directory: str, *, block_bytes: int = BLOCK_BYTES,
                 qrels_format: str | None = None, columns: Mapping[str, str] | None = None
                 ) -> tuple[str, int, tuple[Finding, ...], tuple[str, ...] | None]:
@@ -377,8 +387,10 @@ def split_qrels(qrels: Any, n_buckets: int, directory: str, *, block_bytes: int 
             writer.write(part.frame, n_buckets)
             findings += part.findings
             source = part.source
+            step(f"splitting {source} into buckets", blocks, expected_blocks(qrels, block_bytes))
     finally:
         writer.close()
+    step(f"splitting {source} into buckets", blocks, blocks)
     return source, blocks, tuple(findings), writer.spanning
 
 
@@ -436,8 +448,11 @@ def split_run(directory: str, index: int, name: str | None, source: Any, n_bucke
             n_rows += len(part.frame)
             findings += part.findings
             run_name, run_source = run_name or part.name, part.source
+            step(f"splitting {run_source} into buckets", blocks,
+                 expected_blocks(source, block_bytes))
     finally:
         writer.close()
+    step(f"splitting {run_source} into buckets", blocks, blocks)
     return RunPart(index, run_name, run_source, n_rows, blocks, tuple(findings),
                    writer.spanning)
 

@@ -31,6 +31,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.errors import Remedied, Remedy
+from ..core.progress import step
 
 DEFAULT_LOCAL_WORKERS = 2
 CONNECT_TIMEOUT = 5.0
@@ -400,9 +401,10 @@ def _wait_while_workers(distributed: Any, client: Any, futures: list, timeout: f
         try:
             distributed.wait(futures, timeout=min(POLL_SECONDS, timeout),
                              return_when="ALL_COMPLETED")
+            step(f"{name} tasks on Dask", len(futures), len(futures))
             return
         except TimeoutError:
-            pass
+            step(f"{name} tasks on Dask", sum(f.done() for f in futures), len(futures))
         if any(future.status == "error" for future in futures):
             return
         now = time.monotonic()

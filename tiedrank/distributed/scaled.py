@@ -10,7 +10,9 @@ from typing import Any
 
 from ..core.data import Qrels, Run
 from ..core.errors import InputError, Remedy
-from ..core.evaluation import Evaluation, as_metrics, read_qrels_input, unique_labels
+from ..core.progress import step
+from ..core.evaluation import (Evaluation, as_metrics, check_argument_order, read_qrels_input,
+                               unique_labels)
 from ..core.options import EvaluationOptions, make_options
 from .buckets import (
     BLOCK_BYTES,
@@ -142,6 +144,7 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
     [[0.875, 1.0, 0.75]]
     """
     plan = Plan(tuple(as_metrics(metrics)), make_options("evaluate", options, **option_values))
+    check_argument_order(runs, qrels, options=plan.options, files=True)  # ranx's order
     check_timeout(timeout)
     if buckets is None:
         buckets = choose_buckets(runs, qrels)
@@ -192,7 +195,11 @@ def _evaluate(runs: Any, qrels: Any, plan: Plan, buckets: int, client: Any,
     with nullcontext() if client is None else connect(client, timeout=timeout) as dask_client:
         def each(function, arguments, name):
             if dask_client is None:
-                return [function(*args) for args in arguments]
+                results = []
+                for done, args in enumerate(arguments, 1):
+                    results.append(function(*args))
+                    step(f"{name} tasks", done, len(arguments))
+                return results
             return run_all(dask_client, function, arguments, name=name, timeout=timeout)
 
         if buckets == 1:  # no split: one task per run reads and evaluates it whole

@@ -21,13 +21,14 @@ formats without the core knowing any of them.
 """
 from ..core.peers import plug
 from . import trec_eval
-from .adapters import ACCEPTED, as_table, is_nested_runs, is_peer_object
+from .adapters import ACCEPTED, as_table, is_nested_runs, is_peer_object, peer_role
 from .names import (RANX_NAMES, TREC_EVAL_NAMES, from_ir_measures, ranx_name, read_peer_metric,
                     trec_eval_name)
 
 plug(read_metric=read_peer_metric, expand_metrics=trec_eval.expand_metrics,
      is_peer_object=is_peer_object, as_table=as_table, is_nested_runs=is_nested_runs,
+     peer_role=peer_role,
      accepted=ACCEPTED, format_trec_eval=trec_eval.format_trec_eval, ranx_name=ranx_name)
 
 __all__ = ["ACCEPTED", "RANX_NAMES", "TREC_EVAL_NAMES", "as_table", "from_ir_measures",
-           "is_nested_runs", "is_peer_object", "ranx_name", "trec_eval_name"]
+           "is_nested_runs", "is_peer_object", "peer_role", "ranx_name", "trec_eval_name"]

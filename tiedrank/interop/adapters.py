@@ -23,16 +23,20 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.data import exports_arrow
+
 ACCEPTED = ("a path, bytes, a binary file object, a pandas DataFrame (also PyTerrier's qid/docno/"
-            "score|label), a ranx Run/Qrels, a dict {query: {doc: value}} (pytrec_eval), or an "
+            "score|label), an Arrow table (polars, pyarrow, DuckDB), a ranx Run/Qrels, a dict {query: {doc: value}} (pytrec_eval), or an "
             "iterable of (query_id, doc_id, value) tuples (ir_measures ScoredDoc/Qrel, "
             "ir_datasets qrels_iter())")
 _FIELDS = {"score": ("query_id", "doc_id", "score"), "relevance": ("query_id", "doc_id", "relevance")}
 
 
 def is_peer_object(source: Any) -> bool:
-    """True for the objects :func:`as_table` converts (not paths, bytes, files or frames)."""
-    if isinstance(source, (str, bytes, bytearray, memoryview, os.PathLike, pd.DataFrame)):
+    """True for the objects :func:`as_table` converts (not paths, bytes, files, frames or
+    Arrow exporters such as a polars DataFrame, which the readers take as tables)."""
+    if isinstance(source, (str, bytes, bytearray, memoryview, os.PathLike, pd.DataFrame)) \
+            or exports_arrow(source):
         return False
     if hasattr(source, "read") or hasattr(source, "getvalue"):
         return False
@@ -41,6 +45,19 @@ def is_peer_object(source: Any) -> bool:
 
 def _is_ranx(source: Any) -> bool:
     return type(source).__module__.startswith("ranx.") and hasattr(source, "to_dict")
+
+
+def peer_role(source: Any) -> str | None:
+    """``"run"`` or ``"qrels"`` for another tool's object that says which it is (a ranx
+    ``Run`` or ``Qrels``), None for anything else: how a swapped ``evaluate(qrels, run)``,
+    ranx's order, is told from a label run.
+
+    >>> peer_role({"q1": {"d1": 1}}) is None
+    True
+    """
+    if _is_ranx(source):
+        return {"Run": "run", "Qrels": "qrels"}.get(type(source).__name__)
+    return None
 
 
 def as_table(source: Any, value: str) -> tuple[pd.DataFrame, str | None]:

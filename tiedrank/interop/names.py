@@ -36,7 +36,9 @@ import re
 from ..core.policies import POLICY_WRAPPERS
 from ..core.validation import InvalidParameterError
 from ..metrics import REGISTRY, Metric, family, parse_metric
+from ..metrics.gain_maps import is_gain_map
 from ..metrics.registry import MetricFamily, parse_text
+from .trec_eval_params import GAIN_PAIRS
 
 FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec", "Judged", "ERR", "SDCG")
 """ir_measures measures with a tiedrank family of the same name and definition (``Judged``:
@@ -68,7 +70,7 @@ def _is_ir_measure(item: object) -> bool:
     return hasattr(item, "NAME") and hasattr(item, "params")
 
 
-_RANX_LEVEL = re.compile(r"^(.*\S)-l(\d+)\s*$")
+_RANX_LEVEL = re.compile(r"^(.*\S)-l(\d+)\s*$", re.ASCII)
 
 
 def _with_level(metric: Metric, level: int, subject: str) -> Metric:
@@ -110,7 +112,7 @@ def _peer_names(registered: int) -> tuple[re.Pattern, dict[str, str], dict[str, 
     cuts = {(entry.trec_eval_cut or entry.trec_eval).lower(): entry.name
             for entry in REGISTRY.values() if entry.trec_eval and entry.cutoff != "none"}
     alternatives = "|".join(re.escape(name) for name in sorted(cuts, key=len, reverse=True))
-    pattern = re.compile(rf"^\s*({alternatives})[._](\d+)\s*$", re.IGNORECASE)
+    pattern = re.compile(rf"^\s*({alternatives})[._](\d+)\s*$", re.IGNORECASE | re.ASCII)
     names = {name.lower(): entry.name for entry in REGISTRY.values()
              for name in (entry.trec_eval, entry.ranx) if name}
     return pattern, cuts, names
@@ -194,12 +196,20 @@ def trec_eval_name(metric: "str | Metric") -> str:
     ['unj_5', 'rbp_p=0.8', 'utility_2,-1,0,0']
     >>> [trec_eval_name(m) for m in ("iprec_at_recall(0.1)", "11pt_avg")]
     ['iprec_at_recall_0.10', '11pt_avg']
+    >>> [trec_eval_name(m) for m in ("ndcg_rel(gain=1:3 2:9)", "RBP_graded(p=0.8, gain=1:3)")]
+    ['ndcg_rel_1=3,2=9', 'rbp_p=0.8,1=3']
     """
     m = parse_metric(metric)
     if m.policy is not None:  # Expected(nDCG@10) -> Expected(ndcg_cut_10)
         return m.name.replace(unwrapped(m).name, trec_eval_name(unwrapped(m)), 1)
     entry: MetricFamily = m.entry
     base = entry.trec_eval
+    if base is not None and m.k is None and set(m.settings) == {"gain"} \
+            and is_gain_map(m.gain) and base in GAIN_PAIRS:  # ndcg_rel_1=3,2=9
+        pairs = m.gain.replace(":", "=").replace(" ", ",")
+        if base == "rbp":
+            return f"rbp_p={m.p:g},{pairs}" if m.p != 0.9 else f"rbp_{pairs}"
+        return f"{base}_{pairs}"
     if base is None or m.settings:
         return m.name
     if entry.parameters:
@@ -230,3 +240,42 @@ def ranx_name(metric: "str | Metric") -> str:
     if base is None or m.settings:
         return m.name
     return base if m.k is None else f"{base}@{m.k}"
+
+
+# ---- the list of every measure (``tiedrank metrics``) ------------------------------------------
+CATALOGUE_COLUMNS = ("metric", "forms", "aliases", "trec_eval", "ranx", "ir_measures",
+                     "definition")
+
+
+def metric_catalogue() -> "pd.DataFrame":
+    """One row per metric family, in the registry's order: how to write it in tiedrank
+    (``forms``, ``aliases``), what trec_eval (its ``-m`` forms), ranx and ir_measures call it
+    (empty where the tool has no such measure) and its one-line definition; all read from the
+    registry's declarations (what ``tiedrank metrics`` prints).
+
+    >>> table = metric_catalogue().set_index("metric")
+    >>> table.loc["AP", ["forms", "aliases", "trec_eval", "ranx", "ir_measures"]].tolist()
+    ['AP, AP@k', 'MAP', 'map, map_cut.k', 'map, map@k', 'AP, AP@k']
+    >>> table.loc["Success", ["trec_eval", "ranx"]].tolist()
+    ['success.k', 'hit_rate@k']
+    """
+    import pandas as pd  # local: pandas is not needed to read a metric's name
+
+    rows = []
+    for entry in REGISTRY.values():
+        rows.append({
+            "metric": entry.name, "forms": ", ".join(entry.forms),
+            "aliases": ", ".join(entry.aliases),
+            "trec_eval": _with_cutoff(entry, entry.trec_eval, entry.trec_eval_cut, "."),
+            "ranx": _with_cutoff(entry, entry.ranx, None, "@"),
+            "ir_measures": ", ".join(entry.forms) if entry.name in FAMILIES else "",
+            "definition": entry.definition})
+    return pd.DataFrame(rows, columns=list(CATALOGUE_COLUMNS))
+
+
+def _with_cutoff(entry: MetricFamily, base: str | None, cut: str | None, joint: str) -> str:
+    """A peer's forms of a family: ``map, map_cut.k`` (trec_eval), ``precision@k`` (ranx)."""
+    if not base:
+        return ""
+    at_k = f"{cut or base}{joint}k"
+    return {"none": base, "optional": f"{base}, {at_k}", "required": at_k}[entry.cutoff]

@@ -39,6 +39,7 @@ import pandas as pd
 
 from ..metrics import REGISTRY, Metric, parse_metric
 from ..metrics.interpolated import RECALL_LEVELS, recall_cutoffs
+from ..metrics.registry import check_ascii_digits
 from ..core.peers import MetricRequest
 from .names import trec_eval_name
 from .trec_eval_params import (CUTOFFS, REAL_CUTOFFS, RELSTRING_DEFAULT, Parameters, output_name,
@@ -211,6 +212,8 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
             slots.append(parse_metric(item))
             continue
         text = item.strip()
+        kind = "trec_eval measure" if text.partition(".")[0] in BY_NAME else "metric"
+        check_ascii_digits(text, f"{kind} {text!r}")
         names = GROUPS.get(text)
         if names is not None:
             slots += names

@@ -57,9 +57,13 @@ _FAMILY = {"P": "P", "recall": "R", "ndcg_cut": "nDCG", "map_cut": "AP",
            "relative_P": "relative_P", "success": "Success", "unj": "unj",
            "iprec_at_recall": "iprec_at_recall", "Rprec_mult": "Rprec_mult",
            "11pt_avg": "11pt_avg", "set_F": "set_F", "utility": "utility", "ndcg": "nDCG",
-           "rbp": "RBP_graded", "rbp_resid": "rbp_resid"}
+           "rbp": "RBP_graded", "rbp_resid": "rbp_resid", "ndcg_rel": "ndcg_rel",
+           "Rndcg": "Rndcg"}
+GAIN_PAIRS = ("ndcg", "ndcg_rel", "Rndcg", "rbp")
+"""trec_eval's measures whose grade=gain pairs tiedrank reads (setup_gains in gain_init.c);
+trec_eval's G reads them too, tiedrank's G not yet."""
 _REAL = r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
-_ATOL = re.compile(r"\s*([-+]?\d+)(\.\d*)?\s*")  # an integer, or a decimal C's atol truncates
+_ATOL = re.compile(r"\s*([-+]?\d+)(\.\d*)?\s*", re.ASCII)  # an integer, or a decimal C's atol truncates
 RELSTRING_DEFAULT = 10
 """trec_eval's relstring length when none is given (m_relstring.c)."""
 
@@ -137,7 +141,7 @@ def _cutoffs(subject: str, name: str, parts: list[str], least: int = 1) -> tuple
 
 def _reals(subject: str, name: str, parts: list[str], example: str) -> tuple[float, ...]:
     """Real parameters as C's atof reads them (``.25``, ``5.0``, ``1e-1``)."""
-    if not all(re.fullmatch(_REAL, p) for p in parts):
+    if not all(re.fullmatch(_REAL, p, re.ASCII) for p in parts):
         raise ValueError(f"{subject}: the parameters must be numbers separated by commas, "
                          f"e.g. {example}")
     return tuple(float(p) for p in parts)
@@ -146,36 +150,39 @@ def _reals(subject: str, name: str, parts: list[str], example: str) -> tuple[flo
 def _paired(subject: str, name: str, parts: list[str]) -> str:
     """``rbp.p=0.8``, ``ndcg.1=3,2=9``: the metric's name with those parameters."""
     pairs = [p.partition("=") for p in parts]
-    if not all(eq and key and re.fullmatch(_REAL, value) for key, eq, value in pairs):
+    if not all(eq and key and re.fullmatch(_REAL, value, re.ASCII) for key, eq, value in pairs):
         raise ValueError(f"{subject}: the parameters must be name=value pairs separated by "
                          f"commas, e.g. {name}." + ("p=0.8" if name.startswith("rbp")
                                                     else "1=3,2=9,4=4.5"))
     persistence = [value for key, _, value in pairs if key == "p"]
-    gains = [(key, value) for key, _, value in pairs if re.fullmatch(r"[-+]?\d+", key)]
-    other = [key for key, _, _ in pairs if key != "p" and not re.fullmatch(r"[-+]?\d+", key)]
-    takes_p, takes_gains = name in ("rbp", "rbp_resid"), name == "ndcg"
+    gains = [(key, value) for key, _, value in pairs if re.fullmatch(r"[-+]?\d+", key, re.ASCII)]
+    other = [key for key, _, _ in pairs if key != "p" and not re.fullmatch(r"[-+]?\d+", key, re.ASCII)]
+    takes_p, takes_gains = name in ("rbp", "rbp_resid"), name in GAIN_PAIRS
     if gains and not takes_gains:
         raise ValueError(f"{subject}: trec_eval's gain pairs such as {name}.1=4.0 are read for "
-                         f"ndcg only; tiedrank's {name} uses trec_eval's default gains, gain = "
-                         "grade (map the grades in the qrels for others)")
+                         f"{', '.join(GAIN_PAIRS)} only; tiedrank's {name} uses trec_eval's "
+                         "default gains, gain = grade (map the grades in the qrels for others)")
     if other or (persistence and not takes_p) or len(persistence) > 1:
         unread = other[0] if other else "p"
-        wanted = ("p=<persistence>, e.g. " + name + ".p=0.8" if takes_p else
+        wanted = ("p=<persistence>, e.g. " + name + ".p=0.8" if takes_p and not takes_gains
+                  else "p=<persistence> and grade=gain pairs, e.g. rbp.p=0.8,1=3,2=9"
+                  if takes_p else
                   f"grade=gain pairs, e.g. {name}.1=3,2=9,4=4.5" if takes_gains else "nothing")
         raise ValueError(f"{subject}: {name} reads {unread}= once at most" if unread == "p"
                          and takes_p else f"{subject}: {name} does not read {unread}=; it "
                          f"takes {wanted}")
     if name not in _FAMILY:  # dcg, ideal_dcg: not in tiedrank yet (refused by the caller)
         raise ValueError(f"{subject}: {name} is not yet tie-aware in tiedrank")
+    args = [f"p={persistence[0]}"] if persistence else []
     if gains:
         text = " ".join(f"{int(k)}:{v}" for k, v in gains)
+        args.append(f"gain={text}")
         try:
-            parse_metric(f"nDCG(gain={text})")
+            parse_metric(f"{_FAMILY[name]}({', '.join(args)})")
         except ValueError as error:
             example = GAIN_EXAMPLE.replace(":", "=").replace(" ", ",")
-            raise ValueError(f"{subject}: {error}; e.g. ndcg.{example}") from None
-        return f"nDCG(gain={text})"
-    return f"{_FAMILY[name]}(p={persistence[0]})" if persistence else _FAMILY[name]
+            raise ValueError(f"{subject}: {error}; e.g. {name}.{example}") from None
+    return f"{_FAMILY[name]}({', '.join(args)})" if args else _FAMILY[name]
 
 
 def output_name(text: str, measures: "dict | None" = None) -> tuple[str, str] | None:
@@ -193,13 +200,13 @@ def output_name(text: str, measures: "dict | None" = None) -> tuple[str, str] | 
 
 
 _LIST = rf"{_REAL}(,{_REAL})*"
-_PRINTED = {**{n: re.compile(r"\d+") for n in CUTOFFS},
-            **{n: re.compile(_REAL) for n in REAL_CUTOFFS},
-            **{n: re.compile(_LIST) for n in REAL_PARAMETERS},
-            **{n: re.compile(rf"[\w+-]+={_REAL}(,[\w+-]+={_REAL})*") for n in PAIRS}}
+_PRINTED = {**{n: re.compile(r"\d+", re.ASCII) for n in CUTOFFS},
+            **{n: re.compile(_REAL, re.ASCII) for n in REAL_CUTOFFS},
+            **{n: re.compile(_LIST, re.ASCII) for n in REAL_PARAMETERS},
+            **{n: re.compile(rf"[\w+-]+={_REAL}(,[\w+-]+={_REAL})*", re.ASCII) for n in PAIRS}}
 """How trec_eval prints the parameters of each kind of measure after its name and ``_``
 (``rbp_graded``, ``rbp_resid(p=0.9)`` are tiedrank's names, not printed ones)."""
 
 
-__all__ = ["CUTOFFS", "PAIRS", "Parameters", "REAL_CUTOFFS", "REAL_PARAMETERS",
+__all__ = ["CUTOFFS", "GAIN_PAIRS", "PAIRS", "Parameters", "REAL_CUTOFFS", "REAL_PARAMETERS",
            "RELSTRING_DEFAULT", "output_name", "read_parameters"]

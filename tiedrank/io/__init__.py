@@ -19,7 +19,12 @@ Accepted formats
 ``json``        one JSON object ``{query: {doc: value}}``: ranx's ``Run.save("run.json")`` /
                 ``Qrels.save("qrels.json")``, a pytrec_eval dict dumped with ``json.dump``
 
-Any of them may be gzip-compressed (detected by the magic bytes, not the extension).  TREC
+Any of them may be gzip-compressed (detected by the magic bytes, not the extension); ranx's
+``.lz4`` files (``Run.save("run.lz4")``: CBOR in LZ4 frames) are read with the optional
+``lz4`` and ``cbor2`` packages (``pip install 'tiedrank[lz4]'``), and ranx's Parquet files as
+they are (``q_id, doc_id, score``).  In memory: a pandas DataFrame, or anything that exports
+an Arrow stream (``__arrow_c_stream__``: a polars DataFrame, a pyarrow Table or
+RecordBatchReader, a DuckDB relation), read with the same column mapping and checks.  TREC
 files may hold ``#`` comment lines where trec_eval 9.0.8 skips them (runs: a line whose first
 non-blank character is ``#``; qrels: one line starting with ``#`` at a time; see
 :func:`tiedrank.io._text.blank_comments`).
@@ -39,8 +44,9 @@ Modules
 ``corpus``      :func:`read_corpus` (document texts: TSV, JSON lines, Parquet)
 ``documents``   :func:`query_documents`, :func:`group_documents`, :func:`load_texts`: one
                 query's ranked list and tie groups beside its document texts
-``_load``, ``_text``, ``_json``, ``_arrow``, ``_parallel``: loading sources, text lines, the
-bounds on JSON (depth, record size) checked before any parser, Arrow helpers, threads (private).
+``_load``, ``_limits``, ``_lz4``, ``_text``, ``_json``, ``_arrow``, ``_parallel``: loading
+sources, the input limits, ranx's LZ4 files, text lines, the bounds on JSON (depth, record
+size) checked before any parser, Arrow helpers, threads (private).
 """
 from __future__ import annotations
 

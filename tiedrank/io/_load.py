@@ -1,7 +1,10 @@
-"""Loading: every source becomes UTF-8-checked bytes (or a DataFrame) plus its names.
+"""Loading: every source becomes UTF-8-checked bytes (or a DataFrame, or an Arrow table)
+plus its names.
 
-A source is a path, bytes, a binary file-like (a Streamlit ``UploadedFile`` works) or a
-pandas DataFrame; gzip is recognised by its magic bytes and a UTF-8 byte-order mark dropped.
+A source is a path, bytes, a binary file-like (a Streamlit ``UploadedFile`` works), a pandas
+DataFrame or anything that exports an Arrow stream (``__arrow_c_stream__``: polars, pyarrow,
+DuckDB); gzip and ranx's LZ4 files (:mod:`tiedrank.io._lz4`) are recognised by their magic
+bytes and a UTF-8 byte-order mark dropped.
 """
 from __future__ import annotations
 
@@ -14,53 +17,20 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
+from ..core import progress
+from ..core.data import exports_arrow
 from ..core.errors import InputError
 from ..core.peers import PEERS
+from ._limits import (CHUNK, LIMITS, InputLimits, input_limits,  # noqa: F401  (re-exported)
+                      set_input_limits, too_large)
+from ._lz4 import LZ4_MAGIC, read_lz4
 
 GZIP_MAGIC = b"\x1f\x8b"
-_CHUNK = 1 << 20
+_LARGE = 64 << 20  # reading a file larger than this is shown on a terminal
 _STDIN_READS: list[str] = []
 """The inputs read from standard input so far (a second '-' finds it empty)."""
-
-
-@dataclass
-class InputLimits:
-    """Bounds on what one source may expand to in memory (decompression bombs, /dev/zero).
-
-    ``max_bytes``: the most bytes a file may hold once decompressed; ``max_ratio``: the most
-    a gzip stream may expand per compressed byte once past ``ratio_floor`` bytes (TREC runs
-    compress 4-10 fold; a stream of one repeated line, a thousand fold).
-    """
-
-    max_bytes: int = 4 << 30
-    max_ratio: int = 200
-    ratio_floor: int = 64 << 20
-
-
-LIMITS = InputLimits()
-"""The limits every reader applies; change them with :func:`set_input_limits`."""
-
-
-def input_limits() -> InputLimits:
-    """The input limits in force now (a copy: change them with :func:`set_input_limits`)."""
-    return InputLimits(LIMITS.max_bytes, LIMITS.max_ratio, LIMITS.ratio_floor)
-
-
-def set_input_limits(*, max_bytes: int | None = None, max_ratio: int | None = None) -> InputLimits:
-    """Raise or lower the input limits (the CLI's ``--max-input-size``); returns the old ones."""
-    old = input_limits()
-    if max_bytes is not None:
-        LIMITS.max_bytes = int(max_bytes)
-    if max_ratio is not None:
-        LIMITS.max_ratio = int(max_ratio)
-    return old
-
-
-def _too_large(source: str, what: str) -> InputError:
-    return InputError(f"{what} is larger than the input limit of {LIMITS.max_bytes:,} bytes",
-                      source=source, expected="a smaller file, or a higher limit (CLI: "
-                      "--max-input-size 8GB; Python: tiedrank.io.set_input_limits(max_bytes=...))")
 
 
 def _read_bounded(handle: Any, source: str) -> bytes:
@@ -70,21 +40,24 @@ def _read_bounded(handle: Any, source: str) -> bytes:
     except (OSError, ValueError):  # no file descriptor (BytesIO) or not a real file
         size = 0
     if size > LIMITS.max_bytes:
-        raise _too_large(source, "the input")
-    if size:  # a regular file: one read of known size
+        raise too_large(source, "the input")
+    if size:  # a regular file: one read of known size (a line says so on a terminal, until
+        # the reader has checked it: tiedrank.io.read ends the step)
+        if size > _LARGE:
+            progress.step(f"reading {source} ({size / (1 << 20):,.0f} MB)", 0, 1)
         data = handle.read()
     else:  # pipes, /dev/zero, in-memory streams: chunks, never past the limit
         chunks, total = [], 0
-        while chunk := handle.read(_CHUNK):
+        while chunk := handle.read(CHUNK):
             chunks.append(chunk)
             total += len(chunk)
             if total > LIMITS.max_bytes:
-                raise _too_large(source, "the input")
+                raise too_large(source, "the input")
         data = chunks[0][:0].join(chunks) if chunks else b""
     if isinstance(data, str):
         data = data.encode("utf-8")
     if len(data) > LIMITS.max_bytes:
-        raise _too_large(source, "the input")
+        raise too_large(source, "the input")
     return data
 
 
@@ -96,6 +69,7 @@ class Loaded:
     filename: str | None             # for the extension and the run name; .gz stripped
     data: bytes = b""                # decompressed, BOM stripped
     frame: pd.DataFrame | None = None
+    table: pa.Table | None = None    # what an Arrow exporter (polars, pyarrow, DuckDB) gave
     nan_is_missing: bool = True      # a frame's NaN value: pandas' missing value, or (the
                                      # frame of a dict or tuples) a NaN the caller gave
 
@@ -113,6 +87,9 @@ def load(source: Any, source_name: str | None) -> Loaded:
     """Read ``source`` into memory (see the module docstring for the accepted kinds)."""
     if isinstance(source, pd.DataFrame):
         return Loaded(name=source_name or "<DataFrame>", filename=None, frame=source)
+    if exports_arrow(source):  # polars, pyarrow, DuckDB: read as a table, checked as a file
+        name = source_name or object_name(source)
+        return Loaded(name=name, filename=None, table=arrow_table(source, name))
     if isinstance(source, str) and ("\n" in source or len(source) > 4096) \
             and not os.path.lexists(source):
         # file contents given as str, most likely (a path may hold a newline: one that
@@ -151,11 +128,56 @@ def load(source: Any, source_name: str | None) -> Loaded:
         raise TypeError(f"cannot read from {type(source).__name__}; pass {PEERS.accepted}")
     if raw[:2] == GZIP_MAGIC:
         raw = gunzip(raw, name)
+    if raw[:4] == LZ4_MAGIC:  # ranx's Run.save("run.lz4"): LZ4 frames around CBOR or JSON
+        raw = read_lz4(raw, name)
     if filename:
         filename = without_gzip_suffix(filename)
+        if filename.lower().endswith(".lz4"):
+            filename = filename[:-4]
     if raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8):]
     return Loaded(name=name, filename=filename, data=raw)
+
+
+def object_name(source: Any) -> str:
+    """How messages name an in-memory object: ``<polars.DataFrame>``, ``<pyarrow.Table>``.
+
+    >>> import pyarrow as pa
+    >>> object_name(pa.table({"a": [1]})), object_name({})
+    ('<pyarrow.Table>', '<dict>')
+    """
+    kind = type(source)
+    module = kind.__module__.split(".")[0]
+    return f"<{kind.__name__}>" if module == "builtins" else f"<{module}.{kind.__name__}>"
+
+
+def arrow_table(source: Any, name: str) -> pa.Table:
+    """An Arrow exporter's data as one table, read batch by batch and never past the input
+    limit (a DuckDB relation over a large file streams; a table in memory is taken as is)."""
+    if isinstance(source, pa.Table):
+        return source
+    try:
+        reader = pa.RecordBatchReader.from_stream(source)
+        batches, total = [], 0
+        for batch in reader:
+            total += batch.nbytes
+            if total > LIMITS.max_bytes:
+                break
+            batches.append(batch)
+        table = pa.Table.from_batches(batches, schema=reader.schema)
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        raise InputError("cannot read its Arrow stream", source=name, text=str(exc),
+                         expected="an object whose __arrow_c_stream__ gives a table "
+                                  "(a polars DataFrame, a pyarrow Table, a DuckDB relation)") \
+            from None
+    if total > LIMITS.max_bytes:
+        raise too_large(name, "the table")
+    if not batches and isinstance(source, pa.RecordBatchReader):  # one-shot: read already?
+        raise InputError("no rows: a RecordBatchReader gives its rows once, and this one is "
+                         "empty or was read already", source=name,
+                         expected="a pyarrow Table (reader.read_all()) where the rows are "
+                                  "read more than once (buckets= reads a run twice)")
+    return table
 
 
 def without_gzip_suffix(filename: str) -> str:
@@ -198,15 +220,15 @@ def _gunzip_bounded(raw: bytes, source: str, size: int | None = None) -> bytes:
                     raise EOFError("compressed file ended before the end-of-stream marker")
                 # never past the end: ``position`` must stay the true offset, or the next
                 # member (in ``unused_data``) would be taken for the end of the file
-                end = min(position + _CHUNK, len(raw))
+                end = min(position + CHUNK, len(raw))
                 pending, position = view[position:end], end
-            out += inflater.decompress(pending, _CHUNK)
+            out += inflater.decompress(pending, CHUNK)
             pending = inflater.unconsumed_tail
             consumed = position - len(pending) - len(inflater.unused_data)
             if size is not None and len(out) >= size:  # detection: the head is enough
                 return bytes(out[:size])
             if len(out) > LIMITS.max_bytes:
-                raise _too_large(source, "the decompressed input")
+                raise too_large(source, "the decompressed input")
             if len(out) > LIMITS.ratio_floor and len(out) > LIMITS.max_ratio * max(consumed, 1):
                 raise InputError(
                     f"gzip data expands more than {LIMITS.max_ratio} fold (a decompression "

@@ -19,12 +19,14 @@ from ._text import BLANKS, FLOAT_RE, INT_RE, NONFINITE_MATCH, Locator, fail
 # Our column name -> names accepted in a tabular file's header (case-insensitive).  The
 # id-specific names come first because some tools put *text* in a column called "query"
 # (PyTerrier: qid = id, query = text) or an internal number in "docid" (PyTerrier: docno is
-# the external id), so when both are present the id-specific one must win.
+# the external id), so when both are present the id-specific one must win. ranx's Parquet
+# files (Run.save / Qrels.save "*.parquet") name their columns q_id, doc_id and score, also
+# for the grades of qrels: "score" is the last name tried for a grade.
 ALIASES: dict[str, tuple[str, ...]] = {
-    "query": ("qid", "query_id", "topic", "query"),
+    "query": ("qid", "query_id", "q_id", "topic", "query"),
     "doc": ("docno", "doc_id", "docid", "pid", "passage_id", "doc"),
     "score": ("score", "sim", "similarity"),
-    "relevance": ("relevance", "rel", "grade", "label", "judgement", "judgment"),
+    "relevance": ("relevance", "rel", "grade", "label", "judgement", "judgment", "score"),
 }
 
 

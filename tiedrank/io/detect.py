@@ -6,6 +6,7 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..core.validation import Options
+from ._lz4 import LZ4_MAGIC
 from ._load import (GZIP_MAGIC, Loaded, check_utf8, gunzip, input_limits, wide_encoding,
                     wide_text_error, without_gzip_suffix)
 from .nested_json import looks_nested
@@ -37,7 +38,8 @@ FORMAT_OPTION = [_AnyCase(*FORMATS), None]
 def detect_format(data: bytes, name: str | None = None) -> str:
     """Guess the format of raw file contents.
 
-    Order: magic bytes (gzip is looked through, then Parquet's ``PAR1``), then the file
+    Order: magic bytes (an LZ4 frame is ranx's ``.lz4`` file, read as ``json``; gzip is
+    looked through, then Parquet's ``PAR1``), then the file
     extension (``.parquet``, ``.jsonl``/``.ndjson``, ``.csv``, ``.tsv``; others such as
     ``.txt``, ``.run``, ``.qrels`` say nothing), then the first non-empty line: ``{`` means
     one ``{query: {doc: value}}`` object (ranx's JSON) when the first value is an object or
@@ -70,6 +72,8 @@ def detect_format(data: bytes, name: str | None = None) -> str:
     'csv'
     """
     source = name or "<bytes>"
+    if data[:4] == LZ4_MAGIC:  # ranx's .lz4: always one {query: {doc: value}} object
+        return "json"
     head, whole = _head(data, source)
     if head[:4] == _PARQUET_MAGIC:
         return "parquet"
@@ -102,11 +106,14 @@ def _head(data: bytes, source: str) -> tuple[bytes, bool]:
 
 def choose_format(loaded: Loaded, format: str | None) -> str:
     """The format to read ``loaded`` as: ``format`` (already checked against
-    :data:`FORMAT_OPTION`) or the detected one; ``"dataframe"`` for a DataFrame, whatever
-    ``format`` says.  Raises on empty input and, for text formats, on bytes that are not UTF-8.
+    :data:`FORMAT_OPTION`) or the detected one; ``"dataframe"`` for a DataFrame and
+    ``"arrow"`` for an Arrow exporter's table, whatever ``format`` says.  Raises on empty
+    input and, for text formats, on bytes that are not UTF-8.
     """
     if loaded.frame is not None:
         return "dataframe"
+    if loaded.table is not None:
+        return "arrow"
     if not loaded.data or loaded.data.isspace():  # isspace() stops at the first non-blank
         raise InputError("empty input", source=loaded.name, expected="at least one data row")
     if format is None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..core import progress
 from ..core.data import QRELS_COLUMNS, RUN_COLUMNS, Qrels, Run
 from ..core.errors import Finding, InputError
 from ..core.peers import PEERS
@@ -32,10 +33,13 @@ def read_run(source: Any, *, format: str | None = None, name: str | None = None,
 
     Parameters
     ----------
-    source : path, bytes, binary file-like, DataFrame, or another tool's run
+    source : path, bytes, binary file-like, DataFrame, Arrow table, or another tool's run
         The run.  File-like objects may be Streamlit ``UploadedFile`` s (``.name`` and
         ``.getvalue()``); ``"-"`` is standard input.  Gzip-compressed input is decompressed
-        transparently.  Also a ranx ``Run``, a pytrec_eval dict ``{query: {doc: score}}``,
+        transparently, and ranx's ``.lz4`` files with the ``lz4`` extra.  Anything that
+        exports Arrow (``__arrow_c_stream__``: a polars DataFrame, a pyarrow Table or
+        RecordBatchReader, a DuckDB relation) is read as a table, its columns found by
+        name as a Parquet file's.  Also a ranx ``Run``, a pytrec_eval dict ``{query: {doc: score}}``,
         an iterable of ``(query_id, doc_id, score)`` tuples (ir_measures ``ScoredDoc``) or
         a PyTerrier frame (``qid, docno, score``): see :mod:`tiedrank.interop.adapters`.
     format : str, optional
@@ -97,8 +101,10 @@ def read_run(source: Any, *, format: str | None = None, name: str | None = None,
         raw, tag = read_tabular(loaded, fmt, ("query", "doc", "score"), columns), None
     table, findings = _typed_table(raw, fmt, loaded, SCORE, duplicates)
     run_name = name or tag or stem(loaded.filename) or "run"
-    return Run(name=run_name, frame=to_frame(table, RUN_COLUMNS), source=loaded.name,
-               findings=tuple(findings))
+    run = Run(name=run_name, frame=to_frame(table, RUN_COLUMNS), source=loaded.name,
+              findings=tuple(findings))
+    progress.step(f"read {loaded.name}", 1, 1)  # a large file's "reading" line ends here
+    return run
 
 
 @validate_params({"format": FORMAT_OPTION})
@@ -109,8 +115,10 @@ def read_qrels(source: Any, *, format: str | None = None,
 
     Parameters
     ----------
-    source : str, os.PathLike, bytes, binary file-like or pandas.DataFrame
-        The judgements (TREC ``qid iter docno grade`` or a tabular file); gzip is accepted.
+    source : str, os.PathLike, bytes, binary file-like, pandas.DataFrame or Arrow table
+        The judgements (TREC ``qid iter docno grade``, a tabular file, ranx's JSON, Parquet
+        or ``.lz4``); gzip is accepted, and anything that exports Arrow (polars, pyarrow,
+        DuckDB).
     format : str, optional
         One of :data:`~tiedrank.io.FORMATS` (not ``"trec_run"``); detected when omitted.
     columns : mapping, optional
@@ -154,8 +162,10 @@ def read_qrels(source: Any, *, format: str | None = None,
     else:
         raw = read_tabular(loaded, fmt, ("query", "doc", "relevance"), columns)
     table, findings = _typed_table(raw, fmt, loaded, GRADE, "error")
-    return Qrels(frame=to_frame(table, QRELS_COLUMNS), source=loaded.name,
-                 findings=tuple(findings))
+    qrels = Qrels(frame=to_frame(table, QRELS_COLUMNS), source=loaded.name,
+                  findings=tuple(findings))
+    progress.step(f"read {loaded.name}", 1, 1)
+    return qrels
 
 
 @validate_params({"format": FORMAT_OPTION})

@@ -1,4 +1,5 @@
-"""Tabular sources: CSV, TSV, Parquet, JSON lines and pandas DataFrames.
+"""Tabular sources: CSV, TSV, Parquet, JSON lines, pandas DataFrames and Arrow tables
+(what a polars DataFrame, a pyarrow Table or a DuckDB relation exports).
 
 Columns are found by name (:data:`~tiedrank.io.columns.ALIASES` or a ``columns=`` mapping).
 Text formats are read as text throughout, so ids keep leading zeros (``"0301"``) and
@@ -37,6 +38,8 @@ def read_tabular(loaded: Loaded, fmt: str, roles: tuple[str, str, str],
         table, locate = _read_csv(loaded, fmt, roles, mapping)
     elif fmt == "parquet":
         table, locate = _read_parquet(loaded, roles, mapping)
+    elif fmt == "arrow":  # Parquet's path, from the table in memory
+        table, locate = _mapped_table(loaded.table, roles, mapping, loaded.name)
     elif fmt == "jsonl":
         table, locate = _read_jsonl(loaded, roles, mapping)
     elif fmt == "dataframe":
@@ -65,6 +68,8 @@ def header_names(loaded: Loaded, fmt: str) -> list[str]:
         return [name.strip() for name in _csv_header(loaded, fmt)]
     if fmt == "parquet":
         return list(_parquet_file(loaded).schema_arrow.names)
+    if fmt == "arrow":
+        return [str(name) for name in loaded.table.column_names]
     if fmt == "jsonl":
         names: dict[str, None] = {}
         for count, (line_no, text) in enumerate(nonblank_lines(loaded.data)):
@@ -172,6 +177,14 @@ def _read_parquet(loaded: Loaded, roles: tuple[str, ...],
         table = parquet.read(columns=list(dict.fromkeys(resolved.values())))
     except (pa.ArrowException, OSError) as exc:
         raise _unreadable_parquet(exc, loaded.name) from None
+    table = pa.table({role: table.column(resolved[role]) for role in roles})
+    return table, _row_locator(table, resolved)
+
+
+def _mapped_table(table: pa.Table, roles: tuple[str, ...], mapping: Mapping[str, str] | None,
+                  source: str) -> tuple[pa.Table, Locator]:
+    """The columns of ``roles`` of an Arrow table, found by name as in a Parquet file."""
+    resolved = resolve_columns([str(n) for n in table.column_names], roles, mapping, source)
     table = pa.table({role: table.column(resolved[role]) for role in roles})
     return table, _row_locator(table, resolved)
 

@@ -28,8 +28,10 @@ the hypergeometric law of the positives among the first m documents, and the nor
 elementary symmetric polynomials of the positives' x (a convex recurrence: every f is an
 expectation in [0, 1], computed over the positives one place at a time for every group at
 once). Then E[ERR@k] = sum_g P_g sum_{m=1}^{u_g} (h(m-1) - h(m)) / (a_g + m), u_g the
-group's places in the top k. The work is sum_g (r_g + 1)(u_g + 1) terms; a group needing
-more than :data:`MAX_TERMS` is refused with a message naming it (never approximated).
+group's places in the top k (f is needed for j <= min(r_g, u_g) only). The work is
+sum_g (u_g + 1)(w_g + 1) + r_g (w_g + 1) terms, w_g = min(r_g, u_g), and one pass per positive
+of the largest group; a group needing more than :data:`MAX_TERMS` terms or
+:data:`MAX_POSITIVES` passes is refused with a message naming it (never approximated).
 
 Best and worst: swapping neighbours i, i+1 with stop probabilities A, B changes ERR by
 S_{i-1} (A - B)(1/i - 1/(i+1)) and leaves every later term alone, and ERR@k rises with each
@@ -59,8 +61,13 @@ MAX_JUDGMENT = 4
 """gdeval's ``$MAX_JUDGMENT``: the largest grade its qrels may hold; the stop probability
 of grade g is (2^g - 1) / 2^MAX_JUDGMENT."""
 MAX_TERMS = 2**24
-"""The most terms (r + 1)(u + 1) one tie group may need (r positively graded documents, u
-places in the top k): about 16 million, a few hundred MB of float64 arrays."""
+"""The most terms one tie group may need, (u + 1)(w + 1) and r (w + 1) with r positively
+graded documents, u places in the top k and w = min(r, u): about 16 million, a few hundred
+MB of float64 arrays."""
+MAX_POSITIVES = 2**14
+"""The most positively graded documents of one tie group inside the top k: the recurrence
+takes one vectorised pass per such document of the largest group (16,384 passes: about a
+second)."""
 _CHUNK = 2**21
 """Terms computed at once across groups (groups are batched up to this many)."""
 
@@ -92,24 +99,27 @@ def _log_choose(n: np.ndarray, k: np.ndarray) -> np.ndarray:
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
 
 
-def _subset_products(x: np.ndarray, starts: np.ndarray, r: np.ndarray) -> tuple[np.ndarray,
-                                                                                 np.ndarray]:
-    """f(j) = e_j(x) / C(r, j), j = 0..r, for every group's positives at once.
+def _subset_products(x: np.ndarray, starts: np.ndarray, r: np.ndarray,
+                     width: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """f(j) = e_j(x) / C(r, j), j = 0..width, for every group's positives at once.
 
     ``x``: the positives' 1 - R, group after group (``starts``: each group's first, ``r``:
-    its count). Returns the flat f and each group's offset in it. One pass per place t of
-    the largest group, every group with r >= t updated together.
+    its count); ``width``: the largest j a group needs (min(r, u): no more positives than
+    places fit in the top k), so f_t(j) is kept for j <= width only (f_t(j) reads f_{t-1}(j)
+    and f_{t-1}(j - 1) alone). Returns the flat f and each group's offset in it. One pass per
+    place t of the group with the most positives, every group with r >= t updated together.
     """
     offset = np.zeros(len(r) + 1, dtype=np.int64)
-    np.cumsum(r + 1, out=offset[1:])
+    np.cumsum(width + 1, out=offset[1:])
     f = np.zeros(int(offset[-1]))
     f[offset[:-1]] = 1.0
     by_size = np.argsort(-r, kind="stable")
     sizes = r[by_size]
     for t in range(1, int(r.max(initial=0)) + 1):
         active = by_size[:int(np.searchsorted(-sizes, -t, side="right"))]
-        group = np.repeat(active, t + 1)
-        j = np.arange(len(group)) - np.repeat(np.arange(len(active)) * (t + 1), t + 1)
+        count = np.minimum(t, width[active]) + 1
+        group = np.repeat(active, count)
+        j = np.arange(len(group)) - np.repeat(np.cumsum(count) - count, count)
         where = offset[group] + j
         x_t = x[starts[group] + t - 1]
         previous = np.where(j > 0, f[np.maximum(where - 1, 0)], 0.0)
@@ -117,13 +127,15 @@ def _subset_products(x: np.ndarray, starts: np.ndarray, r: np.ndarray) -> tuple[
     return f, offset
 
 
-def _group_sums(n, r, a, u, f, f_offset, groups) -> np.ndarray:
+def _group_sums(n: np.ndarray, r: np.ndarray, a: np.ndarray, u: np.ndarray, f: np.ndarray,
+                f_offset: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """sum_{m=1}^{u} (h(m-1) - h(m)) / (a + m) for the given groups (see the module)."""
     n, r, a, u = n[groups], r[groups], a[groups], u[groups]
-    terms = (u + 1) * (r + 1)
+    width = np.minimum(r, u)
+    terms = (u + 1) * (width + 1)
     group = np.repeat(np.arange(len(groups)), terms)
     inner = np.arange(len(group)) - np.repeat(np.cumsum(terms) - terms, terms)
-    m, j = inner // (r + 1)[group], inner % (r + 1)[group]
+    m, j = inner // (width + 1)[group], inner % (width + 1)[group]
     n_, r_ = n[group].astype(np.float64), r[group].astype(np.float64)
     others = n_ - r_
     valid = (j <= m) & (m - j <= others)
@@ -156,19 +168,24 @@ def expected_err(table: TieTable, k: int | None, name: str = "ERR") -> np.ndarra
     r = segment_sum(positive.astype(np.int64), table.group_start)
     a = table.group_above.astype(np.float64)
     u = n if k is None else np.clip(k - table.group_above, 0, n).astype(np.int64)
-    terms = (u + 1) * (r + 1)
-    if (terms > MAX_TERMS).any():
-        g = int(np.flatnonzero(terms > MAX_TERMS)[0])
+    needed = np.where(u > 0, r, 0)  # a group past the cutoff needs no recurrence
+    width = np.minimum(needed, u)
+    terms = np.maximum((u + 1) * (width + 1), needed * (width + 1))
+    refused = (terms > MAX_TERMS) | (needed > MAX_POSITIVES)
+    if refused.any():
+        g = int(np.flatnonzero(refused)[0])
         raise ValueError(
             f"{name}: query {table.queries[table.group_query[g]]!r} has a tie group of {n[g]} "
             f"documents, {r[g]} of them graded above 0, at ranks {int(a[g]) + 1}.."
-            f"{int(a[g] + n[g])}: its exact ERR needs {int(terms[g]):,} terms, more than "
-            f"{MAX_TERMS:,}; ask for a smaller cutoff (ERR@k with fewer places in the group)")
+            f"{int(a[g] + n[g])}: its exact ERR needs {int(terms[g]):,} terms over "
+            f"{int(needed[g]):,} passes, more than {MAX_TERMS:,} terms or {MAX_POSITIVES:,} "
+            "passes; ask for a smaller cutoff (ERR@k with fewer places in the group), or "
+            "score that query under one ordering (the trec_eval tie policy)")
     # the positives of each group, in the group's order, with their 1 - R
     order = np.flatnonzero(positive)
     x = 1.0 - stop[order]
     starts = np.cumsum(r) - r
-    f, f_offset = _subset_products(x, starts, r)
+    f, f_offset = _subset_products(x, starts, needed, width)
     live = np.flatnonzero((u > 0) & (r > 0))
     sums = np.zeros(table.n_groups)
     batch = np.cumsum(terms[live]) // _CHUNK

@@ -19,7 +19,7 @@ from . import inferred as INF
 from . import interpolated
 from . import kernels as K
 from . import trec_gains as TG
-from .registry import Kernel, MetricFamily, Parameter, register
+from .registry import SET_NOTE, UNJUDGED_NOTE, Kernel, MetricFamily, Parameter, register
 
 # ---- the entries ---------------------------------------------------------------------------
 def _trec(name: str, kernel: Kernel, **fields) -> MetricFamily:
@@ -83,35 +83,32 @@ _PERSISTENCE = Parameter("p", 0.9, lambda p: math.isfinite(p) and 0 < p < 1, "in
 _MULT = Parameter("mult", 1.0, lambda m: math.isfinite(m) and m > 0, "> 0",
                   "positive number", "mult=m")
 _SET = dict(cutoff="none", order_independent=True)
-_SPLIT = (" Order-independent: every policy gives the same value (-M keeps the first M "
-          "documents in trec_eval's order before ties are seen, so a tie group it splits is "
-          "split as trec_eval splits it).")
 
 for _entry in (
     _trec("num_ret", lambda t, m, g: K.num_retrieved(t), summary="sum", **_SET,
           description="number of documents retrieved (summary: the sum, as trec_eval)"
-                      + _SPLIT),
+                      + SET_NOTE),
     _trec("num_rel", lambda t, m, g: K.num_relevant(t), summary="sum", **_SET,
           description="number of relevant documents in the qrels (summary: the sum)"
-                      + _SPLIT),
+                      + SET_NOTE),
     _trec("num_rel_ret", lambda t, m, g: K.num_relevant_retrieved(t), summary="sum",
           **_SET, description="number of relevant documents retrieved (summary: the "
-                              "sum)" + _SPLIT),
+                              "sum)" + SET_NOTE),
     _trec("num_nonrel_judged_ret", lambda t, m, g: K.num_nonrelevant_judged_retrieved(t),
           summary="sum", view="whole", **_SET,
           description="number of judged non-relevant documents retrieved (summary: the "
-                      "sum)" + _SPLIT),
+                      "sum)" + SET_NOTE),
     _trec("set_P", lambda t, m, g: K.set_precision(t), **_SET,
-          description="set precision: num_rel_ret / num_ret" + _SPLIT),
+          description="set precision: num_rel_ret / num_ret" + SET_NOTE),
     _trec("set_recall", lambda t, m, g: K.set_recall(t), **_SET,
-          description="set recall: num_rel_ret / num_rel" + _SPLIT),
+          description="set recall: num_rel_ret / num_rel" + SET_NOTE),
     _trec("set_F", lambda t, m, g: K.set_f(t, m.beta), parameters=(_BETA,), **_SET,
           description="set F: (beta+1) P R / (beta P + R), beta default 1 (trec_eval's "
-                      "set_F.1)" + _SPLIT),
+                      "set_F.1)" + SET_NOTE),
     _trec("set_relative_P", lambda t, m, g: K.set_relative_precision(t), **_SET,
-          description="num_rel_ret / min(num_ret, num_rel)" + _SPLIT),
+          description="num_rel_ret / min(num_ret, num_rel)" + SET_NOTE),
     _trec("set_map", lambda t, m, g: K.set_map(t), **_SET,
-          description="unranked AP: num_rel_ret^2 / (num_ret num_rel)" + _SPLIT),
+          description="unranked AP: num_rel_ret^2 / (num_ret num_rel)" + SET_NOTE),
     _trec("bpref", lambda t, m, g: K.bpref(t), cutoff="none", view="judged",
           description="binary preference: per relevant document retrieved, 1 - "
                       "min(judged non-relevant above, R) / min(N, R), over R"),
@@ -148,9 +145,6 @@ _COEFFICIENTS = tuple(
     Parameter("docs", 0.0, lambda d: math.isfinite(d) and d >= 0 and d == int(d),
               "an integer >= 0", "integer >= 0 (documents in the collection, trec_eval -N)",
               "docs=N", shown_at_default=False),)
-_UNJUDGED = (" It counts unjudged documents (absent from the qrels, or a negative grade) as "
-             "the retrieved ones less the judged ones, and its best and worst put them first "
-             "or last in each group.")
 
 for _entry in (
     _trec("utility", lambda t, m, g: TG.utility(t, (m.rel_ret, m.nonrel_ret, m.rel_missed,
@@ -160,11 +154,11 @@ for _entry in (
                       "non-relevant retrieved + rel_missed * relevant missed + "
                       "nonrel_missed * (docs - the retrieved and relevant documents; docs: "
                       "the collection's size, trec_eval's -N, default 0); default 1, -1, "
-                      "0, 0" + _SPLIT),
+                      "0, 0" + SET_NOTE),
     _trec("unj", lambda t, m, g: TG.unjudged_at(t, m.k), cutoff="required",
           view="qrels", extremes=lambda t, m, best: TG.unjudged_extreme(t, m.k, best),
-          description="trec_eval's unj_k: unjudged documents in the top k, over k" + _UNJUDGED),
-    MetricFamily("RBP_graded", lambda t, m, g: TG.rbp_graded(t, m.p), cutoff="none",
+          description="trec_eval's unj_k: unjudged documents in the top k, over k" + UNJUDGED_NOTE),
+    MetricFamily("RBP_graded", lambda t, m, g: TG.rbp_graded(t, m.p, m.gain), cutoff="none",
                  trec_eval="rbp",
                  parameters=(_PERSISTENCE,), aliases=("rbp_graded",),
                  description="trec_eval 10's rbp: (1-p) sum gain_i p^(i-1), gain = grade / top "
@@ -174,16 +168,18 @@ for _entry in (
           extremes=lambda t, m, best: TG.rbp_residual_extreme(t, m.p, best),
           description="trec_eval's rbp residual: p^N + (1-p) sum over unjudged "
                       "documents of p^(i-1), what rbp could gain were they relevant"
-                      + _UNJUDGED),
+                      + UNJUDGED_NOTE),
     _trec("binG", lambda t, m, g: TG.binary_g(t), cutoff="none",
           description="trec_eval's binG: per relevant document retrieved, 1 / log2(2 + "
                       "non-relevant documents above), over R"),
-    _trec("ndcg_rel", lambda t, m, g: TG.ndcg_rel(t), cutoff="none",
+    _trec("ndcg_rel", lambda t, m, g: TG.ndcg_rel(t, m.gain), cutoff="none",
           description="trec_eval's ndcg_rel: nDCG (gain = grade) read at each positively "
-                      "graded document, the missed ones at the end, averaged"),
-    _trec("Rndcg", lambda t, m, g: TG.r_level_ndcg(t), cutoff="none",
+                      "graded document, the missed ones at the end, averaged (gain= a map: "
+                      "trec_eval's ndcg_rel.1=3,2=9)"),
+    _trec("Rndcg", lambda t, m, g: TG.r_level_ndcg(t, m.gain), cutoff="none",
           description="trec_eval's Rndcg: nDCG (gain = grade) averaged at the R levels, "
-                      "where the ideal gain changes, and at num_ret"),
+                      "where the ideal gain changes, and at num_ret (gain= a map: trec_eval's "
+                      "Rndcg.1=3,2=9)"),
 ):
     register(_entry)
 del _entry

@@ -29,6 +29,8 @@ _MAX_REL = Parameter("max_rel", 1.0, lambda v: v == v and 1 <= v < 2**31 and v =
 for _entry in (
     MetricFamily("Judged", lambda t, m, g: PK.judged_at(t, m.k), view="qrels",
                  order_independent_without_cutoff=True,
+                 counts_without_relevance="Judged counts the documents present in the qrels, "
+                                          "whatever their grade (no relevance level)",
                  extremes=lambda t, m, best: PK.judged_extreme(t, m.k, best),
                  description="share of the top min(k, retrieved) documents that are in the "
                              "qrels, whatever their grade (ir_measures' Judged@k: how many "

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..core.ties import TieTable
 
-_PAIR = re.compile(r"([+-]?\d+)\s*:\s*([-+0-9.eE]+)")
+_PAIR = re.compile(r"([+-]?\d+)\s*:\s*([-+0-9.eE]+)", re.ASCII)
 EXAMPLE = "1:3 2:9 4:4.5"
 
 

@@ -199,14 +199,21 @@ def dcg(table: TieTable, k: int | None = None, gain_kind: str = "linear") -> np.
     return per_query_docs(table, values)
 
 
-def ideal_dcg(table: TieTable, k: int | None = None, gain_kind: str = "linear") -> np.ndarray:
-    """IDCG@k from the qrels' grades alone (all judged documents, retrieved or not)."""
+def ideal_gains(table: TieTable, gain_kind: str = "linear") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ideal ranking of every query's judged documents (retrieved or not): each place's
+    query, its rank (1-based) and its gain, highest gain first."""
     counts = np.diff(table.ideal_start)
     query = np.repeat(np.arange(table.n_queries), counts)
     rank = np.arange(len(table.ideal_grade)) - np.repeat(table.ideal_start[:-1], counts) + 1
     gains = gain(table.ideal_grade, gain_kind)
     if is_gain_map(gain_kind):  # a map need not follow the grades: the ideal sorts by gain
         gains = sorted_descending(query, gains)
+    return query, rank, gains
+
+
+def ideal_dcg(table: TieTable, k: int | None = None, gain_kind: str = "linear") -> np.ndarray:
+    """IDCG@k from the qrels' grades alone (all judged documents, retrieved or not)."""
+    query, rank, gains = ideal_gains(table, gain_kind)
     values = gains * discount(rank)
     if k is not None:
         values = values * (rank <= k)

@@ -28,8 +28,7 @@ import numpy as np
 from ..core.segments import segment_sum
 from ..core.ties import TieTable
 from .blocks import divide, per_query_groups
-from .kernels import discount, gain, relevant_in_top
-from .gain_maps import is_gain_map, sorted_descending
+from .kernels import discount, gain, ideal_gains, relevant_in_top
 
 
 def _slots(table: TieTable, k: int | None) -> np.ndarray:
@@ -105,12 +104,7 @@ def f1_at(table: TieTable, k: int) -> np.ndarray:
 
 def ideal_cg(table: TieTable, k: int | None = None, gain_kind: str = "linear") -> np.ndarray:
     """ICG@k: the sum of the k largest gains of the query's qrels (retrieved or not)."""
-    counts = np.diff(table.ideal_start)
-    query = np.repeat(np.arange(table.n_queries), counts)
-    rank = np.arange(len(table.ideal_grade)) - np.repeat(table.ideal_start[:-1], counts) + 1
-    gains = gain(table.ideal_grade, gain_kind)
-    if is_gain_map(gain_kind):  # a map need not follow the grades: the ideal sorts by gain
-        gains = sorted_descending(query, gains)
+    query, rank, gains = ideal_gains(table, gain_kind)
     if k is not None:
         gains = gains * (rank <= k)
     return np.bincount(query, weights=gains, minlength=table.n_queries)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -51,7 +52,11 @@ ir_measures spells it, is read too)."""
 """Whether a family takes ``@k``: never, optionally, or always."""
 TREC_GAIN_FAMILIES = ("RBP_graded", "ndcg_rel", "Rndcg", "G")
 """Families graded by trec_eval's default gains (gain = grade, whatever ``rel=`` says): they
-take no ``gain=``, and ``rel=`` does not turn them binary."""
+take no ``gain=linear|exp``, and ``rel=`` does not turn them binary."""
+TREC_GAIN_MAP_FAMILIES = ("RBP_graded", "ndcg_rel", "Rndcg")
+"""Those of :data:`TREC_GAIN_FAMILIES` that take a gain map, trec_eval's grade=gain pairs
+(``ndcg_rel(gain=1:3 2:9)`` is ``-m ndcg_rel.1=3,2=9``); their best and worst orders are by
+gain (:func:`~tiedrank.metrics.gain_maps.resolve_by_gain`)."""
 
 Kernel = Callable[[TieTable, "Metric", str], np.ndarray]
 """``kernel(table, metric, gain) -> one float per query of the table``."""
@@ -135,6 +140,9 @@ class MetricFamily:
     (``map_cut``: ``map_cut.10`` on ``-m``, ``map_cut_10`` printed)."""
     ranx: str | None = None
     """ranx's name of the metric (``mrr``, ``hit_rate``, ``r-precision``)."""
+    counts_without_relevance: str = ""
+    """For a family that never reads a relevance level (``Judged``: documents present in the
+    qrels), why: ``rel=`` is then refused with it rather than accepted and ignored."""
     fixed_gain: str = ""
     """For a graded family whose gain is part of its definition (gdeval's ERR), that gain in
     words: ``gain=`` is then refused with it. Empty: the family takes ``gain=`` if graded."""
@@ -153,6 +161,22 @@ class MetricFamily:
         base = f"{self.name}({args})" if args else self.name
         return {"none": (base,), "optional": (base, f"{base}@k"),
                 "required": (f"{base}@k",)}[self.cutoff]
+
+    @property
+    def definition(self) -> str:
+        """:attr:`description` without the notes every set measure or unjudged count shares
+        (``tiedrank metrics``' one line)."""
+        return self.description.split(SET_NOTE)[0].split(UNJUDGED_NOTE)[0].strip()
+
+
+# Notes every set measure or unjudged count shares (entries.py appends them to the
+# descriptions; ``MetricFamily.definition`` leaves them out of the one-line definition).
+SET_NOTE = (" Order-independent: every policy gives the same value (-M keeps the first M "
+          "documents in trec_eval's order before ties are seen, so a tie group it splits is "
+          "split as trec_eval splits it).")
+UNJUDGED_NOTE = (" It counts unjudged documents (absent from the qrels, or a negative grade) as "
+             "the retrieved ones less the judged ones, and its best and worst put them first "
+             "or last in each group.")
 
 
 REGISTRY: dict[str, MetricFamily] = {}
@@ -246,7 +270,8 @@ class Metric:
     @property
     def extremes(self) -> Extremes | None:
         """The family's :attr:`MetricFamily.extremes`; under a gain map, the orders by gain."""
-        return K.graded_extreme if self.entry.graded and is_gain_map(self.gain or "") \
+        by_gain = self.entry.graded or self.family in TREC_GAIN_MAP_FAMILIES
+        return K.graded_extreme if by_gain and is_gain_map(self.gain or "") \
             else self.entry.extremes
 
     @property
@@ -267,7 +292,8 @@ class Metric:
 
 
 # a family name may begin with a digit: trec_eval's 11pt_avg
-_PATTERN = re.compile(r"^\s*([A-Za-z0-9_][A-Za-z0-9_]*?)\s*(?:\(\s*([^)]*)\))?\s*(?:@\s*(\d+))?\s*$")
+_PATTERN = re.compile(r"^\s*([A-Za-z0-9_][A-Za-z0-9_]*?)\s*(?:\(\s*([^)]*)\))?\s*(?:@\s*(\d+))?\s*$",
+                      re.ASCII)
 _NUMBER = r"[-+0-9.eE]+"
 
 
@@ -317,7 +343,7 @@ def parse_metric(text: "str | Metric | object") -> Metric:
     return parse_text(str(text), f"metric {str(text)!r}")
 
 
-_WRAPPED = re.compile(r"^\s*([A-Za-z]+)\s*\((.*)\)\s*(?:@\s*(\d+))?\s*$", re.DOTALL)
+_WRAPPED = re.compile(r"^\s*([A-Za-z]+)\s*\((.*)\)\s*(?:@\s*(\d+))?\s*$", re.DOTALL | re.ASCII)
 
 
 def split_wrapper(text: str) -> tuple[str, str] | None:
@@ -348,6 +374,7 @@ def parse_text(text: str, subject: str) -> Metric:
     may be in any spelling :func:`parse_metric` reads; then other tools' spellings are
     offered to :data:`~tiedrank.core.peers.PEERS`; then tiedrank's own grammar reads it.
     """
+    check_ascii_digits(text, subject)
     wrapped = split_wrapper(text)
     if wrapped is not None:
         policy, inner = wrapped
@@ -372,6 +399,25 @@ def parse_text(text: str, subject: str) -> Metric:
         check_cutoff(int(k), subject)
     values = _parse_parameters(subject, entry, args)
     return Metric(entry.name, None if k is None else int(k), **values)
+
+
+def check_ascii_digits(text: str, subject: str) -> None:
+    """Raise ``ValueError`` if ``text`` holds a digit of another script (``P@１０``,
+    ``P@١٠``): Python's ``\\d``, ``int`` and ``float`` read them as 0-9, so without this
+    one check at the door a name that is not what the user meant to type would pass as
+    ``P@10``. The message names the character and the name in ASCII digits to type instead.
+
+    >>> check_ascii_digits("P@10", "metric 'P@10'")
+    >>> check_ascii_digits("P@１0", "metric 'P@１0'")
+    Traceback (most recent call last):
+    ...
+    ValueError: metric 'P@１0': '１' (FULLWIDTH DIGIT ONE) is not an ASCII digit; type P@10
+    """
+    foreign = [c for c in text if c.isdecimal() and not c.isascii()]
+    if foreign:
+        ascii_text = "".join(str(unicodedata.decimal(c)) if c in foreign else c for c in text)
+        raise ValueError(f"{subject}: {foreign[0]!r} ({unicodedata.name(foreign[0], 'a digit')}) "
+                         f"is not an ASCII digit; type {ascii_text.strip()}")
 
 
 def with_policy(metric: Metric, policy: str, subject: str) -> Metric:
@@ -407,7 +453,8 @@ def _unknown_message(text: str) -> str:
 
 def usage(entry: MetricFamily) -> str:
     """How ``entry`` takes parameters: ``TsRR(alpha=<positive number>); it also takes rel=...``."""
-    settings = ([] if entry.graded else ["rel=<integer >= 1>"]) + ["judged_only=<True|False>"] \
+    settings = ([] if entry.graded or entry.counts_without_relevance
+                else ["rel=<integer >= 1>"]) + ["judged_only=<True|False>"] \
         + (["gain=<linear|exp>"] if entry.graded and not entry.fixed_gain else [])
     if not entry.parameters:
         return f"{entry.name}({', '.join(settings)})"
@@ -415,7 +462,7 @@ def usage(entry: MetricFamily) -> str:
     return f"{entry.name}({args}); it also takes {', '.join(settings)}"
 
 
-_ITEM = re.compile(r"\s*(?:([A-Za-z_]\w*)\s*=\s*)?(.*?)\s*")
+_ITEM = re.compile(r"\s*(?:([A-Za-z_]\w*)\s*=\s*)?(.*?)\s*", re.ASCII)
 
 
 def _parse_parameters(subject: str, entry: MetricFamily, args: str | None) -> dict:
@@ -462,13 +509,21 @@ def _checked(parse: Callable[[str], object], raw: str, subject: str) -> object:
 def _setting(subject: str, entry: MetricFamily, key: str, raw: str) -> tuple[str, object]:
     """One of :data:`SETTINGS` written in parentheses, checked against ``entry``."""
     name = "gain" if key == "dcg" else key
+    if name == "rel" and entry.counts_without_relevance:
+        raise InvalidParameterError("rel", raw, f"left out: {entry.counts_without_relevance}",
+                                    subject=subject)
     if name == "rel" and entry.graded:
         raise InvalidParameterError("rel", raw, f"left out: {entry.name} uses the grades "
                                     f"themselves (write {entry.name}, and evaluate(..., "
                                     "rel_level=) to choose which queries count)", subject=subject)
+    if name == "gain" and key == "gain" and entry.name in TREC_GAIN_MAP_FAMILIES \
+            and is_gain_map(raw):  # trec_eval's ndcg_rel.1=3,2=9
+        return name, _checked(canonical_gain_map, raw, subject)
     if name == "gain" and entry.name in TREC_GAIN_FAMILIES:
+        maps = (f", or a gain map, e.g. {entry.name}(gain=1:3 2:9)"
+                if entry.name in TREC_GAIN_MAP_FAMILIES else "")
         raise InvalidParameterError(key, raw, f"left out: {entry.name} uses trec_eval's gains, "
-                                    "gain = grade (map the grades in the qrels for other "
+                                    f"gain = grade{maps} (map the grades in the qrels for other "
                                     "gains)", subject=subject)
     if name == "gain" and entry.fixed_gain:
         raise InvalidParameterError(key, raw, f"left out: {entry.name} uses "
@@ -479,7 +534,7 @@ def _setting(subject: str, entry: MetricFamily, key: str, raw: str) -> tuple[str
                                     f"(write {entry.name}(rel=2) to count grade >= 2 as "
                                     "relevant)", subject=subject)
     if name == "rel":  # the one level check, worded for this measure
-        level = int(raw) if re.fullmatch(r"[+-]?\d+", raw) else raw
+        level = int(raw) if re.fullmatch(r"[+-]?\d+", raw, re.ASCII) else raw
         return name, check("rel", level, [REL_LEVEL], subject=subject)
     if name == "judged_only":
         if raw.lower() not in ("true", "false"):

@@ -40,6 +40,7 @@ import numpy as np
 from ..core.segments import segment_cumsum, segment_sum
 from ..core.ties import TieTable
 from .blocks import divide, per_query_docs, per_query_groups
+from .gain_maps import is_gain_map, map_gains, parse_gain_map, sorted_descending
 from .kernels import discount
 
 UTILITY_DEFAULTS = (1.0, -1.0, 0.0, 0.0)
@@ -71,9 +72,23 @@ def unjudged_docs(table: TieTable) -> np.ndarray:
     return ~table.doc_judged | (table.doc_grade < 0)
 
 
-def trec_gains(table: TieTable) -> np.ndarray:
-    """Per document: trec_eval's default gain, the grade of a judged document (0 otherwise)."""
-    return np.where(table.doc_judged & (table.doc_grade > 0), table.doc_grade, 0).astype(np.float64)
+def trec_gains(table: TieTable, gain: str | None = None) -> np.ndarray:
+    """Per document: trec_eval's default gain, the grade of a judged document (0 otherwise),
+    or under a gain map ``gain`` (trec_eval's ``ndcg_rel.1=3,2=9``) the map's gain of it."""
+    judged = table.doc_judged & (table.doc_grade > 0)
+    if gain is not None and is_gain_map(gain):
+        return np.where(judged, map_gains(table.doc_grade, gain), 0.0)
+    return np.where(judged, table.doc_grade, 0).astype(np.float64)
+
+
+def ideal_gains(table: TieTable, gain: str | None = None) -> np.ndarray:
+    """The gains of the qrels' judged documents per query, descending (CSR on
+    ``ideal_start``): a map need not follow the grades, so the ideal sorts by gain."""
+    if gain is None or not is_gain_map(gain):
+        return np.maximum(table.ideal_grade, 0).astype(np.float64)
+    counts = np.diff(table.ideal_start)
+    query = np.repeat(np.arange(table.n_queries), counts)
+    return sorted_descending(query, map_gains(table.ideal_grade, gain))
 
 
 # ---- utility: a set measure ------------------------------------------------------------------
@@ -161,7 +176,7 @@ def unjudged_extreme(table: TieTable, k: int, best: bool) -> np.ndarray:
 
 
 # ---- rank-biased precision, trec_eval's: graded gains and the residual -----------------------
-def rbp_gains(table: TieTable) -> np.ndarray:
+def rbp_gains(table: TieTable, gain: str | None = None) -> np.ndarray:
     """Per document: trec_eval's rbp gain, grade / top grade of the query's qrels when the
     top grade exceeds 1 (m_rbp.c scales the gains into [0, 1]), the grade otherwise.
 
@@ -169,15 +184,28 @@ def rbp_gains(table: TieTable) -> np.ndarray:
     the binary (trec_eval 10.0-rc3, gcc) behaves as if both started at 0, which is what
     reproduces its output on ``tests/cli/trec_eval_fixtures`` (q1: 0.2683 graded, not the
     binary 0.3541), so the minimum is 0 and grades >= 0 map to grade / max(top grade, 1).
+
+    Under a gain map (``rbp.p=0.8,1=3,2=9``) the top is the largest gain of setup_gains'
+    levels: every grade the map names (whether the query has it or not) and the grades 0 to
+    the query's top grade, each gaining the map's gain or itself.
     """
     counts = np.diff(table.ideal_start)
     top = np.zeros(table.n_queries)
     has = counts > 0
-    top[has] = np.maximum(table.ideal_grade[table.ideal_start[:-1][has]], 1)  # sorted descending
-    return trec_gains(table) / np.where(has, top, 1.0)[table.doc_query]
+    top_grade = np.maximum(table.ideal_grade[table.ideal_start[:-1][has]], 0)  # sorted descending
+    if gain is not None and is_gain_map(gain):
+        pairs = dict(parse_gain_map(gain))
+        levels = np.arange(int(top_grade.max(initial=0)) + 1)
+        level_gain = np.array([pairs.get(int(g), float(g)) for g in levels])  # grades, not queries
+        named = max(pairs.values())
+        top[has] = np.maximum(np.maximum.accumulate(level_gain)[top_grade], named)
+        top = np.where(top > 1, top, 1.0)
+    else:
+        top[has] = np.maximum(top_grade, 1)
+    return trec_gains(table, gain) / np.where(has, top, 1.0)[table.doc_query]
 
 
-def rbp_graded(table: TieTable, p: float = 0.9) -> np.ndarray:
+def rbp_graded(table: TieTable, p: float = 0.9, gain: str | None = None) -> np.ndarray:
     """trec_eval 10's ``rbp`` (m_rbp.c): (1 - p) sum_i gain_i p^(i - 1), gains of
     :func:`rbp_gains` (graded, in [0, 1]); p default 0.9.
 
@@ -200,7 +228,7 @@ def rbp_graded(table: TieTable, p: float = 0.9) -> np.ndarray:
     # by repeated multiplication; then (1 - p) * sum. The values are often decimals that end
     # in 5 (0.1 * 0.9^3 / 2 = 0.03645), so the last bit decides the 4th decimal printed.
     weight = persistence_powers(p, int(table.doc_rank.max(initial=1)))[table.doc_rank - 1]
-    return (1.0 - p) * per_query_docs(table, _group_mean(table, rbp_gains(table)) * weight)
+    return (1.0 - p) * per_query_docs(table, _group_mean(table, rbp_gains(table, gain)) * weight)
 
 
 @lru_cache(maxsize=8)
@@ -353,21 +381,22 @@ def binary_g(table: TieTable) -> np.ndarray:
 
 
 # ---- ndcg_rel and Rndcg: nDCG read at the relevant documents or at the R levels ---------------
-def _ideal_dcg_at(table: TieTable) -> tuple[np.ndarray, np.ndarray]:
-    """The ideal DCG after each ideal position, per query (CSR on ``ideal_start``), and the
-    number P of positively graded judged documents per query."""
+def _ideal_dcg_at(table: TieTable, gain: str | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ideal DCG after each ideal position, per query (CSR on ``ideal_start``), the
+    number P of judged documents of positive gain per query, and the ideal gains."""
     counts = np.diff(table.ideal_start)
     first = np.repeat(table.ideal_start[:-1], counts)
     position = np.arange(len(table.ideal_grade)) - first + 1
-    gains = np.maximum(table.ideal_grade, 0).astype(np.float64)
+    gains = ideal_gains(table, gain)
     running = (_running_sum(gains * discount(position), np.unique(first)) if len(gains)
                else gains)
     positive = np.bincount(np.repeat(np.arange(table.n_queries), counts),
                            weights=(gains > 0), minlength=table.n_queries).astype(np.int64)
-    return running, positive
+    return running, positive, gains
 
 
-def ndcg_rel(table: TieTable) -> np.ndarray:
+def ndcg_rel(table: TieTable, gain: str | None = None) -> np.ndarray:
     """trec_eval's ``ndcg_rel`` (m_ndcg_rel.c): nDCG averaged over the relevant documents.
 
     With P the judged documents of positive grade, J(i) = IDCG@min(i, P), DCG@i the run's
@@ -377,7 +406,8 @@ def ndcg_rel(table: TieTable) -> np.ndarray:
         ndcg_rel = (1/P) [ sum_{d retrieved, gain > 0} DCG@rank(d) / J(rank(d))
                            + (P - n+) DCG@N / IDCG@P ]
 
-    (0 when P = 0). It reads the grades whatever ``-l`` says, as trec_eval.
+    (0 when P = 0). It reads the grades whatever ``-l`` says, as trec_eval. ``gain``: a
+    gain map (trec_eval's ``ndcg_rel.1=3,2=9``), the gains and P read through it.
 
     Tie-aware: DCG@rank(d) / J(rank(d)) = sum over documents e at or above d of
     g_e disc(rank e) / J(rank d), a sum over pairs. For d in group g (n_g tied, k_g of
@@ -390,7 +420,8 @@ def ndcg_rel(table: TieTable) -> np.ndarray:
     Best / worst: swapping two neighbours so that the higher gain comes first never lowers
     the value (the first one's own term gains (g2 - g1) disc(q) / J(q), later prefixes gain
     (g2 - g1)(disc(q) - disc(q + 1)), and a gain-0 document moved down lets the positive
-    one be read at a smaller J), so the grade orders are the extremes.
+    one be read at a smaller J), so the grade orders are the extremes (under a gain map,
+    the orders by gain).
 
     Examples
     --------
@@ -402,8 +433,8 @@ def ndcg_rel(table: TieTable) -> np.ndarray:
     >>> ndcg_rel(build_tie_table(run, qrels))  # a first: 1; second: (1/log2 3) / 1
     array([0.81546488])
     """
-    ideal, positive = _ideal_dcg_at(table)
-    gains = trec_gains(table)
+    ideal, positive, _ = _ideal_dcg_at(table, gain)
+    gains = trec_gains(table, gain)
     query = table.doc_query
     has = positive[query] > 0
     at = np.minimum(table.doc_rank, np.maximum(positive[query], 1)) - 1
@@ -434,17 +465,17 @@ def ndcg_rel(table: TieTable) -> np.ndarray:
     return divide(total, positive.astype(np.float64))
 
 
-def _r_levels(table: TieTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _r_levels(table: TieTable, gain: str | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rndcg's cutoffs: (query, cutoff c, 1 / IDCG@c) sorted by query then c.
 
     The cutoffs are the ideal positions c in 1..P after which the ideal gain changes (the
     last positive one included), plus N (documents retrieved) when N > P + 1 — trec_eval's
     loop adds that final point only then."""
-    ideal, positive = _ideal_dcg_at(table)
+    ideal, positive, grade = _ideal_dcg_at(table, gain)  # the ideal gains decide the levels
     counts = np.diff(table.ideal_start)
     query = np.repeat(np.arange(table.n_queries), counts)
     position = np.arange(len(table.ideal_grade)) - table.ideal_start[query] + 1
-    grade = table.ideal_grade
     following = np.append(grade[1:], 0)
     last_of_query = position == counts[query]
     boundary = (grade > 0) & ((following != grade) | last_of_query)
@@ -461,11 +492,12 @@ def _r_levels(table: TieTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return cut_query[order], cut_at[order], cut_inverse[order]
 
 
-def r_level_ndcg(table: TieTable) -> np.ndarray:
+def r_level_ndcg(table: TieTable, gain: str | None = None) -> np.ndarray:
     """trec_eval's ``Rndcg`` (m_Rndcg.c): nDCG averaged over the R levels,
     (1/|C|) sum_{c in C} DCG@min(c, N) / IDCG@c, over the cutoffs C where the ideal gain
     changes (see :func:`_r_levels`); 0 when no judged document reaches the relevance level
-    (the one place ``-l`` enters).
+    (the one place ``-l`` enters), and 0 too when a gain map gives every relevant document
+    gain 0 (trec_eval then divides 0 by 0 and prints nan).
 
     The cutoffs depend on the qrels only, so the measure is linear in per-position weights:
     a document at rank i weighs w(i) = disc(i) / |C| sum_{c in C, c >= i} 1 / IDCG@c, and
@@ -482,7 +514,7 @@ def r_level_ndcg(table: TieTable) -> np.ndarray:
     >>> r_level_ndcg(build_tie_table(run, qrels))  # C = {1, 3}: ((1/2) + (1 + 1/log2 3)/2) / 2
     array([0.65773244])
     """
-    cut_query, cut_at, cut_inverse = _r_levels(table)
+    cut_query, cut_at, cut_inverse = _r_levels(table, gain)
     count = np.bincount(cut_query, minlength=table.n_queries)
     # suffix sums of 1/IDCG@c inside each query, then the first cutoff >= each rank
     suffix = np.zeros(len(cut_query) + 1)
@@ -498,7 +530,7 @@ def r_level_ndcg(table: TieTable) -> np.ndarray:
     ok = found < len(keys)
     inside[ok] = cut_query[found[ok]] == query[ok]
     weight = np.where(inside, suffix[np.minimum(found, len(keys))], 0.0) * discount(table.doc_rank)
-    total = per_query_docs(table, _group_mean(table, trec_gains(table)) * weight)
+    total = per_query_docs(table, _group_mean(table, trec_gains(table, gain)) * weight)
     value = divide(total, count.astype(np.float64))
     return np.where(table.n_relevant > 0, value, 0.0)
 

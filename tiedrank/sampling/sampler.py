@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..metrics import Metric, discount, metric_values, parse_metric
+from ..core.progress import step
 from ..core.ties import TieTable
 from ..core.validation import Interval, check
 from .groups import GROUP_FAMILIES, GroupSums, group_sums
@@ -244,6 +245,7 @@ def _blocks(plan: _Plan, n_draws: int, seed: int, chunk_size: int, queries: np.n
                 sel = slice(start, start + per_block)
                 yield first, count, bucket.query[sel], _block_values(plan, bucket, sel, keys,
                                                                      first, count)
+        step("tie-break draws", first + count, n_draws)
 
 
 def _check_draws(n_draws: int, chunk_size: int) -> None:

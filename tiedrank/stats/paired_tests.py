@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from ..core.progress import step
 from ..core.validation import Interval, Options, validate_params
 
 __all__ = [
@@ -204,6 +205,7 @@ def _sign_flips(n: int, n_resamples: int, rng: np.random.Generator):
         bits = np.concatenate([pending, bits])
         pending = bits[rows * n:]
         yield (2 * bits[:rows * n] - 1).reshape(rows, n)
+        step("randomization test resamples", start + rows, n_resamples)
 
 
 def _sign_flip_test(d: np.ndarray, observed: float, n_resamples: int,
@@ -281,6 +283,7 @@ def _bootstrap_means(d: np.ndarray, n_resamples: int, rng: np.random.Generator) 
     for start in range(0, n_resamples, batch):
         stop = min(start + batch, n_resamples)
         means[start:stop] = np.mean(d[rng.integers(0, n, (stop - start, n))], axis=-1)
+        step("bootstrap resamples", stop, n_resamples)
     return means
 
 

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from . import plotly_text
 from .style import FILL_TEXT, TEMPLATE, finish
 
 
@@ -26,7 +27,7 @@ def confusion_heatmap(counts: pd.DataFrame, *, share: pd.DataFrame | None = None
     """
     z = (share if share is not None else counts).to_numpy(dtype=np.float64)
     grades = [f"grade {g}" for g in counts.index]
-    labels = [f"label {lab}" for lab in counts.columns]
+    labels = [f"label {plotly_text(lab)}" for lab in counts.columns]
     values = counts.to_numpy()
     if share is not None:
         text = [[f"{c:,}<br>{s:.0%}" if np.isfinite(s) else f"{c:,}" for c, s in zip(crow, srow)]
@@ -48,7 +49,7 @@ def confusion_heatmap(counts: pd.DataFrame, *, share: pd.DataFrame | None = None
                           line={"color": "#222222", "width": 2})
     size = max(len(grades), len(labels))
     fig.update_layout(
-        template=TEMPLATE, title=title, height=max(320, 70 * size + 140),
+        template=TEMPLATE, title=title and plotly_text(title), height=max(320, 70 * size + 140),
         xaxis={"title": "the run's label", "side": "bottom"},
         yaxis={"title": "qrels grade", "autorange": "reversed"},
         margin={"t": 60 if title else 20, "b": 40})

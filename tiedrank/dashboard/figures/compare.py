@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from . import plotly_text, plotly_texts
 from .style import GRADE_COLORS, POLICY_COLORS, POLICY_LABELS, TEMPLATE, finish, policy_mark
 
 WIN_COLOR = POLICY_COLORS["optimistic"]
@@ -42,7 +43,8 @@ def interval_figure(intervals: pd.DataFrame, metric: str, baseline: str, *,
     the rest grey; ``highlight`` (a run) gets a bold label.
     """
     rows = intervals.sort_values("diff", kind="stable")
-    labels = [f"<b>{r}</b>" if r == highlight else r for r in rows["run"]]
+    baseline = plotly_text(baseline)
+    labels = [f"<b>{plotly_text(r)}</b>" if r == highlight else plotly_text(r) for r in rows["run"]]
     colors = [WIN_COLOR if s and d > 0 else LOSS_COLOR if s and d < 0 else TIE_COLOR
               for s, d in zip(rows["significant"], rows["diff"])]
     fig = go.Figure()
@@ -52,7 +54,7 @@ def interval_figure(intervals: pd.DataFrame, metric: str, baseline: str, *,
         marker=dict(color=colors, size=11, symbol="circle", line=dict(width=1, color="white")),
         error_x=dict(type="data", symmetric=False, array=(rows["ci_high"] - rows["diff"]).to_numpy(),
                      arrayminus=(rows["diff"] - rows["ci_low"]).to_numpy(), color="#666666", thickness=1.5),
-        customdata=np.column_stack([rows["run"], rows["ci_low"], rows["ci_high"], rows["p_corrected"],
+        customdata=np.column_stack([plotly_texts(rows["run"]), rows["ci_low"], rows["ci_high"], rows["p_corrected"],
                                     np.where(rows["significant"], "significant", "not significant")]),
         hovertemplate=("%{customdata[0]} − " + baseline + ": %{x:.4f}<br>interval [%{customdata[1]:.4f}, "
                        "%{customdata[2]:.4f}]<br>corrected p %{customdata[3]:.3g} (%{customdata[4]})"
@@ -79,6 +81,7 @@ def difference_figure(differences: pd.DataFrame, run: str, baseline: str, metric
     baseline, diff, outcome), already sorted.
     """
     fig = go.Figure()
+    run, baseline = plotly_text(run), plotly_text(baseline)
     counts = differences["outcome"].value_counts()
     for outcome, label in (("win", f"{run} better"), ("tie", "equal"), ("loss", f"{baseline} better")):
         block = differences[differences["outcome"] == outcome]
@@ -86,14 +89,14 @@ def difference_figure(differences: pd.DataFrame, run: str, baseline: str, metric
             continue
         shown = block["diff"].where(block["diff"] != 0, 0.0)
         fig.add_trace(go.Bar(
-            x=block["query"], y=shown, name=f"{label} ({int(counts.get(outcome, 0))})",
+            x=plotly_texts(block["query"]), y=shown, name=f"{label} ({int(counts.get(outcome, 0))})",
             marker_color=OUTCOME_COLORS[outcome],
-            customdata=np.column_stack([block["text"], block["run"], block["baseline"]]),
+            customdata=np.column_stack([plotly_texts(block["text"]), block["run"], block["baseline"]]),
             hovertemplate=("query %{x}<br>%{customdata[0]}<br>" + f"{run}: " + "%{customdata[1]:.4f}<br>"
                            + f"{baseline}: " + "%{customdata[2]:.4f}<br>difference %{y:.4f}<extra></extra>")))
     ties = differences[differences["outcome"] == "tie"]
     if len(ties):  # zero-height bars are invisible: mark the ties on the axis
-        fig.add_trace(go.Scatter(x=ties["query"], y=np.zeros(len(ties)), mode="markers",
+        fig.add_trace(go.Scatter(x=plotly_texts(ties["query"]), y=np.zeros(len(ties)), mode="markers",
                                  marker=dict(color=TIE_COLOR, symbol="line-ew-open", size=12,
                                              line=dict(width=2, color=TIE_COLOR)),
                                  showlegend=False, hoverinfo="skip"))
@@ -102,7 +105,7 @@ def difference_figure(differences: pd.DataFrame, run: str, baseline: str, metric
         template=TEMPLATE, barmode="overlay", bargap=0.15, height=380,
         title=f"{metric} per query: {run} minus {baseline} ({policy} policy), largest first",
         xaxis=dict(title="query", type="category", categoryorder="array",
-                   categoryarray=differences["query"].tolist()),
+                   categoryarray=list(plotly_texts(differences["query"]))),
         yaxis=dict(title=f"{metric} difference (run − baseline)", zeroline=True),
         margin=dict(l=10, r=10, t=50, b=40))
     return finish(fig)
@@ -119,6 +122,7 @@ def stability_figure(draws: pd.DataFrame, verdicts: pd.DataFrame, run: str, base
     diff = draws["diff"].to_numpy(dtype=float)
     diff = diff[np.isfinite(diff)]
     marks = {str(p): float(d) for p, d in zip(verdicts["policy"], verdicts["diff"])}
+    run, baseline = plotly_text(run), plotly_text(baseline)
     fig = go.Figure()
     if len(diff):
         low, high = float(diff.min()), float(diff.max())
@@ -184,14 +188,15 @@ def ranking_figure(ranking: pd.DataFrame, policies: Sequence[str], metric: str, 
         ranks = by_run.loc[run, rank_columns].to_numpy(dtype=float)
         special = run in (baseline, highlight)
         color = BASELINE_COLOR if run == baseline else CHOSEN_COLOR if run == highlight else OTHER_COLOR
-        label = f"{run} (baseline)" if run == baseline else run
+        label = plotly_text(f"{run} (baseline)" if run == baseline else run)
         fig.add_trace(go.Scatter(
             x=x, y=ranks, mode="lines+markers+text", name=label,
             line=dict(color=color, width=3.5 if special else 1.5),
             marker=dict(color=color, size=10 if special else 7),
             text=[""] * (len(x) - 1) + [f"  {label}"], textposition="middle right",
             textfont=dict(color=color if special else "#777777", size=12 if special else 11),
-            hovertemplate=f"{run}<br>%{{x}}: rank %{{y:g}}<extra></extra>", showlegend=False))
+            hovertemplate=f"{plotly_text(run)}<br>%{{x}}: rank %{{y:g}}<extra></extra>",
+            showlegend=False))
     fig.update_layout(
         template=TEMPLATE, height=max(300, 70 + 40 * n),
         title=f"{metric}: rank of each run under each tie policy",
@@ -215,16 +220,16 @@ def group_figure(differences: pd.DataFrame, metric: str, baseline: str) -> go.Fi
     z = z.reindex(index=runs, columns=groups)
     top = float(np.nanmax(np.abs(z.to_numpy()))) if z.notna().any().any() else 1.0
     top = top if top > 0 else 1.0
-    columns = [f"{g} ({int(counts[g])} q)" for g in groups]
+    columns = [f"{plotly_text(g)} ({int(counts[g])} q)" for g in groups]
     fig = go.Figure(go.Heatmap(
-        z=z.to_numpy(), x=columns, y=runs, zmin=-top, zmax=top, zmid=0,
+        z=z.to_numpy(), x=columns, y=list(plotly_texts(runs)), zmin=-top, zmax=top, zmid=0,
         colorscale=[[0.0, LOSS_COLOR], [0.5, "#f7f7f7"], [1.0, WIN_COLOR]],
         text=[[("" if not np.isfinite(v) else f"{v:+.3f}") for v in row] for row in z.to_numpy()],
         texttemplate="%{text}", colorbar=dict(title="run − baseline"),
         hovertemplate="%{y} in %{x}<br>difference %{z:.4f}<extra></extra>"))
     fig.update_layout(
         template=TEMPLATE, height=max(260, 90 + 34 * len(runs)),
-        title=f"{metric} per query group: each run minus {baseline}",
+        title=f"{metric} per query group: each run minus {plotly_text(baseline)}",
         xaxis=dict(title=None, side="bottom"), yaxis=dict(title=None, autorange="reversed"),
         margin=dict(l=10, r=10, t=50, b=40))
     return finish(fig)

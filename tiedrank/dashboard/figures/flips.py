@@ -4,13 +4,14 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from . import plotly_texts
 from .style import TEMPLATE, finish
 
 
 def flip_heatmap(flips: pd.DataFrame) -> go.Figure:
     """Rows: run pairs; columns: metrics; colour: P(a random tie-break reverses the expected
     order); a ✕ marks a pair whose order differs between the expectation and trec_eval."""
-    flips = flips.assign(pair=flips["run_a"] + " vs " + flips["run_b"])
+    flips = flips.assign(pair=plotly_texts(flips["run_a"] + " vs " + flips["run_b"]))
     pairs = list(dict.fromkeys(flips["pair"]))
     metrics = list(dict.fromkeys(flips["metric"]))
     grid = flips.pivot(index="pair", columns="metric", values="p_flip").reindex(index=pairs, columns=metrics)

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from . import plotly_text, plotly_texts
 from .style import FILL_TEXT, POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE, finish, grade_color
 
 POLICY_ORDER = ("pessimistic", "optimistic", "input", "trec_eval", "expected")
@@ -34,7 +35,7 @@ def ranking_figure(ranked: pd.DataFrame, rel_level: int = 1, *, title: str | Non
         marker=dict(symbol="square", size=46, color=[grade_color(g) for g in grades],
                     line=dict(width=[2.5 if g >= rel_level else 0.5 for g in grades],
                               color="#222222")),
-        text=ranked["doc"].astype(str), textposition="middle center",
+        text=plotly_texts(ranked["doc"]), textposition="middle center",
         textfont=dict(color=["white" if g >= 2 else FILL_TEXT for g in grades], size=13),
         customdata=np.column_stack([scores, grades]),
         hovertemplate="%{text}<br>score %{customdata[0]}<br>grade %{customdata[1]}<extra></extra>"))
@@ -54,7 +55,7 @@ def ranking_figure(ranked: pd.DataFrame, rel_level: int = 1, *, title: str | Non
                              text=[f"{s:g} | g{g}" for s, g in zip(scores, grades)],
                              textfont=dict(size=10, color="#555555")))
     fig.update_layout(
-        template=TEMPLATE, title=title, height=200,
+        template=TEMPLATE, title=title and plotly_text(title), height=200,
         xaxis=dict(title="position (score descending)", tickvals=x.tolist(), range=[0.4, n + 0.6],
                    showgrid=False, zeroline=False),
         yaxis=dict(visible=False, range=[-1.0, 1.0]),
@@ -84,7 +85,7 @@ def policy_figure(values: pd.DataFrame, *, title: str | None = None) -> go.Figur
                         line=dict(color="white", width=1)),
             hovertemplate=f"%{{y}}<br>{POLICY_LABELS[policy]}: %{{x:.4f}}<extra></extra>"))
     fig.update_layout(
-        template=TEMPLATE, title=title, barmode="overlay", height=max(300, 42 * len(metrics) + 110),
+        template=TEMPLATE, title=title and plotly_text(title), barmode="overlay", height=max(300, 42 * len(metrics) + 110),
         xaxis=dict(title="value", range=[-0.03, 1.05]),
         yaxis=dict(autorange="reversed", type="category"),
         margin=dict(t=70 if title else 40))
@@ -119,7 +120,7 @@ def orderings_figure(orderings: pd.DataFrame, metric: str, closed_form: float, *
             marker=dict(size=[0, 11], color=color, symbol=symbol),
             hovertemplate=label + "<extra></extra>"))
     fig.update_layout(
-        template=TEMPLATE, title=title, height=360,
+        template=TEMPLATE, title=title and plotly_text(title), height=360,
         xaxis=dict(title=f"{metric} of one ordering"),
         yaxis=dict(title="orderings", range=[0, top], tick0=0,
                    dtick=max(1, int(np.ceil(float(counts.max()) / 5))) if len(counts) else 1),
@@ -153,7 +154,7 @@ def mtrr_curve_figure(curve: pd.DataFrame, *, title: str | None = None,
     if mark_tied is not None:
         fig.add_vline(x=mark_tied, line=dict(color="#888888", width=1, dash="dot"))
     fig.update_layout(
-        template=TEMPLATE, title=title, height=380,
+        template=TEMPLATE, title=title and plotly_text(title), height=380,
         xaxis=dict(title="documents in the tie (all tied, first group)"),
         yaxis=dict(title="value", rangemode="tozero"),
         margin=dict(t=70 if title else 40))

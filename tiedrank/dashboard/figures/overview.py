@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from . import plotly_text, plotly_texts
 from .style import POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE, finish
 
 # report column -> engine policy name (for colours, symbols and labels)
@@ -33,7 +34,7 @@ def range_figure(report: pd.DataFrame, metric: str, *, flipped_runs: set[str] | 
     rows["run"] = rows["run"].astype(str)
     rows = rows.sort_values("expected", ascending=True) if "expected" in rows else rows
     flipped_runs = flipped_runs or set()
-    labels = [f"⚠ {r}" if r in flipped_runs else r for r in rows["run"]]
+    labels = [f"⚠ {plotly_text(r)}" if r in flipped_runs else plotly_text(r) for r in rows["run"]]
     fig = go.Figure()
     if {"worst", "best"} <= set(rows.columns):
         xs, ys = [], []
@@ -50,7 +51,7 @@ def range_figure(report: pd.DataFrame, metric: str, *, flipped_runs: set[str] | 
             x=rows[column], y=labels, mode="markers", name=POLICY_LABELS[policy],
             marker=dict(color=POLICY_COLORS[policy], symbol=POLICY_SYMBOLS[policy], size=11,
                         line=dict(width=1, color="white")),
-            customdata=np.asarray(rows["run"]),
+            customdata=plotly_texts(rows["run"]),
             hovertemplate=f"%{{customdata}}<br>{POLICY_LABELS[policy]}: %{{x:.4f}}<extra></extra>"))
     fig.update_layout(
         template=TEMPLATE, title=f"{metric}: expected value, trec_eval order and range per run",

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from . import plotly_text, plotly_texts
 from .style import POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, finish
 
 _BAND_FILL = "rgba(120, 120, 120, 0.22)"
@@ -45,7 +46,7 @@ def precision_recall_figure(curve: pd.DataFrame, run: str) -> go.Figure:
                 line=dict(color=POLICY_COLORS[policy], width=2),
                 marker=dict(color=POLICY_COLORS[policy], symbol=POLICY_SYMBOLS[policy], size=8),
                 hovertemplate=f"recall %{{x:.1f}}<br>{POLICY_LABELS[policy]}: %{{y:.4f}}<extra></extra>"))
-    fig.update_layout(title=f"Interpolated precision-recall of {run}", xaxis_title="recall",
+    fig.update_layout(title=f"Interpolated precision-recall of {plotly_text(run)}", xaxis_title="recall",
                       yaxis_title="interpolated precision", height=380,
                       margin=dict(l=10, r=10, t=50, b=40))
     fig.update_xaxes(range=[-0.02, 1.02])
@@ -76,7 +77,7 @@ def checkpoint_figure(curve: pd.DataFrame, metric: str) -> go.Figure:
         name=POLICY_LABELS["expected"], line=dict(color=POLICY_COLORS["expected"], width=2),
         marker=dict(color=["white" if o else POLICY_COLORS["expected"] for o in overlaps],
                     line=dict(color=POLICY_COLORS["expected"], width=2), size=10),
-        customdata=np.column_stack([rows["run"].astype(str), tests]),
+        customdata=np.column_stack([plotly_texts(rows["run"]), tests]),
         hovertemplate="%{customdata[0]} (step %{x:g})<br>expected %{y:.4f}<br>"
                       "%{customdata[1]}<extra></extra>"))
     if "trec_eval" in rows and rows["trec_eval"].notna().any():

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from . import plotly_text
 from .style import TEMPLATE, finish, grade_color, title_margin, wrap_title
 
 _SPAN_COLOR = "#bdbdbd"
@@ -37,6 +38,7 @@ def slope_figure(flows: pd.DataFrame, run_a: str, run_b: str, *, depth: int,
     Documents a run does not return sit on a "not retrieved" row at the bottom.
     """
     fig = go.Figure()
+    run_a, run_b = plotly_text(run_a), plotly_text(run_b)
     deepest = max([depth, *flows[["a_last", "b_last"]].max(skipna=True).fillna(0).tolist()]) if len(flows) else depth
     missing = deepest + max(2.0, deepest * 0.06)
     for side, x in (("a", _X_A), ("b", _X_B)):
@@ -59,7 +61,7 @@ def slope_figure(flows: pd.DataFrame, run_a: str, run_b: str, *, depth: int,
         y_b = _middle(row.b_first, row.b_last, missing)
         where_a = "not retrieved" if math.isnan(row.a_first) else f"ranks {int(row.a_first)}-{int(row.a_last)}"
         where_b = "not retrieved" if math.isnan(row.b_first) else f"ranks {int(row.b_first)}-{int(row.b_last)}"
-        hover = (f"{int(row.n)} document{'s' if row.n != 1 else ''} of grade {grade}: {row.docs}"
+        hover = (f"{int(row.n)} document{'s' if row.n != 1 else ''} of grade {grade}: {plotly_text(row.docs)}"
                  f"<br>{run_a}: {where_a}<br>{run_b}: {where_b}")
         fig.add_trace(go.Scatter(
             x=[_X_A + 0.03, _X_B - 0.03], y=[y_a, y_b], mode="lines+markers",
@@ -72,7 +74,7 @@ def slope_figure(flows: pd.DataFrame, run_a: str, run_b: str, *, depth: int,
     if has_missing:
         fig.add_hline(y=missing, line=dict(color=_SPAN_COLOR, dash="dot", width=1))
     # a long query text would run off a narrow chart: the title wraps
-    wrapped = wrap_title(title or f"Where each run puts the documents of its top {depth} ranks")
+    wrapped = wrap_title(plotly_text(title) if title else f"Where each run puts the documents of its top {depth} ranks")
     fig.update_layout(
         template=TEMPLATE, height=max(420, min(1100, 14 * deepest + 120)),
         title=wrapped,

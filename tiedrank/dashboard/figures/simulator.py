@@ -15,6 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from . import plotly_text, plotly_texts
 from .style import POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE, finish
 
 RANGE_COLOR = "#bdbdbd"
@@ -47,8 +48,8 @@ def spread_figure(report: pd.DataFrame, metrics: Sequence[str], *,
     -------
     plotly Figure; the range (best - worst) of each run is printed above its bar.
     """
-    frame = report.assign(run=report["run"].astype(str), metric=report["metric"].astype(str))
-    runs = list(runs) if runs is not None else list(dict.fromkeys(frame["run"]))
+    frame = report.assign(run=plotly_texts(report["run"]), metric=report["metric"].astype(str))
+    runs = list(plotly_texts(runs)) if runs is not None else list(dict.fromkeys(frame["run"]))
     metrics = [m for m in metrics if (frame["metric"] == m).any()]
     fig = make_subplots(rows=1, cols=max(len(metrics), 1), subplot_titles=metrics,
                         horizontal_spacing=0.07)
@@ -81,7 +82,7 @@ def spread_figure(report: pd.DataFrame, metrics: Sequence[str], *,
     top = max(0.0, float(pd.to_numeric(frame["best"], errors="coerce").max())) if len(frame) else 1.0
     fig.update_yaxes(range=[-0.02, max(1.0, top) * 1.1])
     fig.update_layout(
-        template=TEMPLATE, title=title, height=460,
+        template=TEMPLATE, title=title and plotly_text(title), height=460,
         margin=dict(l=10, r=10, t=70 if title else 40, b=40))
     return finish(fig)
 
@@ -140,6 +141,6 @@ def sweep_figure(table: pd.DataFrame, *, title: str | None = None,
     elif parameter == "levels":
         fig.update_xaxes(autorange="reversed", dtick=1)
     fig.update_layout(
-        template=TEMPLATE, title=title, height=560, hovermode="x unified",
+        template=TEMPLATE, title=title and plotly_text(title), height=560, hovermode="x unified",
         margin=dict(l=10, r=10, t=80 if title else 40, b=40))
     return finish(fig)

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from . import plotly_text, plotly_texts
 from .style import (
     GRADE_COLORS,
     POLICY_COLORS,
@@ -65,7 +66,7 @@ def pmf_figure(pmf: pd.DataFrame, marks: Mapping[str, float] | None = None, *,
                 else f"{label}: RR = {value:.4f} (rank {rank:.0f})")
         fig.add_trace(policy_mark(policy, rank, top, text, width=2))
     fig.update_layout(
-        template=TEMPLATE, title=title, bargap=0.15,
+        template=TEMPLATE, title=title and plotly_text(title), bargap=0.15,
         xaxis=dict(title="rank of the first relevant document", tickmode="auto"),
         yaxis=dict(title="probability over tie orderings", range=[0, top * 1.07]),
         margin=dict(t=60 if title else 30, b=40))
@@ -81,8 +82,8 @@ def range_figure(ranges: pd.DataFrame, metric: str, *, title: str | None = None,
     ``ranges``: columns query, worst, best, expected, trec_eval (as
     :func:`tiedrank.dashboard.spread.query_ranges`, already sorted: the first row is drawn on top).
     """
-    labels = (ranges[label_column] if label_column else ranges["query"]).astype(str).tolist()
-    hover_text = ranges["text"].astype(str).tolist() if "text" in ranges else [""] * len(ranges)
+    labels = list(plotly_texts(ranges[label_column] if label_column else ranges["query"]))
+    hover_text = list(plotly_texts(ranges["text"])) if "text" in ranges else [""] * len(ranges)
     worst = ranges["worst"].to_numpy(dtype=float)
     best = ranges["best"].to_numpy(dtype=float)
     fig = go.Figure()
@@ -100,7 +101,7 @@ def range_figure(ranges: pd.DataFrame, metric: str, *, title: str | None = None,
             hovertemplate=f"%{{y}}<br>{POLICY_LABELS[policy]}: %{{x:.4f}}<extra></extra>"))
     height = max(320, 26 * len(ranges) + 140)
     fig.update_layout(
-        template=TEMPLATE, title=title, height=height, barmode="overlay",
+        template=TEMPLATE, title=title and plotly_text(title), height=height, barmode="overlay",
         xaxis=dict(title=metric, rangemode="tozero"),
         yaxis=dict(title="query (widest range on top)", autorange="reversed", type="category"),
         margin=dict(t=70 if title else 40))
@@ -139,8 +140,9 @@ def sample_histogram(draws: Sequence[float] | np.ndarray, marks: Mapping[str, fl
             continue
         label = f"{POLICY_LABELS[policy]}: {value:.4f}"
         fig.add_trace(policy_mark(policy, value, top, label, width=2.5))
-    full_title = title
+    full_title = title = title and plotly_text(title)
     if caption:
+        caption = plotly_text(caption)
         full_title = (f"{title}<br><sup>{caption}</sup>" if title else f"<sup>{caption}</sup>")
     fig.update_layout(
         template=TEMPLATE, title=full_title, bargap=0,

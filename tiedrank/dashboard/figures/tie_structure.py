@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from . import plotly_text, plotly_texts
 from .style import (
     FILL_TEXT,
     POLICY_COLORS,
@@ -41,7 +42,7 @@ def _grade_key_color(key: str) -> str:
 
 
 def _doc_list(docs: pd.Series, limit: int = 12) -> str:
-    shown = list(docs[:limit])
+    shown = [plotly_text(d) for d in docs[:limit]]
     more = len(docs) - len(shown)
     return ", ".join(shown) + (f", … {more} more" if more > 0 else "")
 
@@ -70,7 +71,7 @@ def ranked_list_figure(docs: pd.DataFrame, *, mode: str = "stack", title: str | 
         raise ValueError(f"mode must be 'stack' or 'documents', got {mode!r}")
     frame = docs.copy()
     frame["key"] = [_grade_key(g, j) for g, j in zip(frame["grade"], frame["judged"])]
-    hover_query = f"<br>{query_text}" if query_text else ""
+    hover_query = f"<br>{plotly_text(query_text)}" if query_text else ""
     if mode == "stack":
         frame["_order"] = np.where(frame["judged"], frame["grade"], -10**6)
         frame = frame.sort_values(["group", "_order"], ascending=[True, False], kind="stable")
@@ -91,7 +92,7 @@ def ranked_list_figure(docs: pd.DataFrame, *, mode: str = "stack", title: str | 
         width_col, base_col = "count", "base"
     else:
         segments = frame.assign(count=1, base=frame["rank"] - 1)
-        customdata = np.stack([segments["rank"], segments["doc"], segments["score"],
+        customdata = np.stack([segments["rank"], plotly_texts(segments["doc"]), segments["score"],
                                segments["group"], segments["group_size"]], axis=1)
         hover = ("rank %{customdata[0]}: %{customdata[1]}<br>score %{customdata[2]:.6g}, "
                  "%{fullData.name}<br>group %{customdata[3]} of %{customdata[4]} docs"
@@ -122,7 +123,7 @@ def ranked_list_figure(docs: pd.DataFrame, *, mode: str = "stack", title: str | 
         x=(tied["group_first"] - 1 + visible_end) / 2, y=np.full(len(tied), 0.62),
         mode="text", text=labels, showlegend=False,
         textfont=dict(size=11, color="#333333"), hoverinfo="skip", name="group sizes"))
-    wrapped = wrap_title(title)  # a long query text would run off a narrow chart
+    wrapped = wrap_title(title and plotly_text(title))  # a long query text would run off a narrow chart
     fig.update_layout(
         template=TEMPLATE, barmode="overlay", title=wrapped, height=180 + title_margin(wrapped),
         margin=dict(l=10, r=10, t=title_margin(wrapped), b=40),
@@ -192,13 +193,13 @@ def top_strip_figure(strip: pd.DataFrame, *, color: str = "parity", depth: int =
             group_grades[q_row, cols] = " ".join(grade_text[q_row, cols])
     # numeric customdata travels as a compact typed array; strings only where needed
     customdata = np.stack([group, size, relevant], axis=-1).astype(object)
-    texts = [(query_text or {}).get(q, "") for q in queries]
+    texts = [plotly_text((query_text or {}).get(q, "")) for q in queries]
     row_text = np.repeat(np.asarray(texts, dtype=object)[:, None], depth, axis=1)
     customdata = np.concatenate([customdata, group_grades[..., None], row_text[..., None]], axis=-1)
     query_line = "query %{y}" + (" %{customdata[4]}" if any(texts) else "")
     show_text = n_rows <= 40
     fig = go.Figure(go.Heatmap(
-        z=z, x=np.arange(1, depth + 1), y=queries, colorscale=colorscale, zmin=zmin, zmax=zmax,
+        z=z, x=np.arange(1, depth + 1), y=list(plotly_texts(queries)), colorscale=colorscale, zmin=zmin, zmax=zmax,
         showscale=colorbar is not None, colorbar=colorbar, xgap=1, ygap=1 if n_rows <= 60 else 0,
         customdata=customdata, text=grade_text,
         texttemplate="%{text}" if show_text else None, textfont=dict(size=10, color=FILL_TEXT),
@@ -245,7 +246,7 @@ def group_size_figure(bins: pd.DataFrame, *, weight: str = "groups",
     for n, (run, part) in enumerate(parts):
         customdata = np.stack([part["groups"], part["documents"], part["share_of_documents"]], axis=1)
         fig.add_trace(go.Bar(
-            x=part["bin"], y=part[weight], name=str(run) if run is not None else weight,
+            x=part["bin"], y=part[weight], name=plotly_text(run) if run is not None else weight,
             marker_color=_RUN_PALETTE[n % len(_RUN_PALETTE)] if run is not None else POLICY_COLORS["trec_eval"],
             customdata=customdata,
             hovertemplate=("size %{x}: %{customdata[0]:,} groups, %{customdata[1]:,} docs "
@@ -278,11 +279,12 @@ def tie_ratio_scatter(frame: pd.DataFrame, metric: str, *, x: str = "tie_ratio",
     parts = frame.groupby("run", sort=False) if "run" in frame else [(None, frame)]
     for n, (run, part) in enumerate(parts):
         text = part["text"].fillna("") if "text" in part else pd.Series("", index=part.index)
-        customdata = np.stack([part["query"], text, part["worst"], part["expected"], part["best"],
+        customdata = np.stack([plotly_texts(part["query"]), plotly_texts(text), part["worst"], part["expected"], part["best"],
                                part.get("trec_eval", pd.Series(np.nan, index=part.index)),
                                part["n_relevant"]], axis=1)
         fig.add_trace(go.Scatter(
-            x=part[x], y=part["range"], mode="markers", name=str(run) if run is not None else metric,
+            x=part[x], y=part["range"], mode="markers",
+            name=plotly_text(run) if run is not None else metric,
             marker=dict(size=9, opacity=0.75, line=dict(width=0.5, color="white"),
                         color=_RUN_PALETTE[n % len(_RUN_PALETTE)] if run is not None else POLICY_COLORS["expected"]),
             customdata=customdata,

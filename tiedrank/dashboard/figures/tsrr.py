@@ -12,6 +12,7 @@ import pandas as pd
 import plotly.colors
 import plotly.graph_objects as go
 
+from . import plotly_text
 from .style import POLICY_COLORS, TEMPLATE, finish
 
 RUN_COLORS = tuple(plotly.colors.qualitative.Safe)
@@ -46,16 +47,17 @@ def sweep_figure(sweep: pd.DataFrame, references: pd.DataFrame | None = None, *,
     for i, run in enumerate(runs):
         color = run_color(i)
         block = sweep[sweep["run"].astype(str) == run]
+        shown = plotly_text(run)
         fig.add_trace(go.Scatter(
-            x=block["alpha"], y=block["value"], mode="lines", name=f"{run}: TsRR",
-            legendgroup=run, line=dict(color=color, width=2.5),
-            hovertemplate=f"{run}<br>alpha %{{x:.3g}}<br>mean TsRR %{{y:.4f}}<extra></extra>"))
+            x=block["alpha"], y=block["value"], mode="lines", name=f"{shown}: TsRR",
+            legendgroup=shown, line=dict(color=color, width=2.5),
+            hovertemplate=f"{shown}<br>alpha %{{x:.3g}}<br>mean TsRR %{{y:.4f}}<extra></extra>"))
         if references is None:
             continue
         for _, ref in references[references["run"].astype(str) == run].iterrows():
-            label = f"{run}: {ref['reference']} = {ref['value']:.4f}"
+            label = f"{shown}: {ref['reference']} = {ref['value']:.4f}"
             fig.add_trace(go.Scatter(
-                x=[lo, hi], y=[ref["value"]] * 2, mode="lines", name=label, legendgroup=run,
+                x=[lo, hi], y=[ref["value"]] * 2, mode="lines", name=label, legendgroup=shown,
                 showlegend=False,  # the style key below explains the dashes; hover gives values
                 line=dict(color=color, width=1.3, dash=REFERENCE_DASH.get(ref["reference"], "dash")),
                 hovertemplate=label + "<extra></extra>"))
@@ -69,7 +71,7 @@ def sweep_figure(sweep: pd.DataFrame, references: pd.DataFrame | None = None, *,
         fig.add_vline(x=marked_alpha, line=dict(color="#888888", width=1, dash="dot"),
                       annotation_text=f"alpha = {marked_alpha:.3g}", annotation_position="top")
     fig.update_layout(
-        template=TEMPLATE, title=title, height=560,
+        template=TEMPLATE, title=title and plotly_text(title), height=560,
         xaxis=dict(title="alpha (log scale; larger is harsher on ties)", type="log"),
         yaxis=dict(title="mean over queries", range=[-0.02, 1.03]),
         legend=dict(groupclick="togglegroup", font=dict(size=11)),
@@ -91,7 +93,7 @@ def fully_tied_figure(example: pd.DataFrame, *, title: str | None = None) -> go.
             hovertemplate=f"{column}<br>alpha %{{x:.3g}}<br>%{{y:.4f}}<extra></extra>"))
     top = float(np.nanmax(example[["E[RR]", "TsRR2", "TsRR"]].to_numpy())) if len(example) else 1.0
     fig.update_layout(
-        template=TEMPLATE, title=title, height=440,
+        template=TEMPLATE, title=title and plotly_text(title), height=440,
         xaxis=dict(title="alpha (log scale)", type="log"),
         yaxis=dict(title="value", range=[-0.03, max(top, 0.1) * 1.15]),
         margin=dict(t=50 if title else 20, b=40))
@@ -122,7 +124,7 @@ def appended_figure(example: pd.DataFrame, *, current: int | None = None,
             text=[f"{row[tsrr_column]:.4f}"], textposition="bottom right", showlegend=False,
             hovertemplate=f"{current} appended: {tsrr_column} %{{y:.4f}}<extra></extra>"))
     fig.update_layout(
-        template=TEMPLATE, title=title, height=440,
+        template=TEMPLATE, title=title and plotly_text(title), height=440,
         xaxis=dict(title="irrelevant documents appended below"),
         yaxis=dict(title="value", rangemode="tozero"),
         margin=dict(t=50 if title else 20, b=40))
