@@ -18,7 +18,7 @@ from tiedrank.core.evaluation import evaluate, tsrr_sweep
 from tiedrank.dashboard import learn
 from tiedrank.dashboard import side_by_side as sbs
 from tiedrank.dashboard.drilldown import clicked_query
-from tiedrank.dashboard.figures import agreement, compare, flips, overview, plotly_text, side_by_side
+from tiedrank.dashboard.figures import agreement, compare, flips, overview, paper, plotly_text, side_by_side
 from tiedrank.dashboard.figures import learn as learn_figures
 from tiedrank.dashboard.figures import simulator, spread, style, tie_structure, tsrr
 from tiedrank.dashboard.tie_structure import (group_size_bins, group_size_counts, tie_ratio_vs_range,
@@ -106,8 +106,8 @@ def _figures(ev) -> dict:
         ("learn", "mtrr_curve_figure"): learn_figures.mtrr_curve_figure(learn.mtrr_curve(10, 1),
                                                                         title=LINK),
         ("overview", "range_figure"): overview.range_figure(report, "RR", flipped_runs={RUN_A}),
-        ("overview", "precision_recall_figure"): overview.precision_recall_figure(curve, RUN_A),
-        ("overview", "checkpoint_figure"): overview.checkpoint_figure(checkpoints, "RR"),
+        ("paper", "precision_recall_figure"): paper.precision_recall_figure(curve, RUN_A),
+        ("paper", "checkpoint_figure"): paper.checkpoint_figure(checkpoints, "RR"),
         ("side_by_side", "slope_figure"): side_by_side.slope_figure(
             flows, RUN_A, RUN_B, depth=10, title=f"{QUERY} {TEXT}: the documents"),
         ("simulator", "spread_figure"): simulator.spread_figure(report, ["RR"], title=RUN_A),
