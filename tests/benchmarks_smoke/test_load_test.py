@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("load_test")]
+# On demand (`--slow`): a load test is a benchmark, not a check of the product's behaviour;
+# `python -m pytest tests/benchmarks_smoke --slow` runs it.
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("load_test")]
 ROOT = Path(__file__).resolve().parents[2]
 
 

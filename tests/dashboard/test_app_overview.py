@@ -214,6 +214,7 @@ def test_no_relevant_document_at_all_is_explained(at):
     assert any("no relevant document" in i.value for i in at.info)
 
 
+@pytest.mark.slow  # deep profile (kaleido starts Chromium); CI's browser step runs it
 def test_png_export_is_lazy_and_degrades_gracefully(at):
     assert not [b for b in at.get("download_button") if b.proto.label == "Save PNG"]
     at.button(key="overview_range_png_prepare").click().run(timeout=90)

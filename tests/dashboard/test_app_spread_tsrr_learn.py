@@ -190,6 +190,7 @@ def test_learn_too_many_orderings():
 
 
 # ---- after an upload -------------------------------------------------------------------------
+@pytest.mark.slow  # deep profile: the stateful walks switch datasets and upload; CI's browser step runs it
 @pytest.mark.parametrize("page", ["pages/spread.py", "pages/tsrr.py", "pages/learn.py"])
 def test_pages_after_upload(page):
     at = _upload(_open(page))
@@ -214,6 +215,7 @@ def test_pages_after_upload(page):
 
 
 # ---- other data and settings -----------------------------------------------------------------
+@pytest.mark.slow  # deep profile: the stateful walks switch datasets and upload; CI's browser step runs it
 @pytest.mark.parametrize("page", ["pages/spread.py", "pages/tsrr.py"])
 def test_pages_on_trec_eval_data_and_other_settings(page):
     at = AppTest.from_file(APP, default_timeout=30).run()

@@ -33,7 +33,9 @@ from tiedrank import evaluate  # noqa: E402
 from tiedrank.cli import main  # noqa: E402
 
 # one xdist worker runs every Dask module (-n with --dist loadgroup): they share two cores
-pytestmark = pytest.mark.xdist_group("dask")
+# Deep profile (`--slow`): CI's lowest-versions step runs every core `slow` test.
+# Real `dask scheduler` and `dask worker` processes, killed and restarted: 15 s of a worker.
+pytestmark = [pytest.mark.xdist_group("dask"), pytest.mark.slow]
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "simulated"
 CHECKOUT = str(Path(tiedrank.__file__).resolve().parents[1])

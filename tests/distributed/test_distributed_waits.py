@@ -20,6 +20,10 @@ from tiedrank import distributed as D  # noqa: E402
 from tiedrank.distributed.buckets import FILES_IN_RESERVE, max_buckets  # noqa: E402
 from tiedrank.core.validation import InvalidParameterError  # noqa: E402
 
+# Deep profile (`--slow`): bounded waits on silent servers and lowered file limits, 10 s of a
+# worker; CI's lowest-versions step runs every core `slow` test.
+pytestmark = pytest.mark.slow
+
 QRELS, RUN = "sample_data/trec_eval/qrels.test", "sample_data/trec_eval/results.test"
 
 

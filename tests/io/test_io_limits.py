@@ -38,6 +38,7 @@ def _capped_cli(*args: str) -> subprocess.CompletedProcess:
                           timeout=120)
 
 
+@pytest.mark.slow  # deep profile (5 s of decompression); CI's lowest-versions step runs it
 def test_a_gzip_bomb_ends_in_one_line(tmp_path):
     bomb = tmp_path / "bomb.txt.gz"
     _bomb(bomb)

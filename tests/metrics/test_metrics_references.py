@@ -158,7 +158,7 @@ def test_reproduces_trec_eval_out_test():
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 
 
-@settings(max_examples=examples(150, deep=300), deadline=None)
+@settings(max_examples=examples(80, deep=300), deadline=None)
 @given(data=st.data(), k=st.one_of(st.none(), st.integers(1, 12)), gain=st.sampled_from(["linear", "exp"]))
 def test_expected_ndcg_equals_sklearn(data, k, gain):
     n = data.draw(st.integers(2, 15))

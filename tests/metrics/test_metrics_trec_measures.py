@@ -56,7 +56,7 @@ def enumerated(family, param, scores, grades, extra, rel_level) -> np.ndarray:
                      for order in all_orderings(scores)])
 
 
-@settings(max_examples=examples(120, deep=1000), deadline=None,
+@settings(max_examples=examples(60, deep=1000), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(queries=st.lists(judged_query(), min_size=1, max_size=3), rel_level=st.integers(1, 2),
        beta=st.sampled_from([0.0, 0.5, 1.0, 3.0]), p=st.sampled_from([0.5, 0.8, 0.95]),

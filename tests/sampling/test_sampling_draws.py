@@ -128,6 +128,7 @@ def _peak_bytes(table, metric: str, n_draws: int) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow  # deep profile: 12 s of tracemalloc; CI's lowest-versions step runs it
 @pytest.mark.parametrize("metric", ["RR", "P@10", "AP", "nDCG@10"])
 def test_memory_does_not_grow_with_draws(metric):
     """Peak traced memory with 8x the draws grows by the output array only (8 bytes a draw);

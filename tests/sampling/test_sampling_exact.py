@@ -37,7 +37,7 @@ def report_counts():
           f"{CHECKED['moments']}; run-mean laws checked against joint enumeration: {CHECKED['laws']}")
 
 
-@settings(max_examples=examples(150, deep=400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80, deep=400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(queries=st.lists(small_query(), min_size=1, max_size=3), rel_level=st.integers(1, 2),
        gain=st.sampled_from(["linear", "exp"]))
 def test_moments_match_enumeration(queries, rel_level, gain):
