@@ -34,7 +34,7 @@ os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
 HERE = Path(__file__).parent
 _APP_IMPORT = re.compile(
-    r"^\s*(?:from|import)\s+(?:streamlit|plotly|playwright|kaleido|apptest_support|browser_support"
+    r"^\s*(?:from|import)\s+(?:streamlit|plotly|playwright|kaleido|apptest_support|app_walk|browser_support"
     r"|tests\.apptest_support|tiedrank\.dashboard\.(?:figures|ui|session_uploads)\b|tiedrank\.dashboard\s+import\s+"
     r"(?:figures|ui)\b)", re.MULTILINE)
 

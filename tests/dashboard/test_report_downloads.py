@@ -67,7 +67,7 @@ def test_overview_csv_and_parquet_are_the_summary(overview_files):
     assert not set("★⚠·") & set(csv_text)
     metrics = list(dict.fromkeys(pd.read_csv(io.StringIO(csv_text))["metric"]))
     llmjudge = _llmjudge(metrics)  # an independent evaluation of what the page shows
-    for frame in (pd.read_csv(io.StringIO(csv_text)),
+    for frame in (pd.read_csv(io.StringIO(csv_text), float_precision="round_trip"),
                   pd.read_parquet(io.BytesIO(overview_files["tiedrank-overview.parquet"]))):
         assert frame["run"].nunique() == 8
         summary = llmjudge.summary.astype({"run": str, "metric": str, "policy": str})
