@@ -248,6 +248,7 @@ def _luminance(css: str) -> float:
     return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
 
 
+@pytest.mark.slow  # deep profile (on demand): a theme switch, no layout rule
 def test_charts_follow_the_dark_theme(sized_ui):
     ui = sized_ui(1280, color_scheme="dark")
     ui.open()

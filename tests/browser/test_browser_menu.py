@@ -19,6 +19,7 @@ def _sidebar_texts(page) -> list[str]:
             if t.strip()]
 
 
+@pytest.mark.slow  # deep profile (on demand): every browser test opens the app through its menu
 def test_first_paint_shows_the_menu_not_file_names(chromium, app_url):
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()

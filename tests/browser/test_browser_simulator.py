@@ -18,6 +18,7 @@ PRESETS = ["fine-grained", "0-10", "5-point", "3-point", "bf16"]
 
 
 
+@pytest.mark.slow  # deep profile (on demand): AppTests cover the form and its runs on every page
 def test_simulator_page(page, app_url, ui, tmp_path):
     page.goto(f"{app_url}/simulator")
     wait_idle(page, 'h1:has-text("Simulator")')

@@ -16,6 +16,7 @@ RUN_B = "q1 Q0 d3 1 3.0 beta\nq1 Q0 d1 2 1.0 beta\nq2 Q0 d1 1 1.0 beta\nq2 Q0 d4
 LOADED = 'text=Uploaded: 2 runs (alpha, beta)'
 
 
+@pytest.mark.slow  # deep profile (on demand): test_app_uploads reloads through AppTest
 def test_uploaded_runs_are_still_there_after_a_reload(ui, tmp_path):
     files = {}
     for name, text in {"qrels.txt": QRELS, "alpha.txt": RUN_A, "beta.txt": RUN_B}.items():
