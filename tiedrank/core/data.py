@@ -10,6 +10,11 @@ Run       query, doc, score    str, str, float64 (finite; one row per (query, do
 Qrels     query, doc, relevance  str, str, int64 (negative grades allowed)
 ========  ===================  =====================================================
 
+Diversity qrels (ndeval's ``query subtopic doc grade``) are a :class:`Qrels` whose
+``subtopics`` frame holds the judgements per subtopic (query, subtopic, doc, relevance) and
+whose ``frame`` holds each document once with its largest grade over the subtopics (ndeval's
+"relevant to the topic": relevant to any subtopic), so every measure reads them.
+
 Rows keep the order of the file (the ``input`` tie policy depends on it).
 """
 from __future__ import annotations
@@ -61,11 +66,17 @@ class Qrels:
         Where it was read from.
     findings : tuple of Finding
         Non-fatal observations made while reading.
+    subtopics : pandas.DataFrame or None
+        Diversity qrels only: columns ``query``, ``subtopic``, ``doc`` (str) and
+        ``relevance`` (int64), one row per (query, subtopic, doc), in file order; the
+        intent-aware measures (:mod:`tiedrank.metrics.intent`) read them. None: one
+        judgement per document.
     """
 
     frame: pd.DataFrame
     source: str = "<DataFrame>"
     findings: tuple[Finding, ...] = field(default_factory=tuple)
+    subtopics: pd.DataFrame | None = None
 
     def __len__(self) -> int:
         return len(self.frame)

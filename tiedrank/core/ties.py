@@ -56,12 +56,14 @@ import pyarrow.compute as pc
 from .data import Qrels, Run
 from .errors import Finding
 from .hashing import hash_ids, mix, seed_word
+from .intents import table_intents
 from .policies import POLICIES
 from .rounding import round_scores
 from .segments import segment_count, segment_cumsum, segment_sum
 
 if TYPE_CHECKING:  # pragma: no cover
     from .options import EvaluationOptions
+    from .intents import TableIntents
 
 _MAX_LISTED = 20  # query ids listed in a Finding; the count is always complete
 _ITSELF = object()
@@ -99,6 +101,9 @@ class TieTable:
     judged_only: bool = False
     complete: bool = False
     query_set: str = "trec_eval"
+    intents: "TableIntents | None" = field(default=None, repr=False)
+    """Diversity qrels' subtopic judgements, keyed by run row (:mod:`tiedrank.core.intents`),
+    for the intent-aware measures; None for qrels without subtopics."""
 
     # ---- the query set ----------------------------------------------------------------
     @cached_property
@@ -589,7 +594,7 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
         doc_row=rows.astype(np.int64), run_docs=run_docs,
         findings=tuple(run.findings) + tuple(qrels.findings) + tuple(findings),
         in_run=in_run, judged_only=bool(judged_only), complete=bool(complete),
-        query_set=query_set)
+        query_set=query_set, intents=table_intents(qrels, cand_rows[hit], key_order[slot[hit]]))
 
 
 def truncate_run(run: Run, depth: int, round: int | None = None) -> Run:

@@ -38,6 +38,8 @@ class RawColumns:
     doc: pa.ChunkedArray
     value: pa.ChunkedArray
     locate: Locator
+    second: pa.ChunkedArray | None = None
+    """TREC qrels' second column (trec_eval's ignored iteration; ndeval's subtopic id)."""
 
 
 @dataclass(frozen=True)

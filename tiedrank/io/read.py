@@ -19,6 +19,7 @@ from .columns import GRADE, SCORE, RawColumns, ValueRule, as_ids, as_values
 from .detect import FORMAT_OPTION, choose_format
 from .duplicates import DUPLICATE_POLICIES, check_duplicates
 from .nested_json import read_nested_json
+from .subtopics import refuse_subtopics, subtopic_qrels
 from .tabular import header_names, read_tabular
 from .trec import QRELS_EXPECTED, read_trec
 
@@ -110,7 +111,7 @@ def read_run(source: Any, *, format: str | None = None, name: str | None = None,
 @validate_params({"format": FORMAT_OPTION})
 def read_qrels(source: Any, *, format: str | None = None,
                columns: Mapping[str, str] | None = None,
-               source_name: str | None = None) -> Qrels:
+               source_name: str | None = None, subtopics: bool | None = None) -> Qrels:
     """Read graded relevance judgements.
 
     Parameters
@@ -125,11 +126,18 @@ def read_qrels(source: Any, *, format: str | None = None,
         For tabular formats, ``{"query": ..., "doc": ..., "relevance": ...}``.
     source_name : str, optional
         Name used in messages and ``Qrels.source``.
+    subtopics : bool, optional
+        Diversity qrels (ndeval's ``query subtopic docno grade``, the second TREC column a
+        subtopic id; :mod:`tiedrank.io.subtopics`): detected when omitted (a document
+        judged under two second-column values of one query); ``True`` reads a TREC qrels
+        file so even when no document is judged twice; ``False`` never.
 
     Returns
     -------
     Qrels
-        ``frame`` has columns query (str), doc (str), relevance (int64) in file order.
+        ``frame`` has columns query (str), doc (str), relevance (int64) in file order;
+        diversity qrels also ``subtopics`` (query, subtopic, doc, relevance) and in
+        ``frame`` each document's largest grade.
 
     Raises
     ------
@@ -157,6 +165,12 @@ def read_qrels(source: Any, *, format: str | None = None,
         # Grades are read as text and validated by as_values: pyarrow's integer parser would
         # also accept hexadecimal ("0x10"), which is not a TREC grade.
         raw, _ = read_trec(loaded, ncols=4, value_col=3, value_type=pa.string())
+        diversity = subtopic_qrels(raw, loaded, subtopics)
+        if diversity is not None:
+            progress.step(f"read {loaded.name}", 1, 1)
+            return diversity
+    elif subtopics:
+        raise refuse_subtopics(fmt, loaded.name)
     elif fmt == "json":  # ranx's Qrels.save("qrels.json"): {query: {doc: grade}}
         raw = read_nested_json(loaded)
     else:

@@ -87,7 +87,8 @@ def read_trec(loaded: Loaded, *, ncols: int, value_col: int,
             raise InputError(f"unreadable TREC file: {exc}", source=source,
                              expected=expected) from None
     value = table.column(f"f{value_col}")
-    return RawColumns(table.column("f0"), table.column("f2"), value, text_locator(data)), tag
+    return RawColumns(table.column("f0"), table.column("f2"), value, text_locator(data),
+                      table.column("f1") if ncols == 4 else None), tag
 
 
 def _parse(data: bytes | np.ndarray, delimiter: str, ncols: int, value_col: int,
