@@ -1,0 +1,113 @@
+"""The intent-aware measures against ndeval itself (pyndeval 0.0.8, ndeval.c 4.5), on every
+ordering of small random tied queries with subtopic qrels: the expectation is the mean over
+the orderings, best and worst their max and min, and a tie-free ordering (trec_eval's,
+the input's) ndeval's value of it. Cases hold documents judged for no subtopic, unjudged
+documents, queries without a relevant subtopic and cutoffs inside tie groups."""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tiedrank.core.data import Run
+from tiedrank.core.ties import build_tie_table
+from tiedrank.io.subtopics import qrels_from_subtopics
+from tiedrank.metrics import metric_values, parse_metric
+from tiedrank.metrics.entries_intent import NDEVAL
+
+pyndeval = pytest.importorskip("pyndeval")
+
+CUT = (1, 2, 3, 5)
+MEASURES = ([f"{family}@{k}" for family in ("alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA",
+                                             "P_IA", "StRecall") for k in CUT]
+            + ["NRBP", "nNRBP", "AP_IA"])
+
+
+def ndeval_name(metric: str) -> str:
+    family, _, k = metric.partition("@")
+    return NDEVAL[family] + (f"@{k}" if k else "")
+
+
+def random_case(rng: np.random.Generator):
+    """Two queries: docs d0.. with scores from few values (ties), subtopic judgements for
+    most of them (grades 0..2, some judged for no subtopic, some unjudged, some judged but
+    not retrieved); the second query may have no relevant subtopic."""
+    rows, run = [], []
+    for q in ("1", "2"):
+        n_docs = int(rng.integers(2, 7))
+        n_sub = int(rng.integers(1, 4))
+        for d in range(n_docs + 1):  # the last is judged, never retrieved
+            if rng.random() < 0.2 and d < n_docs:
+                continue  # unjudged
+            for s in range(1, n_sub + 1):
+                if rng.random() < 0.8:
+                    grade = 0 if q == "2" and rng.random() < 0.5 else int(rng.integers(0, 3))
+                    rows.append((q, str(s), f"d{d}", grade))
+        run += [(q, f"d{d}", float(rng.integers(0, 3))) for d in range(n_docs)]
+    if not rows:
+        rows.append(("1", "1", "d0", 1))
+    subtopics = pd.DataFrame(rows, columns=["query", "subtopic", "doc", "relevance"])
+    return subtopics, pd.DataFrame(run, columns=["query", "doc", "score"])
+
+
+def orderings(run: pd.DataFrame):
+    """Every ranking of ``run`` that breaks its ties: per query, the product of the
+    permutations of its score groups (score descending)."""
+    per_query = []
+    for _, frame in run.groupby("query", sort=True):
+        groups = [list(g["doc"]) for _, g in frame.groupby("score", sort=True)][::-1]
+        per_query.append([sum(map(list, choice), []) for choice in
+                          itertools.product(*(itertools.permutations(g) for g in groups))])
+    return per_query
+
+
+def ndeval_values(subtopics, query, ranking, measures, rel=1, alpha=0.5, beta=0.5):
+    qrels = [tuple(r) for r in subtopics[subtopics["query"] == query].itertuples(index=False)]
+    evaluator = pyndeval.RelevanceEvaluator(qrels, [ndeval_name(m) for m in measures],
+                                            relevance_level=rel, alpha=alpha, beta=beta)
+    run = [(query, doc, float(len(ranking) - i)) for i, doc in enumerate(ranking)]
+    values = evaluator.evaluate(run)[query]
+    return [0.0 if math.isnan(values[ndeval_name(m)]) else values[ndeval_name(m)]
+            for m in measures]
+
+
+def check_case(seed: int, measures=MEASURES, rel=1, alpha=0.5, beta=0.5):
+    rng = np.random.default_rng(seed)
+    subtopics, run_frame = random_case(rng)
+    qrels = qrels_from_subtopics(subtopics, "<test>")
+    table = build_tie_table(Run("r", run_frame), qrels)
+    table = table.view(rel_level=rel)
+    named = [parse_metric(m) for m in measures]
+    if alpha != 0.5 or beta != 0.5:
+        named = [type(m)(**{**m.__dict__, **({"alpha": alpha} if m.alpha is not None else {}),
+                            **({"beta": beta} if m.beta is not None else {})}) for m in named]
+    for query, rankings in zip(sorted(run_frame["query"].unique()), orderings(run_frame)):
+        index = int(np.searchsorted(table.queries, query))
+        oracle = np.array([ndeval_values(subtopics, query, r, measures, rel, alpha, beta)
+                           for r in rankings])
+        for column, metric in enumerate(named):
+            got = {policy: metric_values(table, metric, extreme=policy)[index]
+                   for policy in ("optimistic", "pessimistic")}
+            got["expected"] = metric_values(table, metric)[index]
+            want = {"expected": oracle[:, column].mean(), "optimistic": oracle[:, column].max(),
+                    "pessimistic": oracle[:, column].min()}
+            for policy in want:
+                assert got[policy] == pytest.approx(want[policy], rel=1e-9, abs=1e-12), \
+                    (seed, query, metric.name, policy)
+        # trec_eval's order (docno descending in a tie) is one ordering: ndeval's value of it
+        trec = table.resolve("trec_eval")
+        frame = run_frame[run_frame["query"] == query].assign(
+            key=lambda f: f["doc"].map(lambda d: d.encode()))
+        order = frame.sort_values(["score", "key"], ascending=False)["doc"].tolist()
+        want = ndeval_values(subtopics, query, order, measures, rel, alpha, beta)
+        for column, metric in enumerate(named):
+            assert metric_values(trec, metric)[index] == pytest.approx(
+                want[column], rel=1e-9, abs=1e-12), (seed, query, metric.name, "trec_eval")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_every_measure_matches_ndeval_over_the_orderings(seed):
+    check_case(seed)
