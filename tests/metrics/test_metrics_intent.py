@@ -111,3 +111,51 @@ def check_case(seed: int, measures=MEASURES, rel=1, alpha=0.5, beta=0.5):
 @pytest.mark.parametrize("seed", range(12))
 def test_every_measure_matches_ndeval_over_the_orderings(seed):
     check_case(seed)
+
+
+@pytest.mark.parametrize("names", [("a", "b", "c"), ("c", "b", "a"), ("b", "c", "a")])
+def test_the_ideal_ranking_breaks_ties_of_gain_as_ndeval_by_the_larger_docno(names):
+    # three documents of equal first gain (two fresh subtopics each); which one the greedy
+    # ideal takes first changes its gains ([2, 2, 1] or [2, 1.5, 1.5]), hence alpha-nDCG
+    first, second, third = names
+    subtopics = pd.DataFrame([("1", "1", first, 1), ("1", "2", first, 1),
+                              ("1", "3", second, 1), ("1", "4", second, 1),
+                              ("1", "1", third, 1), ("1", "3", third, 1)],
+                             columns=["query", "subtopic", "doc", "relevance"])
+    run = pd.DataFrame({"query": "1", "doc": [third, first, second], "score": [3.0, 2.0, 1.0]})
+    table = build_tie_table(Run("r", run), qrels_from_subtopics(subtopics, "<test>"))
+    measures = ["alpha_nDCG@2", "alpha_nDCG@3", "nERR_IA@3", "nNRBP"]
+    want = ndeval_values(subtopics, "1", [third, first, second], measures)
+    got = [metric_values(table, m)[0] for m in measures]
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_parameters_and_relevance_levels_match_ndeval(seed):
+    check_case(100 + seed, alpha=0.3, beta=0.8)
+    check_case(200 + seed, rel=2)
+
+
+def test_a_search_too_large_is_refused_naming_the_query_and_ranks(monkeypatch):
+    from tiedrank.metrics import intent_extremes
+
+    monkeypatch.setattr(intent_extremes, "MAX_STATES", 5)
+    subtopics = pd.DataFrame([("q7", str(s), f"d{d}", int((d + s) % 2 == 0))
+                              for d in range(6) for s in range(1, 4)],
+                             columns=["query", "subtopic", "doc", "relevance"])
+    run = pd.DataFrame({"query": "q7", "doc": [f"d{d}" for d in range(6)], "score": 1.0})
+    table = build_tie_table(Run("r", run), qrels_from_subtopics(subtopics, "<test>"))
+    with pytest.raises(ValueError, match=r"query 'q7' \(ranks 1-6\) needs 10 states.*"
+                                         r"pass ties='expected,trec_eval'"):
+        metric_values(table, "alpha_nDCG@3", extreme="optimistic")
+    assert metric_values(table, "alpha_nDCG@3")[0] > 0  # the expectation needs no search
+
+
+def test_intent_measures_on_plain_qrels_say_what_they_need():
+    run = pd.DataFrame({"query": "1", "doc": ["a"], "score": [1.0]})
+    from tiedrank.core.data import Qrels
+
+    table = build_tie_table(Run("r", run), Qrels(pd.DataFrame(
+        {"query": ["1"], "doc": ["a"], "relevance": [1]})))
+    with pytest.raises(ValueError, match="alpha_nDCG needs diversity qrels"):
+        metric_values(table, "alpha_nDCG@10")

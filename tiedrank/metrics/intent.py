@@ -44,9 +44,11 @@ Discount = Callable[[np.ndarray], np.ndarray]
 
 _CELLS = 1 << 22  # (pair, i, j) cells per slice: ~100 MB of temporaries at most
 
-NEEDS_SUBTOPICS = ("needs diversity qrels: ndeval's 'query subtopic docno grade', a document "
-                   "judged once per subtopic (read_qrels(path, subtopics=True) reads a TREC "
-                   "qrels file so when no document is judged twice)")
+NEEDS_SUBTOPICS = ("needs diversity qrels, ndeval's 'query subtopic docno grade' lines (a "
+                   "document judged once per subtopic); these qrels judge each document once. "
+                   "A TREC qrels file is read as diversity qrels when a document is judged "
+                   "under two subtopics of a query (in Python, read_qrels(path, "
+                   "subtopics=True) reads one so in any case)")
 
 
 def table_intents(table: TieTable, name: str) -> TableIntents:

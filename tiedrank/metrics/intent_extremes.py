@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import Remedy, RemediedValueError
 from ..core.ties import TieTable
 from .intent import Shape, group_pairs, scaled, shape, table_intents
 
@@ -135,13 +136,14 @@ def _programme(table: TieTable, name: str, group: int, rows: np.ndarray, above: 
     if states > MAX_STATES:
         query = table.queries[table.group_query[group]]
         first = int(table.group_above[group]) + 1
-        raise ValueError(
-            f"{name}: the {'best' if best else 'worst'} order of query {query!r}'s tie group at "
-            f"ranks {first}-{first + int(table.group_size[group]) - 1} needs {states:,} states "
-            f"({len(counts)} distinct subtopic profiles among {int(counts.sum())} relevant "
-            f"documents); tiedrank computes it exactly up to {MAX_STATES:,} and never "
-            "approximates it: evaluate this measure without the best and worst policies "
-            "(ties='expected,trec_eval'), or round scores less")
+        raise RemediedValueError(
+            f"{name}: the {'best' if best else 'worst'} order of a tie group of query {query!r} "
+            f"(ranks {first}-{first + int(table.group_size[group]) - 1}) needs {states:,} "
+            f"states ({len(counts)} distinct subtopic profiles among {int(counts.sum())} "
+            f"relevant documents); tiedrank finds it exactly up to {MAX_STATES:,} and never "
+            "approximates it; ", Remedy("ties", "expected,trec_eval", "to score the "
+                                        "expectation and trec_eval's order, which need no "
+                                        "search"), ", or a smaller cutoff")
     subtopics, local = np.unique(rows[rows >= 0], return_inverse=True)
     incidence = np.zeros((len(counts), len(subtopics)))
     r, c = np.nonzero(rows >= 0)
