@@ -159,3 +159,50 @@ def test_intent_measures_on_plain_qrels_say_what_they_need():
         {"query": ["1"], "doc": ["a"], "relevance": [1]})))
     with pytest.raises(ValueError, match="alpha_nDCG needs diversity qrels"):
         metric_values(table, "alpha_nDCG@10")
+
+
+def test_every_listed_form_moves_with_the_tie_policy_on_a_tied_run():
+    """None is policy-invariant (the registry scores those once): each differs between its
+    best and worst on a run whose top group ties documents of different subtopics."""
+    from tiedrank import evaluate
+    from tiedrank.metrics import METRIC_NAMES
+
+    subtopics = pd.DataFrame([("1", "1", "a", 1), ("1", "2", "a", 1), ("1", "2", "b", 1),
+                              ("1", "3", "c", 1)], columns=["query", "subtopic", "doc", "relevance"])
+    run = pd.DataFrame({"query": "1", "doc": ["z", "a", "b", "c"], "score": [1.0] * 4})
+    forms = [f for f in METRIC_NAMES if f.split("@")[0].split("(")[0] in NDEVAL]
+    names = [f.replace("@k", "@2") for f in forms] + [
+        "alpha_nDCG(alpha=0.3)@2", "alpha_DCG(alpha=0.3)@2", "ERR_IA(alpha=0.3)@2",
+        "nERR_IA(alpha=0.3)@2", "NRBP(alpha=0.3, beta=0.8)", "nNRBP(alpha=0.3, beta=0.8)"]
+    assert len(names) == 15
+    report = evaluate({"r": run}, qrels_from_subtopics(subtopics, "<test>"), names,
+                      ties="all").report().set_index("metric")
+    assert (report["best"] - report["worst"] > 1e-9).all(), report
+    assert not any(parse_metric(n).policy_invariant for n in names)
+
+
+def test_ir_measures_pyndeval_provider_agrees_on_a_tie_free_run_and_its_objects_are_read():
+    ir_measures = pytest.importorskip("ir_measures")
+    from tiedrank import evaluate
+
+    subtopics, run = random_case(np.random.default_rng(7))
+    run = run.assign(score=-np.arange(len(run), dtype=float))  # no ties
+    measures = [ir_measures.alpha_nDCG @ 5, ir_measures.alpha_DCG @ 3, ir_measures.ERR_IA @ 5,
+                ir_measures.nERR_IA @ 2, ir_measures.NRBP, ir_measures.nNRBP(alpha=0.3, beta=0.8),
+                ir_measures.P_IA @ 3, ir_measures.AP_IA, ir_measures.StRecall @ 2,
+                ir_measures.alpha_nDCG(alpha=0.2, rel=2) @ 5]
+    qrels = subtopics.rename(columns={"query": "query_id", "subtopic": "iteration",
+                                      "doc": "doc_id"})
+    # one measure a call: pyndeval keeps alpha and beta in C globals, and ir_measures' several
+    # (alpha, beta) evaluators in one call clobber each other (nNRBP(alpha=0.3, beta=0.8)
+    # beside NRBP comes out 0 where pyndeval alone gives 0.852)
+    peer = {(m.query_id, str(m.measure)): m.value for measure in measures
+            for m in ir_measures.iter_calc([measure], qrels, run.rename(
+                columns={"query": "query_id", "doc": "doc_id"}))}
+    ours = evaluate({"r": run}, qrels_from_subtopics(subtopics, "<test>"), measures,
+                    ties="trec_eval").per_query
+    assert len(ours) == len(peer) > 0
+    for row, measure in zip(ours.itertuples(), np.repeat(measures, 2)):
+        want = peer[(row.query, str(measure))]
+        assert row.value == pytest.approx(0.0 if math.isnan(want) else want, rel=1e-9,
+                                          abs=1e-12), (row.query, str(measure))

@@ -40,10 +40,14 @@ from ..metrics.gain_maps import is_gain_map
 from ..metrics.registry import MetricFamily, parse_text
 from .trec_eval_params import GAIN_PAIRS
 
-FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec", "Judged", "ERR", "SDCG")
+FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec", "Judged", "ERR", "SDCG",
+            "alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA",
+            "StRecall")
 """ir_measures measures with a tiedrank family of the same name and definition (``Judged``:
 its judged provider's; ``ERR``: its gdeval provider's, which needs a cutoff; ``SDCG``: its
-cwl_eval provider's, ``min_rel`` and ``max_rel`` carried over)."""
+cwl_eval provider's, ``min_rel`` and ``max_rel`` carried over; the intent-aware ones: its
+pyndeval provider's, ``alpha`` and ``beta`` carried over, a cutoff needed where pyndeval
+needs one)."""
 
 
 # ---- in ---------------------------------------------------------------------------------------

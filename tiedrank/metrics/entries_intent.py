@@ -52,22 +52,23 @@ _IDEAL_IDEAL = ("over S sum_{r<=k} (1-alpha)^(r-1) d(r), a ranking whose every d
 for _entry in (
     _family("alpha_nDCG", "alpha-nDCG (Clarke et al.): alpha-DCG@k over that of ndeval's "
             "greedy ideal ranking; a document's gain sum_s (1-alpha)^(documents above "
-            "relevant to s), discount 1/log2(r+1); alpha default 0.5",
-            parameters=(_ALPHA,), usage=("alpha_nDCG@k", "alpha_nDCG(alpha=a)@k")),
+            "relevant to s), discount 1/log2(r+1); alpha default 0.5 (alpha_nDCG(alpha=0.3)@10; "
+            "alpha= also on alpha_DCG, ERR_IA, nERR_IA, NRBP and nNRBP, beta= on the last two)",
+            parameters=(_ALPHA,), usage=("alpha_nDCG@k",)),
     _family("alpha_DCG", "ndeval's alpha-DCG: the alpha-discounted gain sum, "
-            + _IDEAL_IDEAL, parameters=(_ALPHA,), usage=("alpha_DCG@k", "alpha_DCG(alpha=a)@k")),
+            + _IDEAL_IDEAL, parameters=(_ALPHA,), usage=("alpha_DCG@k",)),
     _family("ERR_IA", "ndeval's ERR-IA: the mean over subtopics of ERR with stop probability "
             "alpha for a relevant document (sum_s (1-alpha)^(c_s) / r), " + _IDEAL_IDEAL,
-            parameters=(_ALPHA,), usage=("ERR_IA@k", "ERR_IA(alpha=a)@k")),
+            parameters=(_ALPHA,), usage=("ERR_IA@k",)),
     _family("nERR_IA", "ndeval's nERR-IA: ERR-IA@k over that of ndeval's greedy ideal "
-            "ranking", parameters=(_ALPHA,), usage=("nERR_IA@k", "nERR_IA(alpha=a)@k")),
+            "ranking", parameters=(_ALPHA,), usage=("nERR_IA@k",)),
     _family("NRBP", "novelty- and rank-biased precision (Clarke et al.), ndeval's: (1 - "
             "(1-alpha) beta) / S sum_r beta^(r-1) sum_s (1-alpha)^(c_s), every rank; alpha, "
             "beta default 0.5", parameters=(_ALPHA, _BETA), cutoff="none",
-            usage=("NRBP", "NRBP(alpha=a, beta=b)")),
+            usage=("NRBP",)),
     _family("nNRBP", "NRBP over that of ndeval's greedy ideal ranking (0 without a relevant "
             "subtopic, where ndeval prints nan)", parameters=(_ALPHA, _BETA), cutoff="none",
-            usage=("nNRBP", "nNRBP(alpha=a, beta=b)")),
+            usage=("nNRBP",)),
     _family("P_IA", "intent-aware precision: the (document, subtopic) relevant pairs in the "
             "top k, over k S (S: subtopics with a relevant document)"),
     _family("AP_IA", "intent-aware average precision (ndeval's MAP-IA): the mean over "
