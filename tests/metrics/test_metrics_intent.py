@@ -31,14 +31,14 @@ def ndeval_name(metric: str) -> str:
     return NDEVAL[family] + (f"@{k}" if k else "")
 
 
-def random_case(rng: np.random.Generator):
+def random_case(rng: np.random.Generator, most: int = 7, subtopics_most: int = 4):
     """Two queries: docs d0.. with scores from few values (ties), subtopic judgements for
     most of them (grades 0..2, some judged for no subtopic, some unjudged, some judged but
     not retrieved); the second query may have no relevant subtopic."""
     rows, run = [], []
     for q in ("1", "2"):
-        n_docs = int(rng.integers(2, 7))
-        n_sub = int(rng.integers(1, 4))
+        n_docs = int(rng.integers(2, most))
+        n_sub = int(rng.integers(1, subtopics_most))
         for d in range(n_docs + 1):  # the last is judged, never retrieved
             if rng.random() < 0.2 and d < n_docs:
                 continue  # unjudged
@@ -74,9 +74,12 @@ def ndeval_values(subtopics, query, ranking, measures, rel=1, alpha=0.5, beta=0.
             for m in measures]
 
 
-def check_case(seed: int, measures=MEASURES, rel=1, alpha=0.5, beta=0.5):
+def check_case(seed: int, measures=MEASURES, rel=1, alpha=0.5, beta=0.5, most=7,
+               subtopics_most=4):
     rng = np.random.default_rng(seed)
-    subtopics, run_frame = random_case(rng)
+    subtopics, run_frame = random_case(rng, most, subtopics_most)
+    if sum(len(o) for o in orderings(run_frame)) > 6000:
+        return  # keep each case to seconds
     qrels = qrels_from_subtopics(subtopics, "<test>")
     table = build_tie_table(Run("r", run_frame), qrels)
     table = table.view(rel_level=rel)
@@ -128,6 +131,21 @@ def test_the_ideal_ranking_breaks_ties_of_gain_as_ndeval_by_the_larger_docno(nam
     want = ndeval_values(subtopics, "1", [third, first, second], measures)
     got = [metric_values(table, m)[0] for m in measures]
     assert got == pytest.approx(want, rel=1e-12)
+
+
+DEEP = ([f"{family}@{k}" for family in ("alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA",
+                                         "P_IA", "StRecall") for k in (1, 4, 6, 7, 10, 20)]
+        + ["NRBP", "nNRBP", "AP_IA"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(1000, 1060))
+def test_larger_groups_and_cutoffs_match_ndeval(seed):
+    """Up to 8 documents and 5 subtopics a query (groups of up to 7, thousands of
+    orderings), cutoffs to ndeval's depth 20; alpha and beta drawn."""
+    rng = np.random.default_rng(seed)
+    check_case(seed, DEEP, rel=int(rng.integers(1, 3)), alpha=float(rng.choice([0.5, 0.1, 1.0, 0.0])),
+               beta=float(rng.choice([0.5, 0.9])), most=9, subtopics_most=6)
 
 
 @pytest.mark.parametrize("seed", range(4))
