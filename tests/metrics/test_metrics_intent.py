@@ -224,3 +224,37 @@ def test_ir_measures_pyndeval_provider_agrees_on_a_tie_free_run_and_its_objects_
         want = peer[(row.query, str(measure))]
         assert row.value == pytest.approx(0.0 if math.isnan(want) else want, rel=1e-9,
                                           abs=1e-12), (row.query, str(measure))
+
+
+def test_queries_without_results_or_relevant_subtopics_score_zero():
+    from tiedrank import evaluate
+
+    subtopics = pd.DataFrame([("1", "1", "a", 1), ("2", "1", "b", 0), ("3", "1", "c", 1)],
+                             columns=["query", "subtopic", "doc", "relevance"])
+    run = pd.DataFrame({"query": ["1", "2"], "doc": ["a", "b"], "score": [1.0, 1.0]})
+    names = [m.replace("@k", "@3") for m in
+             ("alpha_nDCG@k", "alpha_DCG@k", "ERR_IA@k", "nERR_IA@k", "NRBP", "nNRBP",
+              "P_IA@k", "AP_IA", "StRecall@k")]
+    per_query = evaluate({"r": run}, qrels_from_subtopics(subtopics, "<test>"), names,
+                         ties="all", complete=True).per_query
+    assert set(per_query["query"]) == {"1", "2", "3"}
+    assert (per_query.loc[per_query["query"] != "1", "value"] == 0).all()
+    assert (per_query.loc[per_query["query"] == "1", "value"] > 0).all()
+
+
+def test_judged_only_ranks_the_judged_documents_alone_as_ndeval_on_the_filtered_run():
+    # ir_measures' pyndeval provider cannot run judged_only (it indexes a generator), so
+    # the oracle is pyndeval on the run without its unjudged documents, as that option means
+    from tiedrank import evaluate
+
+    subtopics, run = random_case(np.random.default_rng(11))
+    run = run.assign(score=-np.arange(len(run), dtype=float))
+    names = ["alpha_nDCG(judged_only=True)@3", "AP_IA(judged_only=True)", "P_IA(judged_only=True)@2"]
+    ours = evaluate({"r": run}, qrels_from_subtopics(subtopics, "<test>"), names,
+                    ties="trec_eval").per_query
+    judged = set(zip(subtopics["query"], subtopics["doc"]))
+    for query, frame in run.groupby("query"):
+        ranking = [d for d in frame["doc"] if (query, d) in judged]
+        want = ndeval_values(subtopics, query, ranking, ["alpha_nDCG@3", "AP_IA", "P_IA@2"])
+        got = ours[ours["query"] == query]["value"].tolist()
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-12), query

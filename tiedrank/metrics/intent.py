@@ -45,9 +45,10 @@ Discount = Callable[[np.ndarray], np.ndarray]
 _CELLS = 1 << 22  # (pair, i, j) cells per slice: ~100 MB of temporaries at most
 
 NEEDS_SUBTOPICS = ("needs diversity qrels, ndeval's 'query subtopic docno grade' lines (a "
-                   "document judged once per subtopic); these qrels judge each document once. "
-                   "A TREC qrels file is read as diversity qrels when a document is judged "
-                   "under two subtopics of a query (in Python, read_qrels(path, "
+                   "document judged once per subtopic), and these carry no subtopics: plain "
+                   "qrels, or the scaled paths (buckets, Dask), which do not carry subtopics "
+                   "yet. A TREC qrels file is read as diversity qrels when a document is "
+                   "judged under two subtopics of a query (in Python, read_qrels(path, "
                    "subtopics=True) reads one so in any case)")
 
 
