@@ -258,3 +258,18 @@ def test_judged_only_ranks_the_judged_documents_alone_as_ndeval_on_the_filtered_
         want = ndeval_values(subtopics, query, ranking, ["alpha_nDCG@3", "AP_IA", "P_IA@2"])
         got = ours[ours["query"] == query]["value"].tolist()
         assert got == pytest.approx(want, rel=1e-9, abs=1e-12), query
+
+
+def test_the_grid_cut_in_slices_gives_the_same_sums(monkeypatch):
+    """Large groups are summed in slices of cells (memory bound); slices of a few cells,
+    cutting pairs and rows anywhere, must give the one-slice values."""
+    from tiedrank.metrics import intent
+
+    rng = np.random.default_rng(5)
+    subtopics, run = random_case(rng, most=9, subtopics_most=5)
+    table = build_tie_table(Run("r", run), qrels_from_subtopics(subtopics, "<test>"))
+    names = ["alpha_nDCG@5", "ERR_IA@3", "NRBP", "AP_IA", "StRecall@4", "P_IA@6"]
+    whole = [metric_values(table, m) for m in names]
+    monkeypatch.setattr(intent, "_CELLS", 3)
+    for name, value in zip(names, whole):
+        assert metric_values(table, name) == pytest.approx(value, rel=1e-12, abs=1e-15), name
