@@ -81,7 +81,7 @@ with st.container(border=True):
              "every two of them are tested too.")
 
     metrics = metric_multiselect(
-        st.container(), "compare_metrics", k,
+        st.container(), "compare_metrics", k, subtopics=ctx.qrels.subtopics is not None,
         help=f"Metrics of the report and of the group breakdown (k = {k} from the sidebar). "
              "Type another one, e.g. P@5, and press Enter.")
 

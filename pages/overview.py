@@ -39,7 +39,7 @@ st.markdown(
 # ---- metric choice (follows the shared cutoff k) -----------------------------------------
 controls = st.columns([4, 2], vertical_alignment="bottom")
 metrics = metric_multiselect(
-    controls[0], "overview_metrics", k,
+    controls[0], "overview_metrics", k, subtopics=ctx.qrels.subtopics is not None,
     help=f"Metrics to show (k = {k} from the sidebar). Type another one, e.g. P@5 or "
          "TsRR(alpha=2), and press Enter.")
 view_args = persist("overview_view", "Summary")

@@ -32,7 +32,7 @@ def test_the_options_are_the_registry_at_the_sidebars_cutoff():
     """Independent of the page code: every usage form of every family (``@k`` at k = 7,
     parameters at their defaults) parses to an offered name; the trec_eval measures are there;
     the filters keep exactly the metrics a tie order moves / the sampler draws."""
-    offered = metric_options(7)
+    offered = metric_options(7, subtopics=True)  # with diversity qrels: every family
     for entry in REGISTRY.values():
         for form in entry.forms:
             text = form.split("(")[0].removesuffix("@k") + ("@7" if form.endswith("@k") else "")
@@ -40,8 +40,9 @@ def test_the_options_are_the_registry_at_the_sidebars_cutoff():
     assert {"num_ret", "set_P", "bpref", "RBP(p=0.9)", "Rprec_mult(mult=1)", "relative_P@7",
             "gm_map", "gm_bpref"} <= set(offered)
     assert offered[:3] == ["RR", "RR@7", "Success@7"] and set(default_metrics(7)) <= set(offered)
-    assert metric_options(7, moving=True) == [m for m in offered if not parse_metric(m).policy_invariant]
-    assert metric_options(7, sampled=True) == [m for m in offered if samplable(m)]
+    assert metric_options(7, moving=True, subtopics=True) == [
+        m for m in offered if not parse_metric(m).policy_invariant]
+    assert metric_options(7, sampled=True, subtopics=True) == [m for m in offered if samplable(m)]
     assert metric_choices(7)["nDCG@k"] == "nDCG@7" and metric_choices(7)["RR"] == "RR"
 
 

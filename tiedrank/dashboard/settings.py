@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..metrics import REGISTRY, Metric, parse_metric
+from ..metrics.entries_intent import needs_subtopics
 from ..core.options import EvaluationOptions, option_accepts
 from ..core.validation import MAX_REL_LEVEL, ascii_int  # noqa: F401  (MAX_REL_LEVEL: the sidebar control's bound)
 from .datasets import UPLOAD
@@ -52,7 +53,8 @@ def default_metrics(k: int) -> list[str]:
     return ["RR", f"nDCG@{k}", f"P@{k}", "AP", f"R@{k}"]
 
 
-def metric_choices(k: int, *, moving: bool = False, sampled: bool = False) -> dict[str, str]:
+def metric_choices(k: int, *, moving: bool = False, sampled: bool = False,
+                   subtopics: bool = False) -> dict[str, str]:
     """Metrics the pickers offer, derived from the registry (:data:`tiedrank.metrics.REGISTRY`,
     in its order), so a newly registered family is offered on every page without touching
     the pages: a key that does not depend on k (``nDCG@k``) -> the canonical name at cutoff
@@ -71,6 +73,10 @@ def metric_choices(k: int, *, moving: bool = False, sampled: bool = False) -> di
         definition nor order-independent): the pickers of ranges over tie orderings.
     sampled : bool
         Only metrics the random tie-break sampler draws (:func:`tiedrank.sampling.samplable`).
+    subtopics : bool
+        Also the intent-aware measures (alpha-nDCG, ...), which read diversity qrels: offer
+        them where the qrels carry subtopics (:attr:`Qrels.subtopics
+        <tiedrank.core.data.Qrels.subtopics>`), since on other qrels they can only refuse.
 
     Examples
     --------
@@ -84,6 +90,8 @@ def metric_choices(k: int, *, moving: bool = False, sampled: bool = False) -> di
 
     choices: dict[str, str] = {}
     for entry in REGISTRY.values():
+        if needs_subtopics(entry.name) and not subtopics:
+            continue
         defaults = {p.name: p.default for p in entry.parameters}
         for form in entry.forms:
             with_k = form.endswith("@k")
@@ -95,7 +103,8 @@ def metric_choices(k: int, *, moving: bool = False, sampled: bool = False) -> di
     return choices
 
 
-def metric_options(k: int, *, moving: bool = False, sampled: bool = False) -> list[str]:
+def metric_options(k: int, *, moving: bool = False, sampled: bool = False,
+                   subtopics: bool = False) -> list[str]:
     """The names of :func:`metric_choices` (the same arguments): what the metric pickers offer.
 
     Examples
@@ -105,7 +114,7 @@ def metric_options(k: int, *, moving: bool = False, sampled: bool = False) -> li
     >>> {"gm_map", "bpref", "num_ret", "relative_P@5"} <= set(metric_options(5))
     True
     """
-    return list(metric_choices(k, moving=moving, sampled=sampled).values())
+    return list(metric_choices(k, moving=moving, sampled=sampled, subtopics=subtopics).values())
 
 
 _CUTOFF = re.compile(r"@\d+$")

@@ -306,9 +306,11 @@ def _tell_new_labels(key: str, options: Sequence, labels: "Callable[[Any], str]"
         del seen[next(iter(seen))]
 
 
-def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "Metrics") -> list[str]:
+def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "Metrics",
+                       subtopics: bool = False) -> list[str]:
     """A metrics multiselect whose defaults follow the sidebar's cutoff k; returns the
     valid chosen metrics and warns, beside the widget, about names that do not parse.
+    ``subtopics``: the qrels carry subtopics, so the intent-aware measures are offered too.
 
     When k changes, chosen metrics with the old cutoff move to the new one (nDCG@10 becomes
     nDCG@20); metrics typed by the user are kept as options.
@@ -321,7 +323,7 @@ def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "
     elif previous_k is not None and previous_k != k:
         st.session_state[key] = retarget_metrics(st.session_state[key], previous_k, k)
     st.session_state[k_key] = k
-    options = metric_options(k)
+    options = metric_options(k, subtopics=subtopics)
     options += [m for m in st.session_state[key] if m not in options]
     chosen = container.multiselect(label, options, accept_new_options=True, help=help, wrap=True,
                                    **kwargs)  # wrap: every chosen metric stays in view

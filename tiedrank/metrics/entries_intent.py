@@ -27,6 +27,16 @@ NDEVAL = {"alpha_nDCG": "alpha-nDCG", "alpha_DCG": "alpha-DCG", "ERR_IA": "ERR-I
           "AP_IA": "MAP-IA", "StRecall": "strec"}
 """ndeval's (and pyndeval's) name of each family, as data (``alpha-nDCG@10``)."""
 
+
+def needs_subtopics(family: str) -> bool:
+    """Whether the family ``family`` reads diversity qrels (subtopic judgements): a picker
+    offers it only where the qrels carry them.
+
+    >>> needs_subtopics("alpha_nDCG"), needs_subtopics("nDCG")
+    (True, False)
+    """
+    return family in NDEVAL
+
 _ALPHA = Parameter("alpha", 0.5, lambda a: math.isfinite(a) and 0 <= a <= 1, "in [0, 1]",
                    "number in [0, 1]", "alpha=a", shown_at_default=False)
 _BETA = Parameter("beta", 0.5, lambda b: math.isfinite(b) and 0 <= b <= 1, "in [0, 1]",
