@@ -109,6 +109,12 @@ def check_case(seed: int, measures=MEASURES, rel=1, alpha=0.5, beta=0.5, most=7,
         for column, metric in enumerate(named):
             assert metric_values(trec, metric)[index] == pytest.approx(
                 want[column], rel=1e-9, abs=1e-12), (seed, query, metric.name, "trec_eval")
+        # the input order (file order inside a tie) likewise
+        file_order = frame.sort_values("score", ascending=False, kind="stable")["doc"].tolist()
+        want = ndeval_values(subtopics, query, file_order, measures, rel, alpha, beta)
+        for column, metric in enumerate(named):
+            assert metric_values(table.resolve("input"), metric)[index] == pytest.approx(
+                want[column], rel=1e-9, abs=1e-12), (seed, query, metric.name, "input")
 
 
 @pytest.mark.parametrize("seed", range(8))  # more in the slow test below

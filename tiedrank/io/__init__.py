@@ -13,6 +13,10 @@ Accepted formats
 ``trec_run``    ``qid Q0 docno rank score tag`` (whitespace separated; rank is ignored)
 ``trec_qrels``  ``qid iter docno grade`` (integer grades, negative allowed).  Passed to
                 :func:`read_run` it is a *label file*: the grade becomes the score.
+                Diversity qrels, ndeval's ``qid subtopic docno grade``, are this format
+                with the second column a subtopic id: read so when a document is judged
+                under two subtopics of a query, or with ``read_qrels(..., subtopics=True)``
+                (:mod:`tiedrank.io.subtopics`; ``Qrels.subtopics``)
 ``csv``/``tsv`` header row required; columns found by name (see ``columns`` / aliases)
 ``parquet``     columns found by name
 ``jsonl``       one JSON object per line; keys found by name
@@ -35,6 +39,7 @@ Modules
 ``write``       :func:`write_run`, :func:`write_qrels`
 ``detect``      :func:`detect_format`, :data:`FORMATS`
 ``trec``        TREC run and qrels parsing (pyarrow, with a numpy whitespace pass)
+``subtopics``   diversity qrels (ndeval's ``query subtopic docno grade``)
 ``tabular``     CSV, TSV, Parquet, JSON lines and DataFrames
 ``nested_json`` ranx's JSON runs and qrels (one ``{query: {doc: value}}`` object)
 ``columns``     :data:`ALIASES`, column mapping, typing of ids, scores and grades
