@@ -74,11 +74,8 @@ class QrelsIntents:
         key = ("relevant", rel_level)
         if key not in self.cache:
             keep = self.entry_grade >= rel_level
-            counts = np.add.reduceat(keep.astype(np.int64), self.pair_start[:-1]) \
-                if len(self.entry_grade) else np.zeros(len(self.pair_start) - 1, np.int64)
-            counts[np.diff(self.pair_start) == 0] = 0
-            start = np.zeros(len(counts) + 1, dtype=np.int64)
-            np.cumsum(counts, out=start[1:])
+            running = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
+            start = running[self.pair_start]  # kept entries before each pair's first
             self.cache[key] = (start, self.entry_subtopic[keep])
         return self.cache[key]
 
@@ -181,6 +178,11 @@ def qrels_intents(qrels: Qrels) -> QrelsIntents:
     pairs = pd.MultiIndex.from_arrays([frame["query"].astype(str), frame["doc"].astype(str)])
     entry_pair = pairs.get_indexer(pd.MultiIndex.from_arrays(
         [sub["query"].astype(str), sub["doc"].astype(str)])).astype(np.int64)
+    if (entry_pair < 0).any():  # a Qrels made by hand: its two frames must agree
+        row = sub.iloc[int(np.flatnonzero(entry_pair < 0)[0])]
+        raise ValueError(f"Qrels.subtopics judges document {row['doc']!r} for query "
+                         f"{row['query']!r}, which Qrels.frame lacks; build both with "
+                         "tiedrank.io.subtopics.qrels_from_subtopics(subtopics, source)")
     entry_query = pair_query[entry_pair]
     # subtopics numbered by (query, subtopic id): contiguous per query, in id order
     sub_key = pd.DataFrame({"q": entry_query, "s": _subtopic_sort_key(sub["subtopic"]),
