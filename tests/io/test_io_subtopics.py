@@ -55,9 +55,9 @@ def test_a_malformed_line_names_the_file_and_line(text, problem):
         read_qrels(text, source_name="div.qrels")
 
 
-def test_subtopics_are_read_from_trec_columns_only():
-    with pytest.raises(InputError, match="subtopic qrels are read from TREC's four columns; "
-                                         "this is csv"):
+def test_subtopics_are_read_from_trec_columns_or_a_frame_only():
+    with pytest.raises(InputError, match="subtopic qrels are read from TREC's four columns or "
+                                         "a DataFrame with a column .* this is csv without one"):
         read_qrels(b"query,doc,relevance\n1,a,1\n", subtopics=True)
 
 
@@ -95,3 +95,21 @@ def test_the_cli_reads_diversity_qrels_and_refuses_intent_measures_on_plain_ones
     out, err = capsys.readouterr()
     assert status != 0 and "Traceback" not in err
     assert "alpha_nDCG needs diversity qrels" in err
+
+
+def test_a_frame_or_ir_measures_qrels_with_an_iteration_column_are_diversity_qrels():
+    frame = pd.DataFrame({"query_id": ["1", "1", "1"], "iteration": [1, 2, 2],
+                          "doc_id": [" a", "a", "b"], "relevance": [1, 0, 1]})
+    qrels = read_qrels(frame)
+    assert qrels.subtopics.values.tolist() == [["1", "1", "a", 1], ["1", "2", "a", 0],
+                                               ["1", "2", "b", 1]]
+    assert read_qrels(frame.iloc[[0, 2]]).subtopics is None  # nothing judged twice
+    assert read_qrels(frame.iloc[[0, 2]], subtopics=True).subtopics is not None
+    with pytest.raises(InputError, match="a DataFrame with a column subtopic, subtopic_id, "
+                                         "iteration, intent; this is dataframe without one"):
+        read_qrels(frame.drop(columns="iteration"), subtopics=True)
+    ir_measures = pytest.importorskip("ir_measures")
+    rows = [ir_measures.Qrel("1", "a", 1, "1"), ir_measures.Qrel("1", "a", 0, "2"),
+            ir_measures.Qrel("1", "b", 1, "2")]
+    assert read_qrels(rows).subtopics["subtopic"].tolist() == ["1", "2", "2"]
+    assert read_qrels(rows[:1]).subtopics is None  # ir_measures' plain qrels: iteration '0'

@@ -92,16 +92,20 @@ def _from_nested(nested: Mapping, value: str) -> pd.DataFrame:
 
 def _from_rows(rows: Iterable, value: str) -> pd.DataFrame:
     names = _FIELDS[value]
-    records = []
+    records, iterations = [], []
     for row in rows:
         if hasattr(row, "_fields") and all(f in row._fields for f in names):
             records.append(tuple(getattr(row, f) for f in names))
+            if value == "relevance" and "iteration" in row._fields:  # ir_measures' Qrel:
+                iterations.append(row.iteration)  # diversity qrels' subtopic (pyndeval's)
         elif isinstance(row, (tuple, list)) and len(row) >= 3:
             records.append(tuple(row[:3]))
         else:
             raise TypeError(f"an iterable of ({', '.join(names)}) tuples was expected; got an "
                             f"item of type {type(row).__name__}: {row!r:.80}")
     frame = pd.DataFrame.from_records(records, columns=["query", "doc", value])
+    if iterations and len(iterations) == len(records):  # read_qrels takes it as subtopics
+        frame["iteration"] = pd.Series(iterations, dtype=object).astype(str)
     return frame.astype({"query": str, "doc": str})
 
 

@@ -19,7 +19,7 @@ from .columns import GRADE, SCORE, RawColumns, ValueRule, as_ids, as_values
 from .detect import FORMAT_OPTION, choose_format
 from .duplicates import DUPLICATE_POLICIES, check_duplicates
 from .nested_json import read_nested_json
-from .subtopics import refuse_subtopics, subtopic_qrels
+from .subtopics import frame_subtopics, refuse_subtopics, subtopic_qrels
 from .tabular import header_names, read_tabular
 from .trec import QRELS_EXPECTED, read_trec
 
@@ -129,8 +129,10 @@ def read_qrels(source: Any, *, format: str | None = None,
     subtopics : bool, optional
         Diversity qrels (ndeval's ``query subtopic docno grade``, the second TREC column a
         subtopic id; :mod:`tiedrank.io.subtopics`): detected when omitted (a document
-        judged under two second-column values of one query); ``True`` reads a TREC qrels
-        file so even when no document is judged twice; ``False`` never.
+        judged under two second-column values of one query; a DataFrame's column
+        ``subtopic``, ``subtopic_id``, ``iteration`` or ``intent``, as ir_measures and
+        PyTerrier hold it); ``True`` reads them so even when no document is judged twice;
+        ``False`` never.
 
     Returns
     -------
@@ -169,12 +171,18 @@ def read_qrels(source: Any, *, format: str | None = None,
         if diversity is not None:
             progress.step(f"read {loaded.name}", 1, 1)
             return diversity
-    elif subtopics:
-        raise refuse_subtopics(fmt, loaded.name)
     elif fmt == "json":  # ranx's Qrels.save("qrels.json"): {query: {doc: grade}}
         raw = read_nested_json(loaded)
     else:
         raw = read_tabular(loaded, fmt, ("query", "doc", "relevance"), columns)
+    if fmt != "trec_qrels" and subtopics is not False:  # a frame's subtopic column
+        raw = frame_subtopics(raw, loaded)
+        if subtopics and raw.second is None:
+            raise refuse_subtopics(fmt, loaded.name)
+        diversity = subtopic_qrels(raw, loaded, subtopics, trim=True)
+        if diversity is not None:
+            progress.step(f"read {loaded.name}", 1, 1)
+            return diversity
     table, findings = _typed_table(raw, fmt, loaded, GRADE, "error")
     qrels = Qrels(frame=to_frame(table, QRELS_COLUMNS), source=loaded.name,
                   findings=tuple(findings))

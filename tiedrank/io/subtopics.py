@@ -37,7 +37,29 @@ SUBTOPIC_COLUMNS = ("query", "subtopic", "doc", "relevance")
 SUBTOPIC_EXPECTED = "4 whitespace-separated columns: query subtopic docno grade (ndeval's qrels)"
 
 
-def subtopic_qrels(raw: RawColumns, loaded: Loaded, subtopics: bool | None) -> Qrels | None:
+SUBTOPIC_NAMES = ("subtopic", "subtopic_id", "iteration", "intent")
+"""Column names of a frame's subtopic id (ir_measures and PyTerrier call it ``iteration``)."""
+
+
+def frame_subtopics(raw: RawColumns, loaded: Loaded) -> RawColumns:
+    """``raw`` with a pandas frame's subtopic column (:data:`SUBTOPIC_NAMES`, case ignored)
+    as its second column, when the frame has one."""
+    frame = getattr(loaded, "frame", None)
+    if frame is None:
+        return raw
+    names = {str(c).strip().casefold(): c for c in frame.columns}
+    column = next((names[n] for n in SUBTOPIC_NAMES if n in names), None)
+    if column is None:
+        return raw
+    values = frame[column]
+    second = pa.chunked_array([pa.array(values.astype(object).where(values.notna(), None)
+                                        .map(lambda v: v if v is None else str(v)),
+                                        type=pa.string())])
+    return RawColumns(raw.query, raw.doc, raw.value, raw.locate, second)
+
+
+def subtopic_qrels(raw: RawColumns, loaded: Loaded, subtopics: bool | None,
+                   trim: bool = False) -> Qrels | None:
     """The diversity qrels of a TREC qrels file's raw columns, or None for plain qrels.
 
     ``subtopics``: None detects (a document judged under two second-column values of one
@@ -47,11 +69,11 @@ def subtopic_qrels(raw: RawColumns, loaded: Loaded, subtopics: bool | None) -> Q
     if subtopics is False or raw.second is None:
         return None
     source = loaded.name
-    query = as_ids(raw.query, "query id", raw.locate, source, False)
-    doc = as_ids(raw.doc, "document id", raw.locate, source, False)
+    query = as_ids(raw.query, "query id", raw.locate, source, trim)
+    doc = as_ids(raw.doc, "document id", raw.locate, source, trim)
     if subtopics is None and not _repeats(query, doc):
         return None
-    subtopic = as_ids(raw.second, "subtopic id", raw.locate, source, False)
+    subtopic = as_ids(raw.second, "subtopic id", raw.locate, source, trim)
     grade = as_values(raw.value, GRADE, raw.locate, source)
     frame = to_frame(pa.table({"query": query, "subtopic": subtopic, "doc": doc,
                                "relevance": grade}), SUBTOPIC_COLUMNS)
@@ -99,6 +121,8 @@ def _check_unique(frame: pd.DataFrame, raw: RawColumns, source: str) -> None:
 
 
 def refuse_subtopics(fmt: str, source: str) -> InputError:
-    """The error of ``subtopics=True`` on a file that is not TREC's four columns."""
-    return InputError(f"subtopic qrels are read from TREC's four columns; this is {fmt}",
+    """The error of ``subtopics=True`` on a source without subtopics: neither TREC's four
+    columns nor a frame with a subtopic column."""
+    return InputError(f"subtopic qrels are read from TREC's four columns or a DataFrame with "
+                      f"a column {', '.join(SUBTOPIC_NAMES)}; this is {fmt} without one",
                       source=source, expected=SUBTOPIC_EXPECTED)
