@@ -279,3 +279,20 @@ def test_the_grid_cut_in_slices_gives_the_same_sums(monkeypatch):
     monkeypatch.setattr(intent, "_CELLS", 3)
     for name, value in zip(names, whole):
         assert metric_values(table, name) == pytest.approx(value, rel=1e-12, abs=1e-15), name
+
+
+def test_ir_measures_wrappers_read_diversity_qrels_with_their_iteration():
+    ir_measures = pytest.importorskip("ir_measures")
+    from tiedrank.interop.measures import Best, Expected, Worst
+
+    subtopics, run = random_case(np.random.default_rng(3))
+    qrels = subtopics.rename(columns={"query": "query_id", "subtopic": "iteration",
+                                      "doc": "doc_id"})
+    measures = [wrap(ir_measures.alpha_nDCG @ 3) for wrap in (Expected, Best, Worst)]
+    peer = ir_measures.calc_aggregate(measures, qrels, run.rename(
+        columns={"query": "query_id", "doc": "doc_id"}))
+    table = build_tie_table(Run("r", run), qrels_from_subtopics(subtopics, "<test>"))
+    evaluated = table.evaluated
+    for measure, extreme in zip(measures, (None, "optimistic", "pessimistic")):
+        want = metric_values(table, "alpha_nDCG@3", extreme=extreme)[evaluated].mean()
+        assert peer[measure] == pytest.approx(want, rel=1e-12)

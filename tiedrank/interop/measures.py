@@ -138,7 +138,11 @@ class TiedrankEvaluator(Evaluator):
         frame = QrelsConverter(qrels, strict=False).as_pd_dataframe()
         frame = pd.DataFrame({"query": frame["query_id"].astype(str),
                               "doc": frame["doc_id"].astype(str),
-                              "relevance": frame["relevance"].astype("int64")})
+                              "relevance": frame["relevance"].astype("int64"),
+                              # diversity qrels' subtopic: read_qrels takes it as one when a
+                              # document is judged under two (plain qrels: all '0')
+                              **({"iteration": frame["iteration"].astype(str)}
+                                 if "iteration" in frame else {})})
         self.qrels: Qrels = read_qrels(frame)  # the checks of a qrels file (duplicates, ...)
         measures = list(measures)
         super().__init__(measures, set(frame["query"]))
