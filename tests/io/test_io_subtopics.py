@@ -113,3 +113,15 @@ def test_a_frame_or_ir_measures_qrels_with_an_iteration_column_are_diversity_qre
             ir_measures.Qrel("1", "b", 1, "2")]
     assert read_qrels(rows).subtopics["subtopic"].tolist() == ["1", "2", "2"]
     assert read_qrels(rows[:1]).subtopics is None  # ir_measures' plain qrels: iteration '0'
+
+
+def test_the_cli_is_told_with_subtopics(tmp_path, capsys):
+    from tiedrank.cli import main
+
+    qrels, run = tmp_path / "one.qrels", tmp_path / "r.run"
+    qrels.write_bytes(b"1 1 a 1\n1 2 b 1\n")  # no document judged twice
+    run.write_bytes(b"1 Q0 a 1 1.0 r\n1 Q0 b 2 1.0 r\n")
+    capsys.readouterr()
+    assert main(["evaluate", str(qrels), str(run), "-m", "StRecall@1", "--subtopics",
+                 "--ties", "expected"]) == 0
+    assert "0.5000" in capsys.readouterr().out  # one of the two subtopics at rank 1

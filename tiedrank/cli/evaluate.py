@@ -56,6 +56,10 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     parser.add_argument("-n", "--no-summary", action="store_true",
                         help="with --format trec_eval: no 'all' lines, only the per-query "
                              "ones of -q (trec_eval -n)")
+    parser.add_argument("--subtopics", action="store_true",
+                        help="read the TREC qrels' second column as the subtopic id (ndeval's "
+                             "diversity qrels) even if no document is judged twice; read so "
+                             "without it when one is (for alpha_nDCG@k, ERR_IA@k, NRBP, ...)")
     parser.add_argument("-N", "--collection-size", type=integer_at_least(0), default=None,
                         metavar="N",
                         help="documents in the collection, read by utility's fourth "
@@ -113,8 +117,13 @@ def _evaluate(args: argparse.Namespace) -> int:
         status = show(scaled, args)
         scale.out_note(args)
         return status
-    evaluation = score_tables(build_tables(list(args.runs), args.qrels, options), metrics,
-                              options)
+    qrels = args.qrels
+    if args.subtopics:  # told: read here, as diversity qrels (build_tables takes a Qrels)
+        from ..io import read_qrels
+
+        qrels = read_qrels(args.qrels, columns=dict(options.qrels_columns) or None,
+                           subtopics=True)
+    evaluation = score_tables(build_tables(list(args.runs), qrels, options), metrics, options)
     return show(evaluation, args)
 
 

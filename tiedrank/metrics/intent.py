@@ -48,8 +48,8 @@ NEEDS_SUBTOPICS = ("needs diversity qrels, ndeval's 'query subtopic docno grade'
                    "document judged once per subtopic), and these carry no subtopics: plain "
                    "qrels, or the scaled paths (buckets, Dask), which do not carry subtopics "
                    "yet. A TREC qrels file is read as diversity qrels when a document is "
-                   "judged under two subtopics of a query (in Python, read_qrels(path, "
-                   "subtopics=True) reads one so in any case)")
+                   "judged under two subtopics of a query, and in any case with "
+                   "read_qrels(path, subtopics=True) in Python, --subtopics on the CLI)")
 
 
 def table_intents(table: TieTable, name: str) -> TableIntents:
