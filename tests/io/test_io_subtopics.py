@@ -125,3 +125,13 @@ def test_the_cli_is_told_with_subtopics(tmp_path, capsys):
     assert main(["evaluate", str(qrels), str(run), "-m", "StRecall@1", "--subtopics",
                  "--ties", "expected"]) == 0
     assert "0.5000" in capsys.readouterr().out  # one of the two subtopics at rank 1
+
+
+def test_diversity_qrels_are_written_as_ndeval_reads_them(tmp_path):
+    from tiedrank.io import write_qrels
+
+    qrels = read_qrels(DIVERSITY)
+    write_qrels(qrels, tmp_path / "out.qrels")
+    assert (tmp_path / "out.qrels").read_bytes() == DIVERSITY
+    again = read_qrels(tmp_path / "out.qrels")
+    assert again.subtopics.values.tolist() == qrels.subtopics.values.tolist()

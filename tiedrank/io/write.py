@@ -66,7 +66,9 @@ def write_run(run: Run, dest: Any, *, tag: str | None = None) -> None:
 
 
 def write_qrels(qrels: Qrels, dest: Any) -> None:
-    """Write judgements as a 4-column TREC qrels file ``qid 0 docno grade``, in frame order.
+    """Write judgements as a 4-column TREC qrels file ``qid 0 docno grade``, in frame order;
+    diversity qrels as ndeval's ``qid subtopic docno grade``, one line per judgement in
+    ``Qrels.subtopics`` order (read back, they are the same diversity qrels).
 
     Parameters
     ----------
@@ -84,12 +86,14 @@ def write_qrels(qrels: Qrels, dest: Any) -> None:
     >>> buf.getvalue()
     b'301 0 d1 2\\n'
     """
-    frame = qrels.frame
+    frame = qrels.frame if qrels.subtopics is None else qrels.subtopics
     query = _writable_ids(frame["query"], "query id", qrels.source)
     doc = _writable_ids(frame["doc"], "document id", qrels.source)
     grade = pc.cast(pa.array(frame["relevance"].to_numpy(dtype=np.int64)), pa.string())
     grade = pc.binary_join_element_wise(grade, "\n", "")
-    lines = pc.binary_join_element_wise(query, "0", doc, grade, " ")
+    second = ("0" if qrels.subtopics is None else
+              _writable_ids(frame["subtopic"], "subtopic id", qrels.source))
+    lines = pc.binary_join_element_wise(query, second, doc, grade, " ")
     _write_lines(lines, dest)
 
 
