@@ -239,8 +239,9 @@ def scaled(table: TieTable, form: Shape, total: np.ndarray) -> np.ndarray:
                 return np.where(has, total, 0.0)
             ranks = np.arange(1, form.depth + 1, dtype=np.float64)
             denominator = S * np.sum((1.0 - form.alpha) ** (ranks - 1) * form.discount(ranks))
-        elif form.scale == "nrbp":
-            denominator = S / (1.0 - (1.0 - form.alpha) * form.beta)
+        elif form.scale == "nrbp":  # ndeval multiplies: 0 (not a division by 0) at alpha=0, beta=1
+            out[has] = total[has] * (1.0 - (1.0 - form.alpha) * form.beta) / S[has]
+            return out
         elif form.scale == "precision":
             denominator = S * form.depth
         else:
