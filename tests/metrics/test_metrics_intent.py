@@ -296,3 +296,32 @@ def test_ir_measures_wrappers_read_diversity_qrels_with_their_iteration():
     for measure, extreme in zip(measures, (None, "optimistic", "pessimistic")):
         want = metric_values(table, "alpha_nDCG@3", extreme=extreme)[evaluated].mean()
         assert peer[measure] == pytest.approx(want, rel=1e-12)
+
+
+def test_large_groups_agree_with_the_single_intent_kernels_one_intent_at_a_time():
+    """Beyond enumeration: ERR-IA with alpha = 1/16 is, per subtopic, gdeval's ERR of the
+    subtopic's binary judgements (stop probability (2^1 - 1)/16), whose tie-aware kernel
+    (metrics/cascade.py) is independent of this one. Groups of up to 40 documents."""
+    from tiedrank.core.data import Qrels
+
+    rng = np.random.default_rng(2)
+    docs = [f"d{i:02d}" for i in range(60)]
+    rows = [("1", str(s), d, int(rng.random() < 0.3)) for d in docs for s in (1, 2, 3)]
+    subtopics = pd.DataFrame(rows, columns=["query", "subtopic", "doc", "relevance"])
+    run = pd.DataFrame({"query": "1", "doc": docs, "score": rng.integers(0, 3, 60) * 1.0})
+    k, x = 25, 15 / 16
+    table = build_tie_table(Run("r", run), qrels_from_subtopics(subtopics, "<test>"))
+    ours = metric_values(table, parse_metric(f"ERR_IA(alpha={1 / 16!r})@{k}"))[0]
+    per_intent = {"ERR": 0.0, "AP": 0.0, "P": 0.0, "Success": 0.0}
+    for s in ("1", "2", "3"):
+        mine = subtopics[subtopics["subtopic"] == s].drop(columns="subtopic")
+        plain = build_tie_table(Run("r", run), Qrels(mine.reset_index(drop=True)))
+        for name in per_intent:
+            per_intent[name] += metric_values(plain, name if name == "AP" else f"{name}@{k}")[0]
+    S = sum(subtopics.groupby("subtopic")["relevance"].max() > 0)
+    ideal_ideal = S * sum(x ** (r - 1) / r for r in range(1, k + 1))
+    assert table.group_size.max() >= 15 and S == 3
+    assert ours == pytest.approx(16 * per_intent["ERR"] / ideal_ideal, rel=1e-10)
+    # MAP-IA, P-IA and subtopic recall: means over the subtopics of AP, P@k and Success@k
+    for name, peer in (("AP_IA", "AP"), (f"P_IA@{k}", "P"), (f"StRecall@{k}", "Success")):
+        assert metric_values(table, name)[0] == pytest.approx(per_intent[peer] / S, rel=1e-10)
