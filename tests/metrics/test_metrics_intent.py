@@ -150,7 +150,8 @@ def test_larger_groups_and_cutoffs_match_ndeval(seed):
     """Up to 8 documents and 5 subtopics a query (groups of up to 7, thousands of
     orderings), cutoffs to ndeval's depth 20; alpha and beta drawn."""
     rng = np.random.default_rng(seed)
-    check_case(seed, DEEP, rel=int(rng.integers(1, 3)), alpha=float(rng.choice([0.5, 0.1, 1.0, 0.0])),
+    check_case(seed, DEEP, rel=int(rng.integers(1, 3)),
+               alpha=float(rng.choice([0.5, 0.1, 1.0, 0.0])),
                beta=float(rng.choice([0.5, 0.9])), most=9, subtopics_most=6)
 
 
@@ -192,7 +193,8 @@ def test_every_listed_form_moves_with_the_tie_policy_on_a_tied_run():
     from tiedrank.metrics import METRIC_NAMES
 
     subtopics = pd.DataFrame([("1", "1", "a", 1), ("1", "2", "a", 1), ("1", "2", "b", 1),
-                              ("1", "3", "c", 1)], columns=["query", "subtopic", "doc", "relevance"])
+                              ("1", "3", "c", 1)],
+                             columns=["query", "subtopic", "doc", "relevance"])
     run = pd.DataFrame({"query": "1", "doc": ["z", "a", "b", "c"], "score": [1.0] * 4})
     forms = [f for f in METRIC_NAMES if f.split("@")[0].split("(")[0] in NDEVAL]
     names = [f.replace("@k", "@2") for f in forms] + [
@@ -255,7 +257,8 @@ def test_judged_only_ranks_the_judged_documents_alone_as_ndeval_on_the_filtered_
 
     subtopics, run = random_case(np.random.default_rng(11))
     run = run.assign(score=-np.arange(len(run), dtype=float))
-    names = ["alpha_nDCG(judged_only=True)@3", "AP_IA(judged_only=True)", "P_IA(judged_only=True)@2"]
+    names = ["alpha_nDCG(judged_only=True)@3", "AP_IA(judged_only=True)",
+             "P_IA(judged_only=True)@2"]
     ours = evaluate({"r": run}, qrels_from_subtopics(subtopics, "<test>"), names,
                     ties="trec_eval").per_query
     judged = set(zip(subtopics["query"], subtopics["doc"]))
