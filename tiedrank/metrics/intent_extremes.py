@@ -33,13 +33,15 @@ the best or worst order of one tie group may need; beyond it the measure's best 
 are refused for that query, naming it."""
 
 
-def _profiles(table: TieTable, name: str, form: Shape, best: bool):
-    """Per group holding a relevant document: the profiles of its relevant documents.
+def _profiles(table: TieTable, name: str, form: Shape
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The profiles of the relevant documents of the groups the measure reads.
 
-    Returns ``(doc_group, profile_rows)``: for each relevant document (of a group whose
-    ranks the measure reads), its group and its profile as a row of subtopic numbers padded
-    with -1, the subtopics that can add nothing more in this group (weight 0 at the count
-    above it and after) left out.
+    Returns ``(doc_group, rows, counts_above)``: for each such document, its group, its
+    profile as a row of subtopic numbers (ascending, padded with -1) and, aligned with it,
+    each subtopic's count in the groups above. Subtopics that can add nothing more in the
+    group (weight 0 at the count above it and at the next) are left out, and a document
+    left with none is no longer relevant here.
     """
     intents = table_intents(table, name)
     position, subtopic = intents.entries(table.doc_row, table.rel_level)
@@ -75,7 +77,7 @@ def extreme_values(table: TieTable, family: str, k: int | None, alpha: float | N
     form = shape(family, table, k, alpha, beta)
     if family == "P_IA":
         return scaled(table, form, _precision_extreme(table, family, k, best))
-    doc_group, rows, counts_above = _profiles(table, family, form, best)
+    doc_group, rows, counts_above = _profiles(table, family, form)
     total = np.zeros(table.n_queries)
     if len(rows) == 0:
         return scaled(table, form, total)
@@ -108,8 +110,10 @@ def extreme_values(table: TieTable, family: str, k: int | None, alpha: float | N
                                                 + offset[g][t_owner] + t)
     total += np.bincount(table.group_query[g][t_owner], weights=gains, minlength=table.n_queries)
     # ---- groups with several profiles: the bounded dynamic programme, group by group ---------
-    for group in group_ids[per_group > 1]:
-        mine = np.flatnonzero(profile_group == group)
+    first_profile = np.searchsorted(profile_group, group_ids)  # profiles sorted by group
+    for group, first, n_profiles in zip(group_ids[per_group > 1], first_profile[per_group > 1],
+                                        per_group[per_group > 1]):
+        mine = np.arange(first, first + n_profiles)
         total[table.group_query[group]] += _programme(
             table, family, int(group), rows[first_doc[mine]], counts_above[first_doc[mine]],
             count[mine], int(places[group]), int(above_group[group] + offset[group]), form, best)
