@@ -122,10 +122,11 @@ class QrelsIntents:
         np.cumsum(per_query, out=q_start[1:])
         nonempty = np.flatnonzero(per_query > 0)
         steps_query, steps_gain = [], []
-        decay = 1.0 - alpha
-        for _ in range(int(per_query.max()) if n else 0):  # one step per ideal rank
+        steps = int(per_query.max()) if n else 0
+        powers = novelty_powers(1.0 - alpha, steps)
+        for _ in range(steps):  # one step per ideal rank
             # sums each document's gains in subtopic order, as ndeval adds them
-            gain = decay ** counts[entry_subtopic].astype(np.float64)
+            gain = powers[counts[entry_subtopic]]
             score = np.bincount(entry_owner, weights=gain, minlength=n)
             score[placed] = -1.0
             best = np.maximum.reduceat(score, q_start[nonempty])
@@ -147,6 +148,17 @@ class QrelsIntents:
         ideal_start = np.zeros(self.n_queries + 1, dtype=np.int64)
         np.cumsum(np.bincount(q, minlength=self.n_queries), out=ideal_start[1:])
         return ideal_start, g[order]
+
+
+def novelty_powers(decay: float, top: int) -> np.ndarray:
+    """``decay^c`` for c = 0..top, each the previous times ``decay``: ndeval's
+    ``subtopicGain *= (1 - alpha)``, bit for bit (a power function may round otherwise, and
+    the greedy ideal compares sums of these for equality).
+
+    >>> novelty_powers(0.5, 3).tolist()
+    [1.0, 0.5, 0.25, 0.125]
+    """
+    return np.cumprod(np.concatenate(([1.0], np.full(max(int(top), 0), float(decay)))))
 
 
 def _ranges(start: np.ndarray, items: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.intents import TableIntents
+from ..core.intents import TableIntents, novelty_powers
 from ..core.segments import segment_cumsum
 from ..core.ties import TieTable
 
@@ -143,9 +143,13 @@ def expected_sum(pairs: Pairs, weight: Weight, discount: Discount, depth: int | 
 
 # ---- the measures' weights, discounts and scalings ------------------------------------------
 def novelty_weight(alpha: float) -> Weight:
-    """alpha-DCG's, ERR-IA's and NRBP's ``w_s(c) = (1 - alpha)^c``."""
-    decay = 1.0 - alpha
-    return lambda subtopic, count: decay ** count.astype(np.float64)
+    """alpha-DCG's, ERR-IA's and NRBP's ``w_s(c) = (1 - alpha)^c``, by repeated products as
+    ndeval computes it (:func:`~tiedrank.core.intents.novelty_powers`)."""
+    def weight(subtopic: np.ndarray, count: np.ndarray) -> np.ndarray:
+        top = int(count.max()) if len(count) else 0
+        return novelty_powers(1.0 - alpha, top)[count]
+
+    return weight
 
 
 def log_discount(rank: np.ndarray) -> np.ndarray:
