@@ -92,8 +92,8 @@ def qrels_from_subtopics(frame: pd.DataFrame, source: str) -> Qrels:
         "subtopic_qrels",
         f"read as diversity qrels (ndeval's query subtopic doc grade): {len(frame):,} "
         f"judgements of {len(collapsed):,} documents, {int(n_topics.sum()):,} subtopics in "
-        f"{len(n_topics):,} queries; a document's grade for the other measures is its "
-        "largest over the subtopics", source, len(n_topics))
+        f"{len(n_topics):,} quer{'y' if len(n_topics) == 1 else 'ies'}; a document's grade "
+        "for the other measures is its largest over the subtopics", source, len(n_topics))
     return Qrels(frame=collapsed.reset_index(drop=True), source=source, findings=(finding,),
                  subtopics=frame)
 
