@@ -135,3 +135,15 @@ def test_diversity_qrels_are_written_as_ndeval_reads_them(tmp_path):
     assert (tmp_path / "out.qrels").read_bytes() == DIVERSITY
     again = read_qrels(tmp_path / "out.qrels")
     assert again.subtopics.values.tolist() == qrels.subtopics.values.tolist()
+
+
+def test_the_cli_is_told_with_subtopics_on_the_scaled_path_too(tmp_path, capsys):
+    from tiedrank.cli import main
+
+    qrels, run = tmp_path / "one.qrels", tmp_path / "r.run"
+    qrels.write_bytes(b"1 1 a 1\n1 2 b 1\n2 1 x 1\n")  # no document judged twice
+    run.write_bytes(b"1 Q0 a 1 1.0 r\n1 Q0 b 2 1.0 r\n2 Q0 x 1 1.0 r\n")
+    capsys.readouterr()
+    assert main(["evaluate", str(qrels), str(run), "-m", "StRecall@1", "--subtopics",
+                 "--ties", "expected", "--buckets", "2"]) == 0
+    assert "0.7500" in capsys.readouterr().out  # (1/2 + 1) / 2

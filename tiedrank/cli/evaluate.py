@@ -108,6 +108,11 @@ def _evaluate(args: argparse.Namespace) -> int:
         print(f"# note: {request.note}", file=sys.stderr)
     metrics = with_collection_size(request.metrics, args.collection_size)
     args.request = request  # the count lines, printed names, relstring of --format trec_eval
+    if args.subtopics:  # told: read here as diversity qrels (every door takes a Qrels)
+        from ..io import read_qrels
+
+        args.qrels = read_qrels(args.qrels, columns=dict(options.qrels_columns) or None,
+                                subtopics=True)
     try:
         scaled = scale.scaled_evaluation(args, metrics, options)  # --buckets / --dask / --out
     except ImportError as error:  # no Dask: one line, exit status 2
@@ -117,13 +122,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         status = show(scaled, args)
         scale.out_note(args)
         return status
-    qrels = args.qrels
-    if args.subtopics:  # told: read here, as diversity qrels (build_tables takes a Qrels)
-        from ..io import read_qrels
-
-        qrels = read_qrels(args.qrels, columns=dict(options.qrels_columns) or None,
-                           subtopics=True)
-    evaluation = score_tables(build_tables(list(args.runs), qrels, options), metrics, options)
+    evaluation = score_tables(build_tables(list(args.runs), args.qrels, options), metrics,
+                              options)
     return show(evaluation, args)
 
 

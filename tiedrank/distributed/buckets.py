@@ -381,10 +381,16 @@ def split_qrels(qrels: Any, n_buckets: int, directory: str, *, block_bytes: int 
     writer = _BucketWriter(lambda b: _qrels_path(directory, b))
     findings: list[Finding] = []
     blocks, source = 0, "<qrels>"
+    options = {"format": qrels_format, "columns": columns}
+    # diversity qrels or not is decided once, by the first block as the one-pass reader
+    # would read it, so every block is read (and bucketed) alike
+    first = next(_frames(qrels, read_qrels, "qrels", block_bytes, options))[0]
+    options["subtopics"] = first.subtopics is not None
     try:
         for part, blocks in _read_ahead(_frames(qrels, read_qrels, "qrels", block_bytes,
-                                                {"format": qrels_format, "columns": columns})):
-            writer.write(part.frame, n_buckets)
+                                                options)):
+            # diversity qrels: every judgement, with its subtopic (load_qrels rebuilds them)
+            writer.write(part.frame if part.subtopics is None else part.subtopics, n_buckets)
             findings += part.findings
             source = part.source
             step(f"splitting {source} into buckets", blocks, expected_blocks(qrels, block_bytes))
@@ -550,15 +556,25 @@ def _read_bucket(path: Path, columns: tuple[str, ...]) -> pd.DataFrame:
 
 
 def load_qrels(buckets: BucketSet, bucket: int) -> Qrels:
-    """The qrels of one bucket (judgements repeated across blocks are rejected here)."""
+    """The qrels of one bucket (judgements repeated across blocks are rejected here);
+    diversity qrels (bucketed with their subtopics) as :func:`tiedrank.io.read_qrels`
+    reads them."""
     frame = _read_bucket(buckets.qrels_path(bucket), ("query", "doc", "relevance"))
+    diversity = "subtopic" in frame.columns
     if buckets.qrels_blocks > 1 and len(frame):
-        repeated = _repeated(frame, buckets.qrels_spanning)
+        keys = ["query", "subtopic", "doc"] if diversity else ["query", "doc"]
+        repeated = _repeated(frame, buckets.qrels_spanning, keys)
         if repeated is not None:
             row = repeated
+            subtopic = f", subtopic {row['subtopic']!r}" if diversity else ""
             raise InputError("duplicate judgement", source=buckets.qrels_source,
-                             text=f"query {row['query']!r}, doc {row['doc']!r}",
-                             expected="one judgement per (query, doc)")
+                             text=f"query {row['query']!r}{subtopic}, doc {row['doc']!r}",
+                             expected="one judgement per (query, "
+                                      f"{'subtopic, ' if diversity else ''}doc)")
+    if diversity:
+        from ..io.subtopics import qrels_from_subtopics
+
+        return qrels_from_subtopics(frame, buckets.qrels_source, note=False)
     return Qrels(frame, buckets.qrels_source)
 
 
@@ -584,8 +600,10 @@ def load_run(buckets: BucketSet, run_index: int, bucket: int, duplicates: str = 
     return Run(part.name, frame, part.source, findings)
 
 
-def _repeated(frame: pd.DataFrame, spanning: tuple[str, ...] | None) -> pd.Series | None:
-    """The first row (in file order) whose (query, doc) came before, or None.
+def _repeated(frame: pd.DataFrame, spanning: tuple[str, ...] | None,
+              keys: tuple[str, ...] | list[str] = ("query", "doc")) -> pd.Series | None:
+    """The first row (in file order) whose ``keys`` (query, doc; diversity qrels: query,
+    subtopic, doc) came before, or None.
 
     Each block was checked when read, so a repeat needs a query met in two blocks: only the
     rows of the ``spanning`` queries are compared (a few per block boundary in a file
@@ -595,5 +613,5 @@ def _repeated(frame: pd.DataFrame, spanning: tuple[str, ...] | None) -> pd.Serie
         if not spanning:
             return None
         frame = frame[frame["query"].isin(spanning)]
-    repeated = frame.duplicated(["query", "doc"])
+    repeated = frame.duplicated(list(keys))
     return frame[repeated].iloc[0] if repeated.any() else None

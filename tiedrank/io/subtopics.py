@@ -81,9 +81,10 @@ def subtopic_qrels(raw: RawColumns, loaded: Loaded, subtopics: bool | None,
     return qrels_from_subtopics(frame, source)
 
 
-def qrels_from_subtopics(frame: pd.DataFrame, source: str) -> Qrels:
+def qrels_from_subtopics(frame: pd.DataFrame, source: str, note: bool = True) -> Qrels:
     """:class:`Qrels` of a checked subtopic frame (columns :data:`SUBTOPIC_COLUMNS`): each
-    (query, doc) once, in the order first judged, with its largest grade."""
+    (query, doc) once, in the order first judged, with its largest grade; ``note``: with
+    the finding that says so (the scaled paths keep the one their split made)."""
     collapsed = (frame.groupby(["query", "doc"], sort=False, observed=True)["relevance"]
                  .max().reset_index())
     collapsed = collapsed[list(QRELS_COLUMNS)].astype({"relevance": np.int64})
@@ -94,8 +95,8 @@ def qrels_from_subtopics(frame: pd.DataFrame, source: str) -> Qrels:
         f"judgements of {len(collapsed):,} documents, {int(n_topics.sum()):,} subtopics in "
         f"{len(n_topics):,} quer{'y' if len(n_topics) == 1 else 'ies'}; a document's grade "
         "for the other measures is its largest over the subtopics", source, len(n_topics))
-    return Qrels(frame=collapsed.reset_index(drop=True), source=source, findings=(finding,),
-                 subtopics=frame)
+    return Qrels(frame=collapsed.reset_index(drop=True), source=source,
+                 findings=(finding,) if note else (), subtopics=frame)
 
 
 def _repeats(query: pa.ChunkedArray, doc: pa.ChunkedArray) -> bool:

@@ -45,9 +45,8 @@ Discount = Callable[[np.ndarray], np.ndarray]
 _CELLS = 1 << 22  # (pair, i, j) cells per slice: ~100 MB of temporaries at most
 
 NEEDS_SUBTOPICS = ("needs diversity qrels, ndeval's 'query subtopic docno grade' lines (a "
-                   "document judged once per subtopic), and these carry no subtopics: plain "
-                   "qrels, or the scaled paths (buckets, Dask), which do not carry subtopics "
-                   "yet. A TREC qrels file is read as diversity qrels when a document is "
+                   "document judged once per subtopic); these qrels carry no subtopics. A "
+                   "TREC qrels file is read as diversity qrels when a document is "
                    "judged under two subtopics of a query, and in any case with "
                    "read_qrels(path, subtopics=True) in Python, --subtopics on the CLI)")
 
