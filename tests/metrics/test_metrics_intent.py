@@ -328,3 +328,38 @@ def test_large_groups_agree_with_the_single_intent_kernels_one_intent_at_a_time(
     # MAP-IA, P-IA and subtopic recall: means over the subtopics of AP, P@k and Success@k
     for name, peer in (("AP_IA", "AP"), (f"P_IA@{k}", "P"), (f"StRecall@{k}", "Success")):
         assert metric_values(table, name)[0] == pytest.approx(per_intent[peer] / S, rel=1e-10)
+
+
+def test_an_expectation_beyond_its_bound_is_refused_naming_the_group(monkeypatch):
+    from tiedrank.metrics import intent
+
+    monkeypatch.setattr(intent, "MAX_CELLS", 10)
+    subtopics = pd.DataFrame([("q3", "1", f"d{d}", d % 2) for d in range(8)],
+                             columns=["query", "subtopic", "doc", "relevance"])
+    run = pd.DataFrame({"query": "q3", "doc": [f"d{d}" for d in range(8)],
+                        "score": [2.0] + [1.0] * 7})
+    table = build_tie_table(Run("r", run), qrels_from_subtopics(subtopics, "<test>"))
+    with pytest.raises(ValueError, match=r"NRBP: the exact expectation needs 16 terms.*"
+                                         r"the tie group of query 'q3' at ranks 2-8"):
+        metric_values(table, "NRBP")
+    assert metric_values(table, "alpha_nDCG@2")[0] > 0  # a cutoff bounds the terms
+
+
+def test_many_searches_beyond_their_total_bound_and_a_long_ideal_are_refused(monkeypatch):
+    from tiedrank.core import intents
+    from tiedrank.metrics import intent_extremes
+
+    subtopics = pd.DataFrame([(q, str(s), f"d{d}", int((d + s) % 2 == 0)) for q in ("a", "b")
+                              for d in range(6) for s in range(1, 4)],
+                             columns=["query", "subtopic", "doc", "relevance"])
+    run = pd.DataFrame({"query": np.repeat(["a", "b"], 6),
+                        "doc": [f"d{d}" for d in range(6)] * 2, "score": 1.0})
+    table = build_tie_table(Run("r", run), qrels_from_subtopics(subtopics, "<test>"))
+    monkeypatch.setattr(intent_extremes, "MAX_TOTAL_STATES", 15)  # 10 states a group
+    with pytest.raises(ValueError, match=r"the best orders of 2 tie groups need 20 states "
+                                         r"together.*pass ties='expected,trec_eval'"):
+        metric_values(table, "alpha_DCG@3", extreme="optimistic")
+    monkeypatch.setattr(intents, "MAX_IDEAL_WORK", 5)
+    with pytest.raises(ValueError, match=r"greedy ideal ranking.*query 'a' has 6 documents"):
+        metric_values(table, "alpha_nDCG@3")
+    assert metric_values(table, "alpha_DCG@3").shape == (2,)  # needs no ideal

@@ -37,6 +37,10 @@ import pyarrow.compute as pc
 from .data import Qrels
 
 _SLOT = "_intents"  # where a Qrels keeps its QrelsIntents (derived data, computed once)
+MAX_IDEAL_WORK = 1 << 34
+"""Most (rank step x relevant judgement) terms the greedy ideal ranking may take (about half
+a minute): beyond it the normalised measures are refused, naming the query with the most
+relevant documents (the number of steps)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,6 +127,15 @@ class QrelsIntents:
         nonempty = np.flatnonzero(per_query > 0)
         steps_query, steps_gain = [], []
         steps = int(per_query.max()) if n else 0
+        if steps * len(entry_subtopic) > MAX_IDEAL_WORK:
+            largest = self.queries[int(np.argmax(per_query))]
+            raise ValueError(
+                f"ndeval's greedy ideal ranking of these qrels takes one step per rank over "
+                f"every relevant judgement: {steps:,} steps (query {largest!r} has {steps:,} "
+                f"documents relevant to a subtopic) x {len(entry_subtopic):,} judgements, "
+                f"more than the {MAX_IDEAL_WORK:,} terms tiedrank bounds it at; the "
+                "unnormalised measures (alpha_DCG@k, ERR_IA@k, NRBP, P_IA@k, AP_IA, "
+                "StRecall@k) need no ideal ranking")
         powers = novelty_powers(1.0 - alpha, steps)
         for _ in range(steps):  # one step per ideal rank
             # sums each document's gains in subtopic order, as ndeval adds them

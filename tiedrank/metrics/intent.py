@@ -43,6 +43,10 @@ Discount = Callable[[np.ndarray], np.ndarray]
 """``discount(rank) -> d(r)``, elementwise, ranks 1-based."""
 
 _CELLS = 1 << 22  # (pair, i, j) cells per slice: ~100 MB of temporaries at most
+MAX_CELLS = 1 << 29
+"""Most (pair, i, j) cells one expectation sums (about 15 s of one core): a larger sum is
+refused, naming the query and group that need the most (every cell is needed for an
+exact value; a cutoff bounds them)."""
 
 NEEDS_SUBTOPICS = ("needs diversity qrels, ndeval's 'query subtopic docno grade' lines (a "
                    "document judged once per subtopic); these qrels carry no subtopics. A "
@@ -105,9 +109,10 @@ def _ragged(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def expected_sum(pairs: Pairs, weight: Weight, discount: Discount, depth: int | None,
-                 n_queries: int) -> np.ndarray:
-    """Per query: the exact expectation over the tie orderings of
+                 table: TieTable, name: str) -> np.ndarray:
+    """Per query of ``table``: the exact expectation over the tie orderings of
     ``sum w_s(c_s(r)) d(r)`` (see the module docstring), ranks beyond ``depth`` adding 0."""
+    n_queries = table.n_queries
     out = np.zeros(n_queries)
     keep = pairs.start < depth if depth is not None else np.ones(len(pairs.m), dtype=bool)
     n, m, a = pairs.size[keep], pairs.m[keep], pairs.start[keep]
@@ -123,6 +128,8 @@ def expected_sum(pairs: Pairs, weight: Weight, discount: Discount, depth: int | 
     cells = np.minimum(i + (n - m)[pair], last[pair]) - i + 1  # offsets j = i .. that
     log_fact = _log_factorials(int(n.max()))
     ends = np.cumsum(cells)
+    if int(ends[-1]) > MAX_CELLS:
+        _refuse(table, name, pairs.group[keep], pair, cells, int(ends[-1]))
     cuts = np.searchsorted(ends, np.arange(_CELLS, int(ends[-1]), _CELLS), side="right")
     for lo, hi in zip(np.concatenate(([0], cuts)), np.concatenate((cuts, [len(cells)]))):
         if hi <= lo:
@@ -138,6 +145,20 @@ def expected_sum(pairs: Pairs, weight: Weight, discount: Discount, depth: int | 
         value = weight(subtopic[p], above[p] + ii) * discount(a[p] + 1 + j) * np.exp(log_p)
         out += np.bincount(query[p], weights=value, minlength=n_queries)
     return out
+
+
+def _refuse(table: TieTable, name: str, group: np.ndarray, pair: np.ndarray, cells: np.ndarray,
+            total: int) -> None:
+    per_group = np.bincount(group[pair], weights=cells.astype(np.float64))
+    worst = int(np.argmax(per_group))
+    first = int(table.group_above[worst]) + 1
+    raise ValueError(
+        f"{name}: the exact expectation needs {total:,} terms, more than the "
+        f"{MAX_CELLS:,} tiedrank sums in one evaluation; the largest share, "
+        f"{int(per_group[worst]):,}, is the tie group of query "
+        f"{table.queries[table.group_query[worst]]!r} at ranks "
+        f"{first}-{first + int(table.group_size[worst]) - 1}. A cutoff "
+        "bounds the terms (alpha_nDCG@k, ERR_IA@k, ...), as do fewer tied documents")
 
 
 # ---- the measures' weights, discounts and scalings ------------------------------------------
@@ -284,5 +305,5 @@ def intent_values(table: TieTable, family: str, k: int | None = None,
     """
     form = shape(family, table, k, alpha, beta)
     total = expected_sum(group_pairs(table, family), form.weight, form.discount, form.depth,
-                         table.n_queries)
+                         table, family)
     return scaled(table, form, total)

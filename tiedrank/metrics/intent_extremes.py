@@ -31,6 +31,9 @@ MAX_STATES = 250_000
 """Largest number of states (multisets of profiles up to the group's last counted rank)
 the best or worst order of one tie group may need; beyond it the measure's best and worst
 are refused for that query, naming it."""
+MAX_TOTAL_STATES = 20_000_000
+"""Largest number of states all the groups of one evaluation may need together (about a
+minute); beyond it the best and worst are refused, naming the largest group."""
 
 
 def _profiles(table: TieTable, name: str, form: Shape
@@ -111,8 +114,22 @@ def extreme_values(table: TieTable, family: str, k: int | None, alpha: float | N
     total += np.bincount(table.group_query[g][t_owner], weights=gains, minlength=table.n_queries)
     # ---- groups with several profiles: the bounded dynamic programme, group by group ---------
     first_profile = np.searchsorted(profile_group, group_ids)  # profiles sorted by group
-    for group, first, n_profiles in zip(group_ids[per_group > 1], first_profile[per_group > 1],
-                                        per_group[per_group > 1]):
+    searched = list(zip(group_ids[per_group > 1], first_profile[per_group > 1],
+                        per_group[per_group > 1]))
+    states = [_state_count(count[first:first + n], int(places[group]))
+              for group, first, n in searched]
+    if sum(states) > MAX_TOTAL_STATES:  # every group within its bound, too many of them
+        group = int(searched[int(np.argmax(states))][0])
+        first = int(table.group_above[group]) + 1
+        raise RemediedValueError(
+            f"{family}: the {'best' if best else 'worst'} orders of {len(states):,} tie groups "
+            f"need {sum(states):,} states together, more than the {MAX_TOTAL_STATES:,} "
+            f"tiedrank searches in one evaluation (the largest: query "
+            f"{table.queries[table.group_query[group]]!r}, ranks {first}-"
+            f"{first + int(table.group_size[group]) - 1}, {max(states):,}); ",
+            Remedy("ties", "expected,trec_eval", "to score the expectation and trec_eval's "
+                   "order, which need no search"), ", or a smaller cutoff")
+    for group, first, n_profiles in searched:
         mine = np.arange(first, first + n_profiles)
         total[table.group_query[group]] += _programme(
             table, family, int(group), rows[first_doc[mine]], counts_above[first_doc[mine]],
