@@ -40,10 +40,12 @@ from ..metrics.gain_maps import is_gain_map
 from ..metrics.registry import MetricFamily, parse_text
 from .trec_eval_params import GAIN_PAIRS
 
-FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec", "Judged", "ERR", "SDCG")
+FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec", "Judged", "ERR", "SDCG",
+            "INSQ", "INST", "BPM")
 """ir_measures measures with a tiedrank family of the same name and definition (``Judged``:
 its judged provider's; ``ERR``: its gdeval provider's, which needs a cutoff; ``SDCG``: its
-cwl_eval provider's, ``min_rel`` and ``max_rel`` carried over)."""
+cwl_eval provider's, ``min_rel`` and ``max_rel`` carried over; ``INSQ``, ``INST``, ``BPM``:
+its cwl_eval provider's too, ``T`` carried over and BPM's cutoff its K)."""
 
 
 # ---- in ---------------------------------------------------------------------------------------

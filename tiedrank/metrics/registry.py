@@ -221,6 +221,7 @@ class Metric:
     recall: float | None = None
     min_rel: float | None = None
     max_rel: float | None = None
+    T: float | None = None
     levels: tuple[float, ...] | None = None
     rel: int | None = None
     judged_only: bool | None = None
