@@ -122,10 +122,11 @@ def assert_every_ordering(peer_run, measures: list, queries: dict = TIED) -> Non
 
 # ---- every ordering, against cwl_eval ---------------------------------------------------------
 def test_every_ordering_equals_cwl_eval(peer_run):
-    """One of each family (cwl_eval takes about 1 s a measure on these orderings)."""
+    """One of each family (cwl_eval takes about 1 s a measure on these orderings). BPM with
+    max_rel a power of two: cwl_eval's float sums of gains are then exact (see below)."""
     assert_every_ordering(peer_run, [
         ir_measures.INSQ(T=1, max_rel=4), ir_measures.INST(T=2.5, max_rel=3, min_rel=1),
-        ir_measures.BPM(T=2, max_rel=3) @ 5])
+        ir_measures.BPM(T=2, max_rel=4) @ 5])
 
 
 @pytest.mark.slow
@@ -213,6 +214,21 @@ def test_inst_of_a_large_group_against_cwl_evals_class():
     assert got == pytest.approx((mean, max(values.values()), min(values.values())), abs=1e-12)
 
 
+@pytest.mark.parametrize("T, K, bounds", [(1, 3, (0, 4)), (2, 5, (0, 2)), (0.5, 1, (0, 4)),
+                                           (1.5, 4, (1, 3)), (3, 10, (0, 1)), (1, 2000, (0, 4))])
+def test_bpm_dynamic_programme_equals_the_enumeration(T, K, bounds):
+    """BPM's two exact methods: the stopping group's hypergeometric compositions (what the
+    registry uses) and every distinct gain sequence of every group (cwl.py's enumeration),
+    on 200 random tied queries."""
+    from tiedrank.metrics.cwl import BPM_SHAPE, orderings_summary
+    from tiedrank.metrics.cwl_bpm import bpm_summary
+    run, qrels = frames(draw_queries(seed=5, count=200))
+    table = build_tie_table(Run("r", run), Qrels(qrels)).scoring()
+    enumerated = orderings_summary(table, BPM_SHAPE(T, K), "BPM", *bounds)
+    for mine, theirs in zip(bpm_summary(table, T, K, *bounds), enumerated):
+        np.testing.assert_allclose(mine, theirs, rtol=0, atol=1e-13)
+
+
 def test_sequences_of_a_cut_group_have_the_exact_probabilities():
     """The enumeration's probabilities against counts of permutations (Fractions): 7 documents
     of gains 0 0 0 1 1 2 2 (as levels) read on 3 places."""
@@ -235,6 +251,17 @@ def test_a_query_past_the_bound_is_refused_by_name():
     assert ours(queries, ["INSQ(max_rel=1)"])  # linear: exact at any size
     # BPM reads the top K only (2^4 sequences); at best 1 1 1 after the 0: 3 / 4
     assert ours(queries, ["BPM(T=3)@5"])["BPM(T=3)@5", "1"][1] == pytest.approx(3 / 4)
+
+
+def test_bpm_compares_the_gathered_gain_with_t_exactly():
+    """Six gains of 1/3 (max_rel=3) reach T = 2 at the sixth document: BPM = 2 / 6. cwl_eval
+    sums floats, gets 1.9999999999999998 < 2 and reads on to K: 2 / 10 (documented)."""
+    queries = {"1": ([float(9 - i) for i in range(9)], [1] * 6 + [0] * 3, [0])}
+    got = ours(queries, ["BPM(T=2, max_rel=3)@10"])["BPM(T=2, max_rel=3)@10", "1"]
+    assert got == pytest.approx((1 / 3,) * 3, abs=1e-15)
+    run, qrels, _ = peer_inputs(queries)
+    (printed,) = cwl_eval([ir_measures.BPM(T=2, max_rel=3) @ 10], run, qrels).values()
+    assert printed == pytest.approx(0.2)
 
 
 # ---- names and doors -------------------------------------------------------------------------

@@ -20,11 +20,14 @@ products P_i = prod_{j < i} C_j over the 1000 places, normalised:
   while G_i < T and i + 1 < K, 0 from the first place failing either; the user reads places
   0..s, W = 1/(s + 1) each, so BPM = G_s / (s + 1), s = min(first place with G_i >= T,
   K - 1, 999). Places at or past K never count, so BPM reads the top min(K, 1000).
+  The registry scores BPM by :mod:`.cwl_bpm` (exact at any size: one tie group per query
+  decides it); :func:`BPM_SHAPE` enumerates it here too (the tests' second exact method;
+  it compares float sums with T, as cwl_eval).
 
-Exact expectation, best and worst of INST and BPM (docs/metrics-reference.md, 3g). INST's
-ratio does not factor over the tie groups (the weights of every later place depend on the
-order inside an earlier group), and no linear statistic carries it; BPM's value is a
-function of where the gathered gain first reaches T. Both are computed by enumerating the
+Exact expectation, best and worst of INST (docs/metrics-reference.md, 3g). INST's ratio
+does not factor over the tie groups (the weights of every later place depend on the order
+inside an earlier group), and no linear statistic carries it. It is computed by
+enumerating the
 *distinct gain sequences* each tie group can put on the places the measure reads (a group
 of n documents with 2 relevant has C(n, 2) of them, not n!), each with its probability
 under a uniform order of the group (prod_t (documents of that gain left) / (documents
@@ -366,11 +369,4 @@ def inst(table: TieTable, T: float, min_rel: float = 0.0, max_rel: float = 1.0,
          name: str = "INST", extreme: bool | None = None) -> np.ndarray:
     """E[INST(T)] per query (``extreme``: True the best, False the worst ordering's)."""
     summary = orderings_summary(table, INST_SHAPE(T), name, min_rel, max_rel)
-    return summary[0 if extreme is None else (1 if extreme else 2)]
-
-
-def bpm(table: TieTable, T: float, K: int, min_rel: float = 0.0, max_rel: float = 1.0,
-        name: str = "BPM", extreme: bool | None = None) -> np.ndarray:
-    """E[BPM(T)@K] per query (``extreme``: True the best, False the worst ordering's)."""
-    summary = orderings_summary(table, BPM_SHAPE(T, K), name, min_rel, max_rel)
     return summary[0 if extreme is None else (1 if extreme else 2)]

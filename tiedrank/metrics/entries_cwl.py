@@ -16,7 +16,7 @@ Examples
 """
 from __future__ import annotations
 
-from . import cwl
+from . import cwl, cwl_bpm
 from .entries_peers import _MAX_REL, _MIN_REL
 from .registry import MetricFamily, Parameter, register
 
@@ -36,7 +36,8 @@ def _inst(t, m, g, extreme=None):
 
 
 def _bpm(t, m, g, extreme=None):
-    return cwl.bpm(t, m.T, m.k, m.min_rel, m.max_rel, m.name, extreme)
+    summary = cwl_bpm.bpm_summary(t, m.T, m.k, m.min_rel, m.max_rel, m.name)
+    return summary[0 if extreme is None else (1 if extreme else 2)]
 
 
 for _entry in (
@@ -61,8 +62,9 @@ for _entry in (
                  description="C/W/L's static Bejeweled Player Model (Zhang et al. 2017; "
                              "cwl_eval, ir_measures' BPM@K): the user reads until the gain "
                              "gathered reaches T or K documents are read, and the value is "
-                             "that gain over the documents read; exact by enumerating the "
-                             "distinct gain sequences of the top K"),
+                             "that gain over the documents read; exact at any size (one tie "
+                             "group per query decides it: its hypergeometric compositions "
+                             "below T)"),
 ):
     register(_entry)
 del _entry
