@@ -229,6 +229,23 @@ def test_bpm_dynamic_programme_equals_the_enumeration(T, K, bounds):
         np.testing.assert_allclose(mine, theirs, rtol=0, atol=1e-13)
 
 
+@pytest.mark.parametrize("k", [1, 10, 100, 1000])
+def test_binary_bpm_at_t_1_is_rr_on_large_groups(k):
+    """With gains 0/1 and T = 1 the reader stops on the first relevant document, or at K
+    with nothing: BPM(T=1)@K = RR@K. RR's kernel (the first relevant's law) is the oracle on
+    tie groups of 400 and 700 documents, far past any enumeration."""
+    rng = np.random.default_rng(3)
+    scores = [9.0] * 3 + [5.0] * 400 + [4.0] * 2 + [1.0] * 700
+    grades = [0, 0, 0] + list(rng.permutation([1] * 25 + [0] * 375)) + [1, 0] + \
+        list(rng.permutation([2] * 9 + [0] * 691))
+    run, qrels = frames({"1": (scores, grades, [0])})
+    table = build_tie_table(Run("r", run), Qrels(qrels))
+    for extreme in (None, "optimistic", "pessimistic"):
+        np.testing.assert_allclose(metric_values(table, f"BPM@{k}", extreme=extreme),
+                                   metric_values(table, f"RR@{k}", extreme=extreme),
+                                   rtol=1e-12, atol=0)
+
+
 def test_sequences_of_a_cut_group_have_the_exact_probabilities():
     """The enumeration's probabilities against counts of permutations (Fractions): 7 documents
     of gains 0 0 0 1 1 2 2 (as levels) read on 3 places."""

@@ -118,10 +118,11 @@ def _bpm_summary(table: TieTable, T: float, K: int, min_rel: float, max_rel: flo
     n = table.group_size[inside].astype(np.int64)
     # per group: the compositions k of positive gains below tau (a box, filtered later)
     value, count = levels
-    reach = np.where(count > 0, np.minimum(count, (tau[:, None] - 1) // np.maximum(value, 1)), 0)
+    last = np.minimum(places, n) - 1  # the most documents read before the one it stops on
+    reach = np.minimum(np.minimum(count, (tau[:, None] - 1) // value), last[:, None])
     box = np.prod(reach + 1, axis=1, dtype=np.float64)
     zeros = n - count.sum(axis=1)
-    terms = box * (np.minimum(zeros, np.minimum(places, n) - 1) + 1) * (value.shape[1] + 1)
+    terms = box * (np.minimum(zeros, last) + 1) * (value.shape[1] + 1)
     refused = terms > MAX_TERMS
     if refused.any():
         g = int(np.flatnonzero(refused)[0])

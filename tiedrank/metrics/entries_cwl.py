@@ -17,10 +17,16 @@ Examples
 from __future__ import annotations
 
 from . import cwl, cwl_bpm
-from .entries_peers import _MAX_REL, _MIN_REL
 from .registry import MetricFamily, Parameter, register
 
-_T = Parameter("T", 1.0, lambda v: v == v and 0 < v <= 1e6,
+# ir_measures' min_rel and max_rel, as SDCG takes them (entries_peers.py): integers, max_rel
+# above min_rel (checked by the kernels, which name the measure)
+MIN_REL = Parameter("min_rel", 0.0, lambda v: v == v and 0 <= v < 2**31 and v == int(v),
+                    "an integer >= 0", "integer >= 0", "min_rel=g0", shown_at_default=False)
+MAX_REL = Parameter("max_rel", 1.0, lambda v: v == v and 1 <= v < 2**31 and v == int(v),
+                    "an integer >= 1 (above min_rel)", "integer >= 1", "max_rel=g1")
+
+GAIN_WANTED = Parameter("T", 1.0, lambda v: v == v and 0 < v <= 1e6,
                "a number > 0 (the gain the user wants, on the gains scaled to [0, 1])",
                "number > 0", "T=t", shown_at_default=False)
 _CWL_GAIN = ("the grade clipped into [min_rel, max_rel] and scaled to [0, 1] (cwl_eval's "
@@ -41,14 +47,14 @@ def _bpm(t, m, g, extreme=None):
 
 
 for _entry in (
-    MetricFamily("INSQ", _insq, cutoff="none", graded=True, parameters=(_T, _MAX_REL, _MIN_REL),
+    MetricFamily("INSQ", _insq, cutoff="none", graded=True, parameters=(GAIN_WANTED, MAX_REL, MIN_REL),
                  usage=("INSQ(max_rel=g1)",), fixed_gain=_CWL_GAIN,
                  description="C/W/L's INSQ (Moffat et al. 2012; cwl_eval, ir_measures' "
                              "INSQ): the rate of gain under continuation ((i + 2T) / (i + 1 + "
                              "2T))^2 over cwl_eval's 1000 places; linear in the gains (exact "
                              "at any size); T= the gain wanted (default 1), max_rel= the top "
                              "grade (default 1)"),
-    MetricFamily("INST", _inst, cutoff="none", graded=True, parameters=(_T, _MAX_REL, _MIN_REL),
+    MetricFamily("INST", _inst, cutoff="none", graded=True, parameters=(GAIN_WANTED, MAX_REL, MIN_REL),
                  usage=("INST(max_rel=g1)",), fixed_gain=_CWL_GAIN,
                  extremes=lambda t, m, best: _inst(t, m, None, best),
                  description="C/W/L's INST (Moffat et al. 2015; cwl_eval, ir_measures' "
@@ -57,7 +63,7 @@ for _entry in (
                              "group's distinct gain sequences (a query needing more than "
                              "65,536 is refused)"),
     MetricFamily("BPM", _bpm, cutoff="required", graded=True,
-                 parameters=(_T, _MAX_REL, _MIN_REL), usage=("BPM(max_rel=g1)@k",),
+                 parameters=(GAIN_WANTED, MAX_REL, MIN_REL), usage=("BPM(max_rel=g1)@k",),
                  fixed_gain=_CWL_GAIN, extremes=lambda t, m, best: _bpm(t, m, None, best),
                  description="C/W/L's static Bejeweled Player Model (Zhang et al. 2017; "
                              "cwl_eval, ir_measures' BPM@K): the user reads until the gain "
