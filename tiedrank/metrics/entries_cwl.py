@@ -27,8 +27,8 @@ MAX_REL = Parameter("max_rel", 1.0, lambda v: v == v and 1 <= v < 2**31 and v ==
                     "an integer >= 1 (above min_rel)", "integer >= 1", "max_rel=g1")
 
 GAIN_WANTED = Parameter("T", 1.0, lambda v: v == v and 0 < v <= 1e6,
-               "a number > 0 (the gain the user wants, on the gains scaled to [0, 1])",
-               "number > 0", "T=t", shown_at_default=False)
+                        "a number > 0 (the gain the user wants, on the gains scaled to [0, 1])",
+                        "number > 0", "T=t", shown_at_default=False)
 _CWL_GAIN = ("the grade clipped into [min_rel, max_rel] and scaled to [0, 1] (cwl_eval's "
              "gains, as ir_measures feeds them)")
 
@@ -47,14 +47,16 @@ def _bpm(t, m, g, extreme=None):
 
 
 for _entry in (
-    MetricFamily("INSQ", _insq, cutoff="none", graded=True, parameters=(GAIN_WANTED, MAX_REL, MIN_REL),
+    MetricFamily("INSQ", _insq, cutoff="none", graded=True,
+                 parameters=(GAIN_WANTED, MAX_REL, MIN_REL),
                  usage=("INSQ(max_rel=g1)",), fixed_gain=_CWL_GAIN,
                  description="C/W/L's INSQ (Moffat et al. 2012; cwl_eval, ir_measures' "
                              "INSQ): the rate of gain under continuation ((i + 2T) / (i + 1 + "
                              "2T))^2 over cwl_eval's 1000 places; linear in the gains (exact "
                              "at any size); T= the gain wanted (default 1), max_rel= the top "
                              "grade (default 1)"),
-    MetricFamily("INST", _inst, cutoff="none", graded=True, parameters=(GAIN_WANTED, MAX_REL, MIN_REL),
+    MetricFamily("INST", _inst, cutoff="none", graded=True,
+                 parameters=(GAIN_WANTED, MAX_REL, MIN_REL),
                  usage=("INST(max_rel=g1)",), fixed_gain=_CWL_GAIN,
                  extremes=lambda t, m, best: _inst(t, m, None, best),
                  description="C/W/L's INST (Moffat et al. 2015; cwl_eval, ir_measures' "
