@@ -263,8 +263,11 @@ def test_a_query_past_the_bound_is_refused_by_name():
     group = [1, 0] * 20  # C(40, 20) sequences
     queries = one_group(group, [0])
     with pytest.raises(ValueError, match=r"INST\(max_rel=1\): query '1' has a tie group of 40 "
-                                         r"documents at ranks 2\.\.41.*trec_eval"):
+                                         r"documents at ranks 2\.\.41.*pass ties='trec_eval'"
+                                         r".*or use INSQ") as refused:
         ours(queries, ["INST(max_rel=1)"])
+    from tiedrank.cli._common import cli_message
+    assert "--ties trec_eval" in cli_message(refused.value)  # each door words the remedy
     assert ours(queries, ["INSQ(max_rel=1)"])  # linear: exact at any size
     # BPM reads the top K only (2^4 sequences); at best 1 1 1 after the 0: 3 / 4
     assert ours(queries, ["BPM(T=3)@5"])["BPM(T=3)@5", "1"][1] == pytest.approx(3 / 4)

@@ -60,6 +60,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.errors import Remedy, RemediedValueError
 from ..core.segments import segment_cumsum, segment_sum
 from ..core.ties import TieTable
 from .peer_kernels import scaled_gains
@@ -78,12 +79,14 @@ _CHUNK_CELLS = 2**22
 @dataclass(frozen=True)
 class Shape:
     """A C/W/L measure as the enumeration needs it: the places it reads (``depth``), the
-    per-row formula (gains rows x depth -> value per row), and what to write instead when a
-    query is refused (``remedy``)."""
+    per-row formula (gains rows x depth -> value per row), and the words of a refusal: why
+    no closed form helps (``why``), and what else to write besides one ordering
+    (``instead``)."""
 
     depth: int
     rows: Callable[[np.ndarray], np.ndarray]
-    remedy: str
+    why: str
+    instead: str
     key: tuple
 
 
@@ -118,16 +121,14 @@ def bpm_rows(T: float, K: int) -> Callable[[np.ndarray], np.ndarray]:
 def INST_SHAPE(T: float) -> Shape:
     """The enumeration of INST(T): all 1000 places (every weight depends on the order)."""
     return Shape(CWL_DEPTH, inst_rows(T), "INST stops by the gain gathered so far and is a "
-                 "ratio of sums over all 1000 places, so no closed form exists; score that "
-                 "query under one ordering (the trec_eval tie policy) or use INSQ (exact at any "
-                 "size)", ("INST", T))
+                 "ratio of sums over all 1000 places, so no closed form exists; ",
+                 ", or use INSQ (exact at any size)", ("INST", T))
 
 
 def BPM_SHAPE(T: float, K: int) -> Shape:
     """The enumeration of BPM(T)@K: the top min(K, 1000) places."""
-    return Shape(min(K, CWL_DEPTH), bpm_rows(T, K), "ask for a smaller cutoff (BPM@k with "
-                 "fewer places in the group) or score that query under one ordering (the "
-                 "trec_eval tie policy)", ("BPM", T, K))
+    return Shape(min(K, CWL_DEPTH), bpm_rows(T, K), "",
+                 ", or ask for a smaller cutoff", ("BPM", T, K))
 
 
 def check_bounds(min_rel: float, max_rel: float, name: str) -> None:
@@ -230,7 +231,7 @@ class _Groups:
 
 
 def _random_groups(table: TieTable, gains: np.ndarray, depth: int, name: str,
-                   remedy: str) -> _Groups:
+                   shape: Shape) -> _Groups:
     """The groups whose order matters inside ``depth``, each with its shape's sequences
     (one enumeration per distinct shape: gains, counts, places)."""
     places = np.clip(depth - table.group_above, 0, table.group_size).astype(np.int64)
@@ -253,11 +254,11 @@ def _random_groups(table: TieTable, gains: np.ndarray, depth: int, name: str,
     n_levels = np.bincount(owner, minlength=len(random))
     width = int(n_levels.max())
     slot = np.arange(len(owner)) - np.repeat(np.cumsum(n_levels) - n_levels, n_levels)
-    shape = np.full((len(random), 1 + 2 * width), -1.0)  # places, gains, counts (pad -1)
-    shape[:, 0] = places[random]
-    shape[owner, 1 + slot] = level_gain
-    shape[owner, 1 + width + slot] = level_count
-    shapes, which = np.unique(shape, axis=0, return_inverse=True)
+    layout = np.full((len(random), 1 + 2 * width), -1.0)  # places, gains, counts (pad -1)
+    layout[:, 0] = places[random]
+    layout[owner, 1 + slot] = level_gain
+    layout[owner, 1 + width + slot] = level_count
+    shapes, which = np.unique(layout, axis=0, return_inverse=True)
     which = which.ravel()
     counts, sequences, logps = [], [], []
     for s, row in enumerate(shapes):  # one enumeration per distinct shape
@@ -268,7 +269,7 @@ def _random_groups(table: TieTable, gains: np.ndarray, depth: int, name: str,
                                         int(row[0]), MAX_ORDERINGS)
         except _TooMany:
             _refuse(table, random[int(np.flatnonzero(which == s)[0])], gains, depth, None,
-                    name, remedy)
+                    name, shape)
         counts.append(len(logp))
         sequences.append(seq.ravel())
         logps.append(logp)
@@ -280,7 +281,7 @@ def _random_groups(table: TieTable, gains: np.ndarray, depth: int, name: str,
 
 
 def _refuse(table: TieTable, g: int, gains: np.ndarray, depth: int, rows: float | None,
-            name: str, remedy: str) -> None:
+            name: str, shape: Shape) -> None:
     """The one message of a query too large to enumerate, naming it and group ``g``."""
     start, size, above = int(table.group_start[g]), int(table.group_size[g]), \
         int(table.group_above[g])
@@ -288,11 +289,12 @@ def _refuse(table: TieTable, g: int, gains: np.ndarray, depth: int, rows: float 
     held = ", ".join(f"{c} of gain {v:g}" for v, c in zip(values, counts))
     needs = ("its distinct gain sequences alone are more than" if rows is None
              else f"its tie groups have {rows:,.0f} joint gain sequences, more than")
-    raise ValueError(
+    raise RemediedValueError(
         f"{name}: query {table.queries[table.group_query[g]]!r} has a tie group of {size} "
         f"documents at ranks {above + 1}..{above + size} ({held}) inside the {depth} places "
         f"{name} reads; {needs} the {MAX_ORDERINGS:,} its exact expectation enumerates; "
-        f"{remedy}")
+        f"{shape.why}", Remedy("ties", "trec_eval", "to score one ordering (trec_eval's)"),
+        shape.instead)
 
 
 def orderings_summary(table: TieTable, shape: Shape, name: str, min_rel: float = 0.0,
@@ -310,7 +312,7 @@ def _summary(table: TieTable, shape: Shape, name: str, min_rel: float,
              max_rel: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     gains = cwl_gains(table, min_rel, max_rel, name)
     depth, n_queries = shape.depth, table.n_queries
-    groups = _random_groups(table, gains, depth, name, shape.remedy)
+    groups = _random_groups(table, gains, depth, name, shape)
     # each query's joint sequences: the product over its random groups (mixed radix)
     g_query = table.group_query[groups.group]
     log_count = np.log(groups.count.astype(np.float64))
@@ -320,7 +322,7 @@ def _summary(table: TieTable, shape: Shape, name: str, min_rel: float,
         q = int(np.flatnonzero(too_many)[0])
         mine = np.flatnonzero(g_query == q)
         _refuse(table, int(groups.group[mine[np.argmax(groups.count[mine])]]), gains, depth,
-                float(np.exp(per_query[q])), name, shape.remedy)
+                float(np.exp(per_query[q])), name, shape)
     rows_of = np.rint(np.exp(per_query)).astype(np.int64)
     row_start = np.concatenate(([0], np.cumsum(rows_of)))
     first_group = np.ones(len(g_query), dtype=bool)

@@ -55,6 +55,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..core.errors import Remedy, RemediedValueError
 from ..core.segments import segment_sum
 from ..core.ties import TieTable
 from .cwl import CWL_DEPTH, check_bounds
@@ -127,12 +128,12 @@ def _bpm_summary(table: TieTable, T: float, K: int, min_rel: float, max_rel: flo
     if refused.any():
         g = int(np.flatnonzero(refused)[0])
         grp = int(inside[g])
-        raise ValueError(
+        raise RemediedValueError(
             f"{name}: query {table.queries[query[g]]!r} has a tie group of {n[g]} documents at "
             f"ranks {int(table.group_above[grp]) + 1}..{int(end[grp])} where the reader stops; "
-            f"its exact BPM needs {terms[g]:,.0f} terms, more than {MAX_TERMS:,}; ask for a "
-            f"smaller T (fewer compositions below it) or score that query under one ordering "
-            "(the trec_eval tie policy)")
+            f"its exact BPM needs {terms[g]:,.0f} terms, more than {MAX_TERMS:,}; ",
+            Remedy("ties", "trec_eval", "to score one ordering (trec_eval's)"),
+            ", or ask for a smaller T (fewer gatherings below it)")
     batch = np.cumsum(terms) // _CHUNK
     for part in np.split(np.arange(len(inside)), np.flatnonzero(np.diff(batch)) + 1):
         if len(part):
