@@ -23,7 +23,8 @@ module does one job:
                            decides which of two runs wins (best of one against worst of
                            the other)
 :mod:`.exact`              exact laws for tiny cases: :func:`query_value_distribution`,
-                           :func:`run_mean_distribution`, :func:`exact_win_probability`
+                           :func:`run_mean_distribution`, :func:`exact_win_probability`,
+                           :func:`expected_geometric_mean` (E[gm_map] itself)
 :mod:`.rankings`           :func:`policy_rankings`, :func:`ranking_agreement` (Kendall's tau
                            between policies), :func:`rank_correlation` of two runs' orders
 :mod:`.groups`             :func:`group_breakdown` per query group (:func:`read_groups`)
@@ -94,6 +95,7 @@ from .corrections import (
 )
 from .exact import (
                            exact_win_probability,
+                           expected_geometric_mean,
                            query_value_distribution,
                            run_mean_distribution,
 )
@@ -152,7 +154,8 @@ __all__ = [  # noqa: RUF022 (grouped by module, as the table above)
     # verdict stability and exact laws
     "PairStability", "WinProbability", "pair_stability", "policy_verdicts",
     "verdict_stability", "win_probabilities", "win_probability",
-    "exact_win_probability", "query_value_distribution", "run_mean_distribution",
+    "exact_win_probability", "expected_geometric_mean", "query_value_distribution",
+    "run_mean_distribution",
     # queries whose winner the tie-break alone decides
     "FRAGILE_COLUMNS", "fragile_queries",
     # rankings and rank correlation
