@@ -53,7 +53,7 @@ ir_measures spells it, is read too)."""
 TREC_GAIN_FAMILIES = ("RBP_graded", "ndcg_rel", "Rndcg", "G")
 """Families graded by trec_eval's default gains (gain = grade, whatever ``rel=`` says): they
 take no ``gain=linear|exp``, and ``rel=`` does not turn them binary."""
-TREC_GAIN_MAP_FAMILIES = ("RBP_graded", "ndcg_rel", "Rndcg")
+TREC_GAIN_MAP_FAMILIES = ("RBP_graded", "ndcg_rel", "Rndcg", "G")
 """Those of :data:`TREC_GAIN_FAMILIES` that take a gain map, trec_eval's grade=gain pairs
 (``ndcg_rel(gain=1:3 2:9)`` is ``-m ndcg_rel.1=3,2=9``); their best and worst orders are by
 gain (:func:`~tiedrank.metrics.gain_maps.resolve_by_gain`)."""
@@ -270,9 +270,10 @@ class Metric:
     @property
     def extremes(self) -> Extremes | None:
         """The family's :attr:`MetricFamily.extremes`; under a gain map, the orders by gain."""
+        if self.entry.extremes is not None:  # computed by the family (G: under a map too)
+            return self.entry.extremes
         by_gain = self.entry.graded or self.family in TREC_GAIN_MAP_FAMILIES
-        return K.graded_extreme if by_gain and is_gain_map(self.gain or "") \
-            else self.entry.extremes
+        return K.graded_extreme if by_gain and is_gain_map(self.gain or "") else None
 
     @property
     def summary(self) -> Summary:
