@@ -1,0 +1,149 @@
+"""Compat (tiedrank/metrics/compat.py) against ir_measures' compat provider on every tie
+ordering, and against plain transcriptions of its definition.
+
+The random tied queries of tests/metrics/test_metrics_peer_measures.py (graded 0..4,
+documents absent from the qrels, pooled but unjudged (-1), judged documents never retrieved,
+queries without a relevant document); every ordering of every query becomes a query of its own
+with distinct positive scores and ir_measures scores all of them in one call (its ideal ranking
+then follows that ordering). Expected == mean, best == max, worst == min over the orderings;
+on tie-free runs the trec_eval-order value equals ir_measures'.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import tiedrank
+from tiedrank.core.data import Qrels, Run
+from tiedrank.core.ties import build_tie_table
+from tiedrank.metrics import metric_values
+from tiedrank.metrics import compat as C
+from test_metrics_peer_measures import (assert_matches, by_query, draw_queries, frames,
+                                        ir_measures_values, peer_inputs)
+
+ir_measures = pytest.importorskip("ir_measures")
+TIED = draw_queries(seed=20261128, count=90)
+SETTINGS = [(0.95, True), (0.95, False), (0.5, True), (0.8, False)]
+
+
+def metric_name(p: float, normalize: bool) -> str:
+    return f"Compat(p={p}, normalize={normalize})"
+
+
+def compat_definition(ranked: list, ideal: list, p: float, normalize: bool) -> float:
+    """Clarke et al.'s compatibility written from its definition: RBO to depth max(n, R),
+    set overlaps of the prefixes, over the finite weight sum (and over RBO(ideal, ideal))."""
+    depth = max(len(ranked), len(ideal))
+
+    def rbo(x, y):
+        return sum(p ** (i - 1) * len(set(x[:i]) & set(y[:i])) / i
+                   for i in range(1, depth + 1)) / sum(p ** (i - 1) for i in range(1, depth + 1))
+    if not ideal:
+        return 0.0
+    return rbo(ranked, ideal) / rbo(ideal, ideal) if normalize else rbo(ranked, ideal)
+
+
+@pytest.fixture(scope="module")
+def peer_run():
+    return peer_inputs(TIED)
+
+
+@pytest.mark.parametrize("p, normalize", SETTINGS)
+def test_compat_equals_ir_measures_on_every_ordering(peer_run, p, normalize):
+    run, qrels, owner = peer_run
+    values = ir_measures_values(ir_measures.Compat(p=p, normalize=normalize), run, qrels)
+    assert_matches(TIED, metric_name(p, normalize), by_query(values, owner), 1e-12,
+                   "ir_measures compat")
+
+
+def test_tie_free_trec_eval_order_equals_ir_measures():
+    queries = draw_queries(seed=11, count=30, tie_free=True)
+    run, qrels = frames(queries)
+    measures = [ir_measures.Compat, ir_measures.Compat(p=0.7, normalize=False)]
+    ev = tiedrank.evaluate({"r": run}, qrels, measures, ties=["trec_eval", "input"])
+    got = ev.per_query.set_index(["query", "metric", "policy"])["value"]
+    peer_run, peer_qrels, _ = peer_inputs(queries)
+    for measure in measures:
+        name = tiedrank.parse_metric(measure).name
+        want = ir_measures_values(measure, peer_run, peer_qrels)
+        for q in queries:
+            for policy in ("trec_eval", "input"):
+                assert got[q, name, policy] == pytest.approx(want[f"{q}0000"], abs=1e-12)
+
+
+def test_one_large_group_equals_every_permutation():
+    """Eight tied documents of grades 3, 2, 2, 1, 1, 0, unjudged, -1 behind one untied
+    document, two relevant documents never retrieved: the mean, max and min of the definition
+    over all 40,320 orderings (cells with m > 1 and n - m > 0, which the draw reaches rarely)."""
+    grades = [3, 2, 2, 1, 1, 0, None, -1]
+    docs = [f"d{i}" for i in range(8)]
+    judged = {d: g for d, g in zip(docs, grades) if g is not None} | {"u0": 2, "u1": 4}
+    ideal_of = lambda ranked: sorted((d for d in judged if judged[d] > 0),  # noqa: E731
+                                     key=lambda d: (-judged[d], ranked.index(d)
+                                                    if d in ranked else len(ranked)))
+    for p, normalize in [(0.9, True), (0.6, False)]:
+        values = np.array([compat_definition(["top", *perm], ideal_of(["top", *perm]), p,
+                                             normalize)
+                           for perm in itertools.permutations(docs)])
+        run = pd.DataFrame({"query": "1", "doc": ["top", *docs], "score": [2.0] + [1.0] * 8})
+        qrels = pd.DataFrame({"query": "1", "doc": list(judged), "relevance": list(judged.values())})
+        table = build_tie_table(Run("r", run), Qrels(qrels))
+        name = metric_name(p, normalize)
+        got = [float(metric_values(table, name, extreme=e)[0])
+               for e in (None, "optimistic", "pessimistic")]
+        assert got == pytest.approx([values.mean(), values.max(), values.min()], abs=1e-13)
+
+
+def test_ir_measures_tied_run_can_fall_below_every_ordering():
+    """ir_measures orders the ideal's tied documents of one grade by the qrels, not by the run:
+    two tied relevant documents, qrels listing them the other way round, give 2 W(2) over
+    W(1) + W(2), below the one value every ordering gives (the reference explains)."""
+    run = {"1": {"a": 1.0, "b": 1.0}}
+    qrels = {"1": {"b": 1, "a": 1}}
+    peer = ir_measures_values(ir_measures.Compat(p=0.5), run, qrels)["1"]
+    frame = pd.DataFrame({"query": "1", "doc": ["a", "b"], "score": [1.0, 1.0]})
+    ev = tiedrank.evaluate({"r": frame}, pd.DataFrame({"query": "1", "doc": ["b", "a"],
+                                                       "relevance": [1, 1]}),
+                           ["Compat(p=0.5)"], ties=["expected", "optimistic", "pessimistic"])
+    assert set(ev.per_query["value"].round(12)) == {1.0}
+    assert peer == pytest.approx(2 * 0.25 / (1.25 + 0.25), abs=1e-12)
+
+
+def test_names_parameters_and_refusals():
+    assert tiedrank.parse_metric(ir_measures.Compat).name == "Compat(p=0.95)"
+    assert tiedrank.parse_metric(ir_measures.Compat(p=0.8, normalize=False)).name == \
+        "Compat(p=0.8, normalize=False)"
+    assert tiedrank.parse_metric("compat(0.5, False)").normalize == 0.0
+    with pytest.raises(ValueError, match="p must be in"):
+        tiedrank.parse_metric("Compat(p=1)")
+    with pytest.raises(ValueError, match="normalize"):
+        tiedrank.parse_metric("Compat(normalize=maybe)")
+    with pytest.raises(ValueError, match="gain="):
+        tiedrank.parse_metric("Compat(gain=exp)")
+    with pytest.raises(ValueError, match="rel="):
+        tiedrank.parse_metric("Compat(rel=2)")
+    with pytest.raises(ValueError, match="takes no cutoff"):
+        tiedrank.parse_metric("Compat@10")
+
+
+def test_refuses_a_cell_too_large_to_score_exactly(monkeypatch):
+    monkeypatch.setattr(C, "MAX_TERMS", 50)
+    run = pd.DataFrame({"query": "7", "doc": [f"d{i}" for i in range(20)], "score": 1.0})
+    qrels = pd.DataFrame({"query": "7", "doc": [f"d{i}" for i in range(10)], "relevance": 1})
+    table = build_tie_table(Run("r", run), Qrels(qrels))
+    with pytest.raises(ValueError, match=r"Compat\(p=0.95\): query '7' has a tie group of 20 "
+                                         r"documents at ranks 1..20, 10 of them of one grade"):
+        metric_values(table, "Compat")
+    assert metric_values(table.resolve("trec_eval"), "Compat")[0] > 0  # one ordering: fine
+
+
+def test_tail_weights_are_the_sums_they_stand_for():
+    p, depth = 0.9, 40
+    tail = C.tail_weights(p, depth)
+    for t in (1, 5, 40):
+        for d in (t, 40):
+            want = sum(p ** (i - 1) / i for i in range(t, d + 1))
+            assert tail[t] - tail[d + 1] == pytest.approx(want, rel=1e-14)

@@ -1,0 +1,200 @@
+"""Compatibility (Clarke, Vtyurina & Smucker 2020, "Assessing top-k preferences"), exact under
+ties, and the rank-biased overlap weights it shares with :mod:`tiedrank.stats.overlap`.
+
+Compat is rank-biased overlap (Webber, Moffat & Zobel 2010) between the run and an ideal
+ranking, as ir_measures' ``compat`` provider computes it: the ideal ranking is the query's
+documents with a positive grade sorted by grade descending, the documents of one grade in
+the run's order (those the run misses after them); with D = max(n, R) (n documents
+retrieved, R graded above 0) and A_i, B_i the run's and the ideal's top i,
+
+    RBO(run, ideal) = sum_{i=1}^{D} p^(i-1) |A_i & B_i| / i  /  sum_{i=1}^{D} p^(i-1),
+
+and ``normalize=True`` (the default) divides by RBO(ideal, ideal). 0 when R = 0.
+
+Exact expectation (docs/metrics-reference.md, section 3h). A document at rank r in the run
+and q in the ideal is in A_i & B_i for every i >= max(r, q), so the numerator is
+sum_d W(max(r_d, q_d)) over the relevant retrieved documents, W(t) = sum_{i=t}^{D}
+p^(i-1) / i: linear in the documents. Take the m documents of grade x in tie group g (a_g
+documents above it, n_g in it): their ideal ranks are b + 1 .. b + m in their run order, b =
+(documents of the qrels graded above x) + (retrieved documents of grade x in the groups
+above g), the same under every ordering. Under a uniform ordering of the group the k-th of
+them (k = 0..m-1) sits at place j of the group with the law of the (k+1)-th smallest of m
+uniform distinct places among n_g, C(j, k) C(n_g-1-j, m-1-k) / C(n_g, m), so
+
+    E[their share] = sum_{k=0}^{m-1} sum_{j=k}^{k+n_g-m} C(j,k) C(n_g-1-j, m-1-k) / C(n_g, m)
+                     W(max(a_g + 1 + j, b + 1 + k)),
+
+m (n_g - m + 1) terms per (group, grade); the denominators do not depend on the ordering.
+A (group, grade) needing more than :data:`MAX_TERMS` terms is refused with a message naming
+the query and the group's ranks, never approximated.
+
+Best and worst (proved in the reference): W is decreasing and convex, so W(max(r, q)) is
+"anti-Monge": pairing the sorted places with the sorted ideal ranks is the largest, and
+swapping adjacent documents of a lower grade above a higher one can only lower the sum. The
+largest value puts each group's documents by grade descending (the ``optimistic`` grade
+order), the smallest by grade ascending with the non-positive grades first (``pessimistic``).
+
+ir_measures' own run order breaks score ties by docno ascending and orders the ideal's tied
+documents of one grade by qrels order, not by the run: on a tied run its value may fall
+below every ordering's (it pairs the run and the ideal crosswise); on a run without ties and
+with positive scores it is the value here (docs/metrics-reference.md).
+
+Examples
+--------
+>>> import pandas as pd
+>>> from tiedrank.core.data import Qrels, Run
+>>> from tiedrank.core.ties import build_tie_table
+>>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("ab"), "score": [1.0, 1.0]}))
+>>> qrels = Qrels(pd.DataFrame({"query": "q", "doc": ["a"], "relevance": [1]}))
+>>> float(compat(build_tie_table(run, qrels), 0.5, True)[0])  # (W(1) + W(2)) / 2 / W(1)
+0.6
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.segments import segment_cumsum
+from ..core.ties import TieTable
+from .blocks import divide
+
+MAX_TERMS = 2**24
+"""The most terms one (tie group, grade) may need, m (n_g - m + 1): about 16 million."""
+_CHUNK = 2**21
+"""Terms computed at once across (group, grade) cells (cells are batched up to this many)."""
+
+
+def tail_weights(p: float, depth: int) -> np.ndarray:
+    """T[t] = sum_{i=t}^{depth} p^(i-1) / i for t = 0..depth+1 (T[0] = T[1], T[depth+1] = 0).
+
+    Then sum_{i=t}^{D} p^(i-1) / i = T[t] - T[D + 1] for any D <= depth: rank-biased
+    overlap's weight of an item that enters both prefixes at depth t, summed from the
+    smallest term up (a reverse cumulative sum), so a deep tail keeps its relative precision.
+
+    >>> [round(float(v), 4) for v in tail_weights(0.5, 3)]
+    [1.3333, 1.3333, 0.3333, 0.0833, 0.0]
+    """
+    i = np.arange(1, depth + 1, dtype=np.float64)
+    terms = np.power(p, i - 1) / i
+    tail = np.zeros(depth + 2)
+    tail[1:depth + 1] = np.cumsum(terms[::-1])[::-1]
+    tail[0] = tail[1]
+    return tail
+
+
+def geometric_total(p: float, depth: np.ndarray) -> np.ndarray:
+    """sum_{i=1}^{D} p^(i-1) = (1 - p^D) / (1 - p), per D (0 for D = 0)."""
+    return -np.expm1(np.asarray(depth, dtype=np.float64) * np.log(p)) / (1.0 - p)
+
+
+def _log_choose(n: np.ndarray, k: np.ndarray) -> np.ndarray:
+    from scipy.special import gammaln  # scipy only when Compat is computed: tiedrank starts fast
+
+    return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+
+
+def _query_counts(table: TieTable) -> tuple[np.ndarray, np.ndarray]:
+    """Per query: R, the qrels documents graded above 0, and D = max(retrieved, R)."""
+    counts = np.diff(table.ideal_start)
+    ideal_query = np.repeat(np.arange(table.n_queries, dtype=np.int64), counts)
+    relevant = np.bincount(ideal_query, weights=table.ideal_grade > 0,
+                           minlength=table.n_queries).astype(np.int64)
+    return relevant, np.maximum(table.n_retrieved.astype(np.int64), relevant)
+
+
+def _higher_in_qrels(table: TieTable, query: np.ndarray, grade: np.ndarray) -> np.ndarray:
+    """Per (query, grade): the query's qrels documents graded strictly above ``grade``."""
+    counts = np.diff(table.ideal_start)
+    ideal_query = np.repeat(np.arange(table.n_queries, dtype=np.int64), counts)
+    levels, inverse = np.unique(np.concatenate([table.ideal_grade, grade]), return_inverse=True)
+    span = len(levels) + 1
+    # ascending key: query, then grade descending (the ideal's own order)
+    key = ideal_query * span + (len(levels) - inverse[:len(ideal_query)])
+    asked = query * span + (len(levels) - inverse[len(ideal_query):])
+    return np.searchsorted(key, asked, side="left") - table.ideal_start[query]
+
+
+def _cells(table: TieTable) -> dict[str, np.ndarray]:
+    """The (tie group, grade) cells of the positively graded documents: group, m, b."""
+    positive = np.flatnonzero(table.doc_grade > 0)
+    group, grade = table.doc_group[positive], table.doc_grade[positive]
+    query = table.group_query[group]
+    # cells by (query, grade, group): the groups above share the query and grade
+    order = np.lexsort((group, grade, query))
+    group, grade, query = group[order], grade[order], query[order]
+    new = np.ones(len(group), dtype=bool)
+    new[1:] = (group[1:] != group[:-1]) | (grade[1:] != grade[:-1])
+    starts = np.flatnonzero(new)
+    m = np.diff(np.append(starts, len(group)))
+    group, grade, query = group[starts], grade[starts], query[starts]
+    first = np.ones(len(starts), dtype=bool)
+    first[1:] = (query[1:] != query[:-1]) | (grade[1:] != grade[:-1])
+    same_grade_above = segment_cumsum(m, np.flatnonzero(first), exclusive=True) \
+        if len(m) else m
+    b = _higher_in_qrels(table, query, grade) + same_grade_above
+    return {"group": group, "query": query, "m": m, "b": b}
+
+
+def _cell_sums(cells: dict, n: np.ndarray, a: np.ndarray, tail: np.ndarray,
+               depth_tail: np.ndarray, part: np.ndarray) -> np.ndarray:
+    """sum_k sum_j law(j | k) W(max(a + 1 + j, b + 1 + k)) for the cells ``part``."""
+    m = cells["m"][part]
+    n_, a_, b_ = n[part], a[part], cells["b"][part]
+    width = n_ - m + 1
+    terms = m * width
+    owner = np.repeat(np.arange(len(part)), terms)
+    inner = np.arange(len(owner)) - np.repeat(np.cumsum(terms) - terms, terms)
+    k, shift = inner // width[owner], inner % width[owner]
+    j = k + shift
+    mf, nf = m[owner].astype(np.float64), n_[owner].astype(np.float64)
+    law = np.exp(_log_choose(j.astype(np.float64), k.astype(np.float64))
+                 + _log_choose(nf - 1 - j, mf - 1 - k) - _log_choose(nf, mf))
+    enters = np.maximum(a_[owner] + 1 + j, b_[owner] + 1 + k)
+    weight = tail[enters] - depth_tail[part][owner]
+    return np.bincount(owner, weights=law * weight, minlength=len(part))
+
+
+def compat_numerator(table: TieTable, p: float, name: str = "Compat"
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """E[sum_{i<=D} p^(i-1) |A_i & B_i| / i] per query, with R, D and the tail weights."""
+    relevant, depth = _query_counts(table)
+    table = table.scoring()
+    tail = tail_weights(p, int(depth.max(initial=0)))
+    if table.n_groups == 0 or not (table.doc_grade > 0).any():
+        return np.zeros(table.n_queries), relevant, depth, tail
+    cells = _cells(table)
+    n = table.group_size[cells["group"]].astype(np.int64)
+    a = table.group_above[cells["group"]].astype(np.int64)
+    terms = cells["m"] * (n - cells["m"] + 1)
+    refused = terms > MAX_TERMS
+    if refused.any():
+        c = int(np.flatnonzero(refused)[0])
+        raise ValueError(
+            f"{name}: query {table.queries[cells['query'][c]]!r} has a tie group of {n[c]} "
+            f"documents at ranks {a[c] + 1}..{a[c] + n[c]}, {cells['m'][c]} of them of one "
+            f"grade: its exact expectation needs {int(terms[c]):,} terms, more than "
+            f"{MAX_TERMS:,}; score that query under one ordering (the trec_eval tie policy) "
+            "or break the run's ties")
+    depth_tail = tail[depth[cells["query"]] + 1]
+    sums = np.zeros(len(terms))
+    batch = np.cumsum(terms) // _CHUNK
+    for part in np.split(np.arange(len(terms)), np.flatnonzero(np.diff(batch)) + 1):
+        if len(part):  # bounded memory: at most _CHUNK terms (plus one cell) at once
+            sums[part] = _cell_sums(cells, n, a, tail, depth_tail, part)
+    numerator = np.bincount(cells["query"], weights=sums, minlength=table.n_queries)
+    return numerator, relevant, depth, tail
+
+
+def compat(table: TieTable, p: float = 0.95, normalize: bool = True,
+           name: str = "Compat") -> np.ndarray:
+    """Compat(p, normalize) per query: the exact mean over the tie orderings on the expected
+    table, the single ordering's value on a resolved one (the module gives the derivation).
+
+    The normaliser RBO(ideal, ideal) = sum_{i<=D} p^(i-1) min(i, R) / i =
+    (1 - p^R) / (1 - p) + R W(R + 1) does not depend on the ordering; without
+    ``normalize`` the divisor is sum_{i<=D} p^(i-1) = (1 - p^D) / (1 - p).
+    """
+    numerator, relevant, depth, tail = compat_numerator(table, p, name)
+    if normalize:
+        best = geometric_total(p, relevant) + relevant * (tail[relevant + 1] - tail[depth + 1])
+        return divide(numerator, np.where(relevant > 0, best, 0.0))
+    return divide(numerator, np.where(relevant > 0, geometric_total(p, depth), 0.0))
