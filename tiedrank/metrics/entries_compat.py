@@ -26,6 +26,7 @@ _NORMALIZE = Parameter("normalize", 1.0, lambda v: v in (0.0, 1.0), "True or Fal
 register(MetricFamily(
     "Compat", lambda t, m, g: compat.compat(t, m.p, bool(m.normalize), m.name),
     cutoff="none", graded=True, parameters=(_PERSISTENCE, _NORMALIZE),
+    usage=("Compat(p=p)", "Compat(p=p, normalize=False)"),
     fixed_gain="the grades' order alone (the ideal ranking sorts the positive grades "
                "descending)",
     description="compatibility (Clarke, Vtyurina & Smucker 2020; ir_measures' Compat): "
