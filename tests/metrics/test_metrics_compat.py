@@ -75,11 +75,11 @@ def test_tie_free_trec_eval_order_equals_ir_measures():
 
 
 def test_one_large_group_equals_every_permutation():
-    """Eight tied documents of grades 3, 2, 2, 1, 1, 0, unjudged, -1 behind one untied
+    """Seven tied documents of grades 3, 2, 2, 1, 1, 0, unjudged behind one untied
     document, two relevant documents never retrieved: the mean, max and min of the definition
-    over all 40,320 orderings (cells with m > 1 and n - m > 0, which the draw reaches rarely)."""
-    grades = [3, 2, 2, 1, 1, 0, None, -1]
-    docs = [f"d{i}" for i in range(8)]
+    over all 5,040 orderings (cells with m > 1 and n - m > 0, which the draw reaches rarely)."""
+    grades = [3, 2, 2, 1, 1, 0, None]
+    docs = [f"d{i}" for i in range(7)]
     judged = {d: g for d, g in zip(docs, grades) if g is not None} | {"u0": 2, "u1": 4}
     ideal_of = lambda ranked: sorted((d for d in judged if judged[d] > 0),  # noqa: E731
                                      key=lambda d: (-judged[d], ranked.index(d)
@@ -88,7 +88,7 @@ def test_one_large_group_equals_every_permutation():
         values = np.array([compat_definition(["top", *perm], ideal_of(["top", *perm]), p,
                                              normalize)
                            for perm in itertools.permutations(docs)])
-        run = pd.DataFrame({"query": "1", "doc": ["top", *docs], "score": [2.0] + [1.0] * 8})
+        run = pd.DataFrame({"query": "1", "doc": ["top", *docs], "score": [2.0] + [1.0] * 7})
         qrels = pd.DataFrame({"query": "1", "doc": list(judged), "relevance": list(judged.values())})
         table = build_tie_table(Run("r", run), Qrels(qrels))
         name = metric_name(p, normalize)
