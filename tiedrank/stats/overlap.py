@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.validation import InvalidParameterError
-from .rankings import _score_frame
+from .rankings import score_frame
 
 __all__ = ["BOUNDS", "VARIANTS", "RankOverlap", "rank_biased_overlap", "rbo_of_rankings"]
 
@@ -259,8 +259,8 @@ def rank_biased_overlap(run_a, run_b, *, p: float = 0.9, depth: int | None = Non
     if depth is not None and not (isinstance(depth, (int, np.integer)) and depth >= 1):
         raise InvalidParameterError("depth", depth, "an integer >= 1, or None for the whole runs",
                                     function="rank_biased_overlap")
-    _, fa = _score_frame(run_a)
-    _, fb = _score_frame(run_b)
+    _, fa = score_frame(run_a)
+    _, fb = score_frame(run_b)
     fa, fb = _cut(fa, depth), _cut(fb, depth)
     groups_a = dict(tuple(fa.groupby("query", sort=False)))
     groups_b = dict(tuple(fb.groupby("query", sort=False)))
