@@ -211,3 +211,25 @@ def test_runs_door_queries_depth_and_refusals():
     for bad in ({"p": 1.0}, {"p": 0}, {"depth": 0}):
         with pytest.raises(InvalidParameterError):
             rank_biased_overlap(a, b, **bad)
+
+
+def test_compare_pages_table_and_sentence():
+    """tiedrank.dashboard.run_overlap: one row per query with the library's numbers; run
+    names escaped in the sentence (nothing a user names is read as markup)."""
+    from tiedrank.dashboard.run_overlap import overlap_sentence, overlap_table
+    a = pd.concat([frame_of(["x", {"y", "z"}, "w"], "q1"), frame_of(["u", "v"], "q2")])
+    b = pd.concat([frame_of(["y", "x", "w", "z"], "q1"), frame_of(["v"], "q3")])
+    result = rank_biased_overlap(a, b, p=0.8)
+    table = overlap_table(result).set_index("query")
+    per = result.per_query.set_index(["query", "variant"])
+    assert list(table.index) == ["q1", "q2", "q3"]
+    assert table.loc["q2", ["n_run", "n_baseline"]].tolist() == [2, 0]
+    for variant in VARIANTS:
+        assert table.loc["q1", f"rbo_{variant}"] == per.loc[("q1", variant), "ext"]
+        assert table.loc["q1", f"min_{variant}"] == per.loc[("q1", variant), "min"]
+        assert table.loc["q1", f"max_{variant}"] == per.loc[("q1", variant), "max"]
+    sentence = overlap_sentence(result, "*bold*", "[link](x)")
+    assert "Over 1 query," in sentence and "(p = 0.8)" in sentence
+    assert "\\*bold\\*" in sentence and "\\[link\\]" in sentence
+    means = result.summary.set_index(["variant", "bound"])["mean"]
+    assert f"**{means[('b', 'ext')]:.3f}** with a correction for ties" in sentence
