@@ -1,5 +1,5 @@
 """Compatibility (Clarke, Vtyurina & Smucker 2020, "Assessing top-k preferences"), exact under
-ties, and the rank-biased overlap weights it shares with :mod:`tiedrank.stats.overlap`.
+ties.
 
 Compat is rank-biased overlap (Webber, Moffat & Zobel 2010) between the run and an ideal
 ranking, as ir_measures' ``compat`` provider computes it: the ideal ranking is the query's
@@ -63,22 +63,27 @@ _CHUNK = 2**21
 """Terms computed at once across (group, grade) cells (cells are batched up to this many)."""
 
 
-def tail_weights(p: float, depth: int) -> np.ndarray:
-    """T[t] = sum_{i=t}^{depth} p^(i-1) / i for t = 0..depth+1 (T[0] = T[1], T[depth+1] = 0).
+def query_tails(p: float, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """W_q(t) = sum_{i=t}^{D_q} p^(i-1) / i for every query q and t = 1..D_q + 1 (W_q(D_q + 1)
+    = 0): the flat array and each query's offset, W_q(t) = ``tail[offset[q] + t - 1]``.
 
-    Then sum_{i=t}^{D} p^(i-1) / i = T[t] - T[D + 1] for any D <= depth: rank-biased
-    overlap's weight of an item that enters both prefixes at depth t, summed from the
-    smallest term up (a reverse cumulative sum), so a deep tail keeps its relative precision.
+    Rank-biased overlap's weight of an item that enters both prefixes at depth t. Each
+    query's sums run over its own terms alone, from the smallest up (a reverse
+    :func:`~tiedrank.core.segments.segment_cumsum`): a deep tail keeps its relative precision,
+    and a query has the same bits alone and among others (layout independence).
 
-    >>> [round(float(v), 4) for v in tail_weights(0.5, 3)]
-    [1.3333, 1.3333, 0.3333, 0.0833, 0.0]
+    >>> tail, offset = query_tails(0.5, np.array([3, 1]))
+    >>> [round(float(v), 4) for v in tail], offset.tolist()
+    ([1.3333, 0.3333, 0.0833, 0.0, 1.0, 0.0], [0, 4, 6])
     """
-    i = np.arange(1, depth + 1, dtype=np.float64)
-    terms = np.power(p, i - 1) / i
-    tail = np.zeros(depth + 2)
-    tail[1:depth + 1] = np.cumsum(terms[::-1])[::-1]
-    tail[0] = tail[1]
-    return tail
+    length = np.asarray(depth, dtype=np.int64) + 1
+    offset = np.zeros(len(length) + 1, dtype=np.int64)
+    np.cumsum(length, out=offset[1:])
+    i = np.arange(int(offset[-1])) - np.repeat(offset[:-1], length) + 1
+    terms = np.where(i < np.repeat(length, length), np.power(p, i - 1.0) / i, 0.0)
+    backwards = (offset[-1] - offset[1:])[::-1]  # each query's first place, read backwards
+    tail = segment_cumsum(terms[::-1], backwards)[::-1] if len(terms) else terms
+    return tail, offset
 
 
 def geometric_total(p: float, depth: np.ndarray) -> np.ndarray:
@@ -134,8 +139,8 @@ def _cells(table: TieTable) -> dict[str, np.ndarray]:
     return {"group": group, "query": query, "m": m, "b": b}
 
 
-def _cell_sums(cells: dict, n: np.ndarray, a: np.ndarray, tail: np.ndarray,
-               depth_tail: np.ndarray, part: np.ndarray) -> np.ndarray:
+def _cell_sums(cells: dict, n: np.ndarray, a: np.ndarray,
+               tails: tuple[np.ndarray, np.ndarray], part: np.ndarray) -> np.ndarray:
     """sum_k sum_j law(j | k) W(max(a + 1 + j, b + 1 + k)) for the cells ``part``."""
     m = cells["m"][part]
     n_, a_, b_ = n[part], a[part], cells["b"][part]
@@ -148,19 +153,20 @@ def _cell_sums(cells: dict, n: np.ndarray, a: np.ndarray, tail: np.ndarray,
     mf, nf = m[owner].astype(np.float64), n_[owner].astype(np.float64)
     law = np.exp(_log_choose(j.astype(np.float64), k.astype(np.float64))
                  + _log_choose(nf - 1 - j, mf - 1 - k) - _log_choose(nf, mf))
-    enters = np.maximum(a_[owner] + 1 + j, b_[owner] + 1 + k)
-    weight = tail[enters] - depth_tail[part][owner]
+    enters = np.maximum(a_[owner] + 1 + j, b_[owner] + 1 + k)  # <= D: within the query's tail
+    tail, offset = tails
+    weight = tail[offset[cells["query"][part]][owner] + enters - 1]
     return np.bincount(owner, weights=law * weight, minlength=len(part))
 
 
 def compat_numerator(table: TieTable, p: float, name: str = "Compat"
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """E[sum_{i<=D} p^(i-1) |A_i & B_i| / i] per query, with R, D and the tail weights."""
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """E[sum_{i<=D} p^(i-1) |A_i & B_i| / i] per query, with R, D and :func:`query_tails`."""
     relevant, depth = _query_counts(table)
     table = table.scoring()
-    tail = tail_weights(p, int(depth.max(initial=0)))
+    tails = query_tails(p, depth)
     if table.n_groups == 0 or not (table.doc_grade > 0).any():
-        return np.zeros(table.n_queries), relevant, depth, tail
+        return np.zeros(table.n_queries), relevant, depth, tails
     cells = _cells(table)
     n = table.group_size[cells["group"]].astype(np.int64)
     a = table.group_above[cells["group"]].astype(np.int64)
@@ -174,14 +180,13 @@ def compat_numerator(table: TieTable, p: float, name: str = "Compat"
             f"grade: its exact expectation needs {int(terms[c]):,} terms, more than "
             f"{MAX_TERMS:,}; score that query under one ordering (the trec_eval tie policy) "
             "or break the run's ties")
-    depth_tail = tail[depth[cells["query"]] + 1]
     sums = np.zeros(len(terms))
     batch = np.cumsum(terms) // _CHUNK
     for part in np.split(np.arange(len(terms)), np.flatnonzero(np.diff(batch)) + 1):
         if len(part):  # bounded memory: at most _CHUNK terms (plus one cell) at once
-            sums[part] = _cell_sums(cells, n, a, tail, depth_tail, part)
+            sums[part] = _cell_sums(cells, n, a, tails, part)
     numerator = np.bincount(cells["query"], weights=sums, minlength=table.n_queries)
-    return numerator, relevant, depth, tail
+    return numerator, relevant, depth, tails
 
 
 def compat(table: TieTable, p: float = 0.95, normalize: bool = True,
@@ -193,8 +198,8 @@ def compat(table: TieTable, p: float = 0.95, normalize: bool = True,
     (1 - p^R) / (1 - p) + R W(R + 1) does not depend on the ordering; without
     ``normalize`` the divisor is sum_{i<=D} p^(i-1) = (1 - p^D) / (1 - p).
     """
-    numerator, relevant, depth, tail = compat_numerator(table, p, name)
+    numerator, relevant, depth, (tail, offset) = compat_numerator(table, p, name)
     if normalize:
-        best = geometric_total(p, relevant) + relevant * (tail[relevant + 1] - tail[depth + 1])
+        best = geometric_total(p, relevant) + relevant * tail[offset[:-1] + relevant]
         return divide(numerator, np.where(relevant > 0, best, 0.0))
     return divide(numerator, np.where(relevant > 0, geometric_total(p, depth), 0.0))
