@@ -160,3 +160,34 @@ def test_a_query_has_the_same_bits_alone_and_among_others():
                                   ties=["expected", "trec_eval"]).per_query
         mine = together[together["query"] == q].reset_index(drop=True)
         assert mine["value"].tolist() == alone["value"].tolist()  # bit for bit
+
+
+@pytest.mark.slow  # deep profile: a double sum over exact binomials of a 400-document group
+def test_large_group_against_exact_binomials():
+    """One tie group of 400 documents (grades 0..3) behind a grade-2 document, a grade-3
+    document never retrieved: the kernel's log-binomial law against math.comb's exact one."""
+    import math
+    rng = np.random.default_rng(1)
+    n, p = 400, 0.95
+    grades = rng.choice([0, 0, 1, 2, 3], size=n)
+    docs = [f"d{i}" for i in range(n)]
+    run = pd.DataFrame({"query": "1", "doc": ["top", *docs], "score": [2.0] + [1.0] * n})
+    qrels = pd.DataFrame({"query": "1", "doc": [*docs, "top", "u1"],
+                          "relevance": [*grades.tolist(), 2, 3]})
+    got = float(metric_values(build_tie_table(Run("r", run), Qrels(qrels)),
+                              "Compat(p=0.95, normalize=False)")[0])
+    relevant = int((grades > 0).sum()) + 2
+    depth = max(n + 1, relevant)
+    tail = [0.0] * (depth + 2)
+    for t in range(depth, 0, -1):
+        tail[t] = tail[t + 1] + p ** (t - 1) / t
+    above = {3: 1, 2: int((grades == 3).sum()) + 1, 1: int((grades >= 2).sum()) + 2}
+    numerator = tail[above[2] + 1]  # "top": rank 1, first of grade 2 in the ideal
+    for grade in (3, 2, 1):
+        m = int((grades == grade).sum())
+        b = above[grade] - (grade == 3) + (grade == 2)  # u1 is missed; top is above the group
+        total = math.comb(n, m)
+        numerator += sum(math.comb(j, k) * math.comb(n - 1 - j, m - 1 - k) / total
+                         * tail[max(2 + j, b + 1 + k)]
+                         for k in range(m) for j in range(k, k + n - m + 1))
+    assert got == pytest.approx(numerator * (1 - p) / (1 - p ** depth), rel=1e-12)
