@@ -1,7 +1,8 @@
 """Compare: is a run better than the baseline, and would the answer survive another tie order?
 
 A corrected paired test of every chosen run against a baseline (ranx-style report), the
-per-query differences of one run, how stable its verdict is under random and fixed
+per-query differences of one run and the rank-biased overlap of its order with the
+baseline's, how stable its verdict is under random and fixed
 tie-breaks, the system ranking under each tie policy, and an optional per-group
 breakdown. Widgets and layout only: the numbers come from :mod:`tiedrank.stats` and
 :mod:`tiedrank.dashboard.compare`.
