@@ -91,10 +91,12 @@ def geometric_total(p: float, depth: np.ndarray) -> np.ndarray:
     return -np.expm1(np.asarray(depth, dtype=np.float64) * np.log(p)) / (1.0 - p)
 
 
-def _log_choose(n: np.ndarray, k: np.ndarray) -> np.ndarray:
+def _log_factorials(largest: int) -> np.ndarray:
+    """log(i!) for i = 0..largest, looked up by the binomials (one gammaln per size, not
+    three per term)."""
     from scipy.special import gammaln  # scipy only when Compat is computed: tiedrank starts fast
 
-    return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+    return gammaln(np.arange(largest + 1, dtype=np.float64) + 1.0)
 
 
 def _query_counts(table: TieTable) -> tuple[np.ndarray, np.ndarray]:
@@ -139,8 +141,8 @@ def _cells(table: TieTable) -> dict[str, np.ndarray]:
     return {"group": group, "query": query, "m": m, "b": b}
 
 
-def _cell_sums(cells: dict, n: np.ndarray, a: np.ndarray,
-               tails: tuple[np.ndarray, np.ndarray], part: np.ndarray) -> np.ndarray:
+def _cell_sums(cells: dict, n: np.ndarray, a: np.ndarray, tails: tuple[np.ndarray, np.ndarray],
+               log_fact: np.ndarray, part: np.ndarray) -> np.ndarray:
     """sum_k sum_j law(j | k) W(max(a + 1 + j, b + 1 + k)) for the cells ``part``."""
     m = cells["m"][part]
     n_, a_, b_ = n[part], a[part], cells["b"][part]
@@ -150,9 +152,11 @@ def _cell_sums(cells: dict, n: np.ndarray, a: np.ndarray,
     inner = np.arange(len(owner)) - np.repeat(np.cumsum(terms) - terms, terms)
     k, shift = inner // width[owner], inner % width[owner]
     j = k + shift
-    mf, nf = m[owner].astype(np.float64), n_[owner].astype(np.float64)
-    law = np.exp(_log_choose(j.astype(np.float64), k.astype(np.float64))
-                 + _log_choose(nf - 1 - j, mf - 1 - k) - _log_choose(nf, mf))
+    mo, no = m[owner], n_[owner]
+    # C(j, k) C(n-1-j, m-1-k) / C(n, m), from log-factorials
+    law = np.exp(log_fact[j] - log_fact[k] - log_fact[j - k]
+                 + log_fact[no - 1 - j] - log_fact[mo - 1 - k] - log_fact[no - mo - (j - k)]
+                 - log_fact[no] + log_fact[mo] + log_fact[no - mo])
     enters = np.maximum(a_[owner] + 1 + j, b_[owner] + 1 + k)  # <= D: within the query's tail
     tail, offset = tails
     weight = tail[offset[cells["query"][part]][owner] + enters - 1]
@@ -181,10 +185,11 @@ def compat_numerator(table: TieTable, p: float, name: str = "Compat"
             f"{MAX_TERMS:,}; score that query under one ordering (the trec_eval tie policy) "
             "or break the run's ties")
     sums = np.zeros(len(terms))
+    log_fact = _log_factorials(int(n.max()))
     batch = np.cumsum(terms) // _CHUNK
     for part in np.split(np.arange(len(terms)), np.flatnonzero(np.diff(batch)) + 1):
         if len(part):  # bounded memory: at most _CHUNK terms (plus one cell) at once
-            sums[part] = _cell_sums(cells, n, a, tails, part)
+            sums[part] = _cell_sums(cells, n, a, tails, log_fact, part)
     numerator = np.bincount(cells["query"], weights=sums, minlength=table.n_queries)
     return numerator, relevant, depth, tails
 
