@@ -211,6 +211,12 @@ def test_runs_door_queries_depth_and_refusals():
     for bad in ({"p": 1.0}, {"p": 0}, {"depth": 0}):
         with pytest.raises(InvalidParameterError):
             rank_biased_overlap(a, b, **bad)
+    twice = pd.concat([a, a.iloc[:1]])
+    with pytest.raises(ValueError, match="run_a: query 'q1' lists document 'x' more than once"):
+        rank_biased_overlap(twice, b)
+    missing = b.assign(score=b["score"].where(b["doc"] != "w"))
+    with pytest.raises(ValueError, match="run_b: query 'q1', document 'w' has score 'nan'"):
+        rank_biased_overlap(a, missing)
 
 
 def test_compare_pages_table_and_sentence():

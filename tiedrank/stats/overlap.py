@@ -108,7 +108,7 @@ class _Flat:
         return np.where(depth <= len(self), top + (depth - top) ** 2 / size, len(self))
 
 
-def _overlaps(short: _Flat, long: _Flat, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _overlaps(short: _Flat, long: _Flat) -> tuple[np.ndarray, np.ndarray]:
     """X_d for d = 1..l: ``w`` (both seen) and ``a`` (expected overlap)."""
     _, in_s, in_l = np.intersect1d(short.ids, long.ids, assume_unique=True, return_indices=True)
     l = len(long)
@@ -149,7 +149,7 @@ def rbo_of_rankings(first: _Flat, second: _Flat, p: float) -> dict[str, dict[str
     short, long = (second, first) if len(first) >= len(second) else (first, second)
     s, l = len(short), len(long)
     depth = np.arange(1, l + 1)
-    x = dict(zip(("w", "a"), _overlaps(short, long, depth)))
+    x = dict(zip(("w", "a"), _overlaps(short, long)))
     x["b"] = x["a"]
     head, tail = depth[:s], depth[s:]
     agreement = {
@@ -210,6 +210,25 @@ class RankOverlap:
     depth: int | None
 
 
+def _checked(frame: pd.DataFrame, argument: str) -> pd.DataFrame:
+    """``frame`` when every score is a number and no query lists a document twice; else one
+    ``ValueError`` naming the argument, the query and the document."""
+    scores = pd.to_numeric(frame["score"], errors="coerce")
+    bad = scores.isna() | ~np.isfinite(scores.to_numpy(dtype=float, na_value=np.nan))
+    if bad.any():
+        row = frame[bad.to_numpy()].iloc[0]
+        raise ValueError(f"{argument}: query {row['query']!r}, document {row['doc']!r} has score "
+                         f"{str(row['score'])!r}; rank-biased overlap needs a finite number for "
+                         "every document (drop the row or give it a score)")
+    twice = frame.duplicated(["query", "doc"])
+    if twice.any():
+        row = frame[twice.to_numpy()].iloc[0]
+        raise ValueError(f"{argument}: query {row['query']!r} lists document {row['doc']!r} "
+                         "more than once; a ranking holds each document once (keep its highest "
+                         "score, as reading with duplicates='max' does)")
+    return frame.assign(score=scores)
+
+
 def _cut(frame: pd.DataFrame, depth: int | None) -> pd.DataFrame:
     """The first ``depth`` documents of each query in trec_eval's order (``-M``)."""
     if depth is None:
@@ -261,7 +280,7 @@ def rank_biased_overlap(run_a, run_b, *, p: float = 0.9, depth: int | None = Non
                                     function="rank_biased_overlap")
     _, fa = score_frame(run_a)
     _, fb = score_frame(run_b)
-    fa, fb = _cut(fa, depth), _cut(fb, depth)
+    fa, fb = _cut(_checked(fa, "run_a"), depth), _cut(_checked(fb, "run_b"), depth)
     groups_a = dict(tuple(fa.groupby("query", sort=False)))
     groups_b = dict(tuple(fb.groupby("query", sort=False)))
     rows = []
