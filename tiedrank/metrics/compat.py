@@ -58,9 +58,13 @@ from ..core.ties import TieTable
 from .blocks import divide
 
 MAX_TERMS = 2**24
-"""The most terms one (tie group, grade) may need, m (n_g - m + 1): about 16 million."""
-_CHUNK = 2**21
-"""Terms computed at once across (group, grade) cells (cells are batched up to this many)."""
+"""The most terms one (tie group, grade) may need, m (n_g - m + 1): about 16 million (a few
+seconds); the memory is bounded by :data:`_CHUNK` whatever the cell."""
+_BLOCK = 2**16
+"""Terms of one block: a cell's rows k are cut into blocks of about this many terms, summed
+on their own and then in order, so a cell's bits depend on the cell alone."""
+_CHUNK = 2**20
+"""Terms computed at once across blocks (blocks are batched up to this many; about 100 MB)."""
 
 
 def query_tails(p: float, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -141,26 +145,36 @@ def _cells(table: TieTable) -> dict[str, np.ndarray]:
     return {"group": group, "query": query, "m": m, "b": b}
 
 
-def _cell_sums(cells: dict, n: np.ndarray, a: np.ndarray, tails: tuple[np.ndarray, np.ndarray],
-               log_fact: np.ndarray, part: np.ndarray) -> np.ndarray:
-    """sum_k sum_j law(j | k) W(max(a + 1 + j, b + 1 + k)) for the cells ``part``."""
-    m = cells["m"][part]
-    n_, a_, b_ = n[part], a[part], cells["b"][part]
-    width = n_ - m + 1
-    terms = m * width
+def _block_sums(cells: dict, blocks: dict, tails: tuple[np.ndarray, np.ndarray],
+                log_fact: np.ndarray, part: np.ndarray) -> np.ndarray:
+    """sum over the block's rows k and places j of law(j | k) W(max(a + 1 + j, b + 1 + k)),
+    for the blocks ``part`` (each: rows k0 .. k0 + rows - 1 of one cell)."""
+    cell = blocks["cell"][part]
+    m, n, width = cells["m"][cell], cells["n"][cell], cells["width"][cell]
+    terms = blocks["rows"][part] * width
     owner = np.repeat(np.arange(len(part)), terms)
     inner = np.arange(len(owner)) - np.repeat(np.cumsum(terms) - terms, terms)
-    k, shift = inner // width[owner], inner % width[owner]
-    j = k + shift
-    mo, no = m[owner], n_[owner]
+    k = blocks["k0"][part][owner] + inner // width[owner]
+    j = k + inner % width[owner]
+    mo, no = m[owner], n[owner]
     # C(j, k) C(n-1-j, m-1-k) / C(n, m), from log-factorials
     law = np.exp(log_fact[j] - log_fact[k] - log_fact[j - k]
                  + log_fact[no - 1 - j] - log_fact[mo - 1 - k] - log_fact[no - mo - (j - k)]
                  - log_fact[no] + log_fact[mo] + log_fact[no - mo])
-    enters = np.maximum(a_[owner] + 1 + j, b_[owner] + 1 + k)  # <= D: within the query's tail
-    tail, offset = tails
-    weight = tail[offset[cells["query"][part]][owner] + enters - 1]
+    enters = np.maximum(cells["a"][cell][owner] + 1 + j, cells["b"][cell][owner] + 1 + k)
+    tail, offset = tails  # enters <= D: within the query's tail
+    weight = tail[offset[cells["query"][cell]][owner] + enters - 1]
     return np.bincount(owner, weights=law * weight, minlength=len(part))
+
+
+def _blocks(cells: dict) -> dict[str, np.ndarray]:
+    """Each cell's rows k cut into blocks of about :data:`_BLOCK` terms (at least one row)."""
+    per_block = np.maximum(1, _BLOCK // cells["width"])
+    count = -(-cells["m"] // per_block)
+    cell = np.repeat(np.arange(len(count)), count)
+    index = np.arange(len(cell)) - np.repeat(np.cumsum(count) - count, count)
+    k0 = index * per_block[cell]
+    return {"cell": cell, "k0": k0, "rows": np.minimum(per_block[cell], cells["m"][cell] - k0)}
 
 
 def compat_numerator(table: TieTable, p: float, name: str = "Compat"
@@ -172,9 +186,10 @@ def compat_numerator(table: TieTable, p: float, name: str = "Compat"
     if table.n_groups == 0 or not (table.doc_grade > 0).any():
         return np.zeros(table.n_queries), relevant, depth, tails
     cells = _cells(table)
-    n = table.group_size[cells["group"]].astype(np.int64)
-    a = table.group_above[cells["group"]].astype(np.int64)
-    terms = cells["m"] * (n - cells["m"] + 1)
+    n = cells["n"] = table.group_size[cells["group"]].astype(np.int64)
+    a = cells["a"] = table.group_above[cells["group"]].astype(np.int64)
+    cells["width"] = n - cells["m"] + 1
+    terms = cells["m"] * cells["width"]
     refused = terms > MAX_TERMS
     if refused.any():
         c = int(np.flatnonzero(refused)[0])
@@ -184,12 +199,15 @@ def compat_numerator(table: TieTable, p: float, name: str = "Compat"
             f"grade: its exact expectation needs {int(terms[c]):,} terms, more than "
             f"{MAX_TERMS:,}; score that query under one ordering (the trec_eval tie policy) "
             "or break the run's ties")
-    sums = np.zeros(len(terms))
+    blocks = _blocks(cells)
+    block_terms = blocks["rows"] * cells["width"][blocks["cell"]]
+    block_sums = np.zeros(len(block_terms))
     log_fact = _log_factorials(int(n.max()))
-    batch = np.cumsum(terms) // _CHUNK
-    for part in np.split(np.arange(len(terms)), np.flatnonzero(np.diff(batch)) + 1):
-        if len(part):  # bounded memory: at most _CHUNK terms (plus one cell) at once
-            sums[part] = _cell_sums(cells, n, a, tails, log_fact, part)
+    batch = np.cumsum(block_terms) // _CHUNK
+    for part in np.split(np.arange(len(block_terms)), np.flatnonzero(np.diff(batch)) + 1):
+        if len(part):  # bounded memory: about _CHUNK terms (plus one block) at once
+            block_sums[part] = _block_sums(cells, blocks, tails, log_fact, part)
+    sums = np.bincount(blocks["cell"], weights=block_sums, minlength=len(terms))  # in order
     numerator = np.bincount(cells["query"], weights=sums, minlength=table.n_queries)
     return numerator, relevant, depth, tails
 
