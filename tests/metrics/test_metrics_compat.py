@@ -191,3 +191,17 @@ def test_large_group_against_exact_binomials():
                          * tail[max(2 + j, b + 1 + k)]
                          for k in range(m) for j in range(k, k + n - m + 1))
     assert got == pytest.approx(numerator * (1 - p) / (1 - p ** depth), rel=1e-12)
+
+
+def test_blocks_and_batches_do_not_change_the_value(monkeypatch):
+    """Cells cut into blocks of a few terms and batched a few blocks at a time (the path of
+    large tie groups) give the values of the single pass, on the tied draw and a 7-document
+    group with one grade (m = 4 of n = 7: 16 terms)."""
+    queries = dict(TIED)
+    queries["9999"] = ([1.0] * 7, [2, 2, 0, 2, None, 2, 1], [3])
+    run, qrels = frames(queries)
+    table = build_tie_table(Run("r", run), Qrels(qrels))
+    whole = metric_values(table, "Compat(p=0.9)")
+    monkeypatch.setattr(C, "_BLOCK", 3)
+    monkeypatch.setattr(C, "_CHUNK", 20)
+    np.testing.assert_allclose(metric_values(table, "Compat(p=0.9)"), whole, rtol=1e-14, atol=0)
