@@ -40,7 +40,8 @@ from ..metrics.gain_maps import is_gain_map
 from ..metrics.registry import MetricFamily, parse_text
 from .trec_eval_params import GAIN_PAIRS
 
-FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec", "Judged", "ERR", "SDCG")
+FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec", "Judged", "ERR", "SDCG",
+            "Compat")
 """ir_measures measures with a tiedrank family of the same name and definition (``Judged``:
 its judged provider's; ``ERR``: its gdeval provider's, which needs a cutoff; ``SDCG``: its
 cwl_eval provider's, ``min_rel`` and ``max_rel`` carried over)."""

@@ -82,6 +82,7 @@ class Parameter:
     hint: str
     placeholder: str
     shown_at_default: bool = True  # False: left out of the name at its default (docs)
+    boolean: bool = False  # True: written True or False (stored 1.0 / 0.0): Compat's normalize
 
 
 @dataclass(frozen=True)
@@ -221,6 +222,7 @@ class Metric:
     recall: float | None = None
     min_rel: float | None = None
     max_rel: float | None = None
+    normalize: float | None = None
     levels: tuple[float, ...] | None = None
     rel: int | None = None
     judged_only: bool | None = None
@@ -237,7 +239,8 @@ class Metric:
     @property
     def name(self) -> str:
         """The canonical spelling, e.g. ``nDCG@10``, ``TsRR(alpha=1)``, ``Best(AP)``."""
-        args = ", ".join([f"{p.name}={getattr(self, p.name):g}" for p in self.entry.parameters
+        args = ", ".join([f"{p.name}={_shown(p, getattr(self, p.name))}"
+                          for p in self.entry.parameters
                           if p.shown_at_default or getattr(self, p.name) != p.default]
                          + ([f"levels={' '.join(map(repr, self.levels))}"]
                             if self.levels not in (None, self.entry.levels) else [])
@@ -290,6 +293,11 @@ class Metric:
 
     def __str__(self) -> str:
         return self.name
+
+
+def _shown(parameter: Parameter, value: float) -> str:
+    """A parameter's value as written in a name: ``True``/``False`` or ``%g``."""
+    return str(bool(value)) if parameter.boolean else f"{value:g}"
 
 
 # a family name may begin with a digit: trec_eval's 11pt_avg
@@ -488,6 +496,8 @@ def _parse_parameters(subject: str, entry: MetricFamily, args: str | None) -> di
         if key not in names and not names:
             raise ValueError(f"{subject} takes no parameters other than settings: expected "
                              f"{usage(entry)}")
+        if key in names and entry.parameters[names.index(key)].boolean:
+            raw = {"true": "1", "false": "0"}.get(raw.lower(), raw)  # normalize=True
         if key not in names or not re.fullmatch(_NUMBER, raw):
             raise bad
         try:

@@ -27,6 +27,8 @@ module does one job:
                            :func:`expected_geometric_mean` (E[gm_map] itself)
 :mod:`.rankings`           :func:`policy_rankings`, :func:`ranking_agreement` (Kendall's tau
                            between policies), :func:`rank_correlation` of two runs' orders
+:mod:`.overlap`            :func:`rank_biased_overlap` of two runs' orders per query, ties
+                           treated as Corsi & Urbano's RBO^w, RBO^a, RBO^b (ext, min, max, res)
 :mod:`.groups`             :func:`group_breakdown` per query group (:func:`read_groups`)
 :mod:`.agreement`          :func:`judge_agreement`: label runs (LLM judges) against the
                            qrels grades, confusion matrices and Cohen's kappa (unweighted,
@@ -111,6 +113,7 @@ from .paired_tests import (
                            t_test,
                            wilcoxon_test,
 )
+from .overlap import RankOverlap, rank_biased_overlap
 from .pairing import (
                            OUTCOMES,
                            REL_TOL,
@@ -160,6 +163,7 @@ __all__ = [  # noqa: RUF022 (grouped by module, as the table above)
     "FRAGILE_COLUMNS", "fragile_queries",
     # rankings and rank correlation
     "RankCorrelation", "policy_rankings", "rank_correlation", "ranking_agreement",
+    "RankOverlap", "rank_biased_overlap",
     # groups
     "GroupBreakdown", "group_breakdown", "read_groups",
     # judge agreement
