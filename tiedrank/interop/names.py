@@ -41,7 +41,7 @@ from ..metrics.registry import MetricFamily, parse_text
 from .trec_eval_params import GAIN_PAIRS
 
 FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec", "Judged", "ERR", "SDCG",
-            "INSQ", "INST", "BPM")
+            "Compat", "INSQ", "INST", "BPM")
 """ir_measures measures with a tiedrank family of the same name and definition (``Judged``:
 its judged provider's; ``ERR``: its gdeval provider's, which needs a cutoff; ``SDCG``: its
 cwl_eval provider's, ``min_rel`` and ``max_rel`` carried over; ``INSQ``, ``INST``, ``BPM``:

@@ -24,7 +24,7 @@ products P_i = prod_{j < i} C_j over the 1000 places, normalised:
   decides it); :func:`BPM_SHAPE` enumerates it here too (the tests' second exact method;
   it compares float sums with T, as cwl_eval).
 
-Exact expectation, best and worst of INST (docs/metrics-reference.md, 3g). INST's ratio
+Exact expectation, best and worst of INST (docs/metrics-reference.md, 3i). INST's ratio
 does not factor over the tie groups (the weights of every later place depend on the order
 inside an earlier group), and no linear statistic carries it. It is computed by
 enumerating the

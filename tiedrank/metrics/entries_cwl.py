@@ -2,7 +2,7 @@
 computes them (ir_measures' ``INSQ``, ``INST`` and ``BPM`` objects, its cwl_eval provider):
 ``INSQ(T=t, max_rel=g)``, ``INST(T=t, max_rel=g)`` and ``BPM(T=t, max_rel=g)@K``, each
 tie-aware (kernels in :mod:`tiedrank.metrics.cwl`; definitions and the exact method in
-docs/metrics-reference.md, 3g). ``T`` is the gain the user wants (on the scaled gains,
+docs/metrics-reference.md, 3i). ``T`` is the gain the user wants (on the scaled gains,
 default 1); the gains are SDCG's: the grade clipped into [min_rel, max_rel], scaled to
 [0, 1].
 
