@@ -72,6 +72,12 @@ MAX_ORDERINGS = 2**16
 """The most distinct gain sequences one query may need (the product over its tie groups of
 each group's distinct sequences on the places the measure reads): 65,536 rows of 1,000
 places, about 0.5 GB of float64 in chunks; a query needing more is refused."""
+MAX_SEQUENCE_CELLS = 2**24
+"""The most cells (distinct sequences x places) one group shape's enumeration may hold (its
+level indices, parents and probabilities: about 100 MB)."""
+MAX_TOTAL_CELLS = 2**27
+"""The most cells all group shapes of a table may hold at once (level indices of 2 bytes:
+256 MB)."""
 _CHUNK_CELLS = 2**22
 """Cells (rows x places) scored at once: 32 MB of float64 per array."""
 
@@ -178,23 +184,26 @@ def insq(table: TieTable, T: float, min_rel: float = 0.0, max_rel: float = 1.0,
 
 # ---- INST and BPM: the distinct gain sequences of each tie group -----------------------------
 class _TooMany(Exception):
-    """A group shape has more distinct sequences than :data:`MAX_ORDERINGS`."""
+    """A group shape has more distinct sequences than :data:`MAX_ORDERINGS`, or more cells
+    than :data:`MAX_SEQUENCE_CELLS`."""
 
 
-def group_sequences(values: np.ndarray, counts: np.ndarray, places: int,
-                    limit: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every distinct sequence of ``places`` gains a uniformly ordered group holding
-    ``counts[d]`` documents of gain ``values[d]`` puts first, and its log-probability.
+def group_sequences(counts: np.ndarray, places: int, limit: int = MAX_ORDERINGS,
+                    max_cells: int = MAX_SEQUENCE_CELLS) -> tuple[np.ndarray, np.ndarray]:
+    """Every distinct sequence of ``places`` levels a uniformly ordered group holding
+    ``counts[d]`` documents of level d puts first (level indices, sequences x places, 2
+    bytes a cell), and its log-probability.
 
-    Built one place at a time: each partial sequence extends by every gain it has left,
-    with probability (documents of that gain left) / (documents left); parents are kept per
-    place and the sequences read back at the end (work ~ sequences x places). Raises
-    :class:`_TooMany` past ``limit`` sequences (the count never falls from one place to the
-    next, so the first place past it is where it is caught).
+    Built one place at a time: each partial sequence extends by every level it has left,
+    with probability (documents of that level left) / (documents left); parents are kept per
+    place and the sequences read back at the end (work and memory ~ sequences x places).
+    Raises :class:`_TooMany` past ``limit`` sequences or ``max_cells`` cells (the count
+    never falls from one place to the next, so the first place past it is where it is
+    caught, before the cells are held).
 
-    >>> seq, logp = group_sequences(np.array([0.0, 1.0]), np.array([2, 1]), 3, 10)
+    >>> seq, logp = group_sequences(np.array([2, 1]), 3)
     >>> seq.tolist(), np.exp(logp).round(4).tolist()
-    ([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], [0.3333, 0.3333, 0.3333])
+    ([[0, 0, 1], [0, 1, 0], [1, 0, 0]], [0.3333, 0.3333, 0.3333])
     """
     total = int(counts.sum())
     left = counts[None, :].astype(np.int64)
@@ -202,19 +211,19 @@ def group_sequences(values: np.ndarray, counts: np.ndarray, places: int,
     parents, levels = [], []
     for t in range(places):
         parent, level = np.nonzero(left > 0)
-        if len(parent) > limit:
+        if len(parent) > limit or len(parent) * places > max_cells:
             raise _TooMany
         logp = logp[parent] + np.log(left[parent, level]) - np.log(total - t)
         left = left[parent]
         left[np.arange(len(parent)), level] -= 1
-        parents.append(parent)
-        levels.append(level)
-    sequence = np.zeros((len(logp), places), dtype=np.int64)
+        parents.append(parent.astype(np.int32))
+        levels.append(level.astype(np.uint16))
+    sequence = np.zeros((len(logp), places), dtype=np.uint16)
     row = np.arange(len(logp))
     for t in range(places - 1, -1, -1):  # read the sequences back from the last place
         sequence[:, t] = levels[t][row]
         row = parents[t][row]
-    return values[sequence], logp
+    return sequence, logp
 
 
 @dataclass
@@ -226,8 +235,10 @@ class _Groups:
     places: np.ndarray     # places of each inside the depth
     seq_offset: np.ndarray  # where its shape's sequences start in ``sequences``
     logp_offset: np.ndarray  # where its shape's log-probabilities start in ``logp``
-    sequences: np.ndarray
+    value_offset: np.ndarray  # where its shape's gain of each level starts in ``values``
+    sequences: np.ndarray   # level indices (uint16), shape after shape
     logp: np.ndarray
+    values: np.ndarray      # each shape's gain of each level
 
 
 def _random_groups(table: TieTable, gains: np.ndarray, depth: int, name: str,
@@ -240,7 +251,8 @@ def _random_groups(table: TieTable, gains: np.ndarray, depth: int, name: str,
     random = np.flatnonzero((places > 0) & (low != high))
     empty = np.zeros(0, dtype=np.int64)
     if len(random) == 0:
-        return _Groups(random, empty, empty, empty, empty, np.zeros(0), np.zeros(0))
+        return _Groups(random, empty, empty, empty, empty, empty, np.zeros(0, dtype=np.uint16),
+                       np.zeros(0), np.zeros(0))
     # the distinct (group, gain) pairs of those groups, and how many documents each
     member = np.repeat(np.isin(np.arange(table.n_groups), random), table.group_size)
     group, gain = table.doc_group[member], gains[member]
@@ -260,24 +272,29 @@ def _random_groups(table: TieTable, gains: np.ndarray, depth: int, name: str,
     layout[owner, 1 + width + slot] = level_count
     shapes, which = np.unique(layout, axis=0, return_inverse=True)
     which = which.ravel()
-    counts, sequences, logps = [], [], []
+    counts, sequences, logps, values = [], [], [], []
+    held = 0
     for s, row in enumerate(shapes):  # one enumeration per distinct shape
         used = row[1:1 + width] >= 0
         try:
-            seq, logp = group_sequences(row[1:1 + width][used],
-                                        row[1 + width:][used].astype(np.int64),
-                                        int(row[0]), MAX_ORDERINGS)
+            seq, logp = group_sequences(row[1 + width:][used].astype(np.int64), int(row[0]),
+                                        max_cells=min(MAX_SEQUENCE_CELLS,
+                                                      MAX_TOTAL_CELLS - held))
         except _TooMany:
             _refuse(table, random[int(np.flatnonzero(which == s)[0])], gains, depth, None,
                     name, shape)
+        held += seq.size
         counts.append(len(logp))
         sequences.append(seq.ravel())
         logps.append(logp)
+        values.append(row[1:1 + width][used])
     count = np.array(counts, dtype=np.int64)
     seq_start = np.cumsum([0] + [len(s) for s in sequences])[:-1]
     logp_start = np.cumsum(np.concatenate(([0], count)))[:-1]
+    value_start = np.cumsum([0] + [len(v) for v in values])[:-1]
     return _Groups(random, count[which], places[random], seq_start[which], logp_start[which],
-                   np.concatenate(sequences), np.concatenate(logps))
+                   value_start[which], np.concatenate(sequences), np.concatenate(logps),
+                   np.concatenate(values))
 
 
 def _refuse(table: TieTable, g: int, gains: np.ndarray, depth: int, rows: float | None,
@@ -287,12 +304,14 @@ def _refuse(table: TieTable, g: int, gains: np.ndarray, depth: int, rows: float 
         int(table.group_above[g])
     values, counts = np.unique(gains[start:start + size], return_counts=True)
     held = ", ".join(f"{c} of gain {v:g}" for v, c in zip(values, counts))
-    needs = ("its distinct gain sequences alone are more than" if rows is None
-             else f"its tie groups have {rows:,.0f} joint gain sequences, more than")
+    needs = (f"its distinct gain sequences alone are more than the {MAX_ORDERINGS:,} (or "
+             f"{MAX_SEQUENCE_CELLS:,} sequence places)" if rows is None else
+             f"its tie groups have {rows:,.0f} joint gain sequences, more than the "
+             f"{MAX_ORDERINGS:,}")
     raise RemediedValueError(
         f"{name}: query {table.queries[table.group_query[g]]!r} has a tie group of {size} "
         f"documents at ranks {above + 1}..{above + size} ({held}) inside the {depth} places "
-        f"{name} reads; {needs} the {MAX_ORDERINGS:,} its exact expectation enumerates; "
+        f"{name} reads; {needs} its exact expectation enumerates; "
         f"{shape.why}", Remedy("ties", "trec_eval", "to score one ordering (trec_eval's)"),
         shape.instead)
 
@@ -357,9 +376,10 @@ def _summary(table: TieTable, shape: Shape, name: str, min_rel: float,
         places = groups.places[pair]
         cell_pair = np.repeat(np.arange(len(pair)), places)
         t = np.arange(len(cell_pair)) - np.repeat(np.cumsum(places) - places, places)
+        level = groups.sequences[groups.seq_offset[pair][cell_pair]
+                                 + index[cell_pair] * places[cell_pair] + t]
         G[pair_row[cell_pair], table.group_above[groups.group[pair]][cell_pair] + t] = \
-            groups.sequences[groups.seq_offset[pair][cell_pair]
-                             + index[cell_pair] * places[cell_pair] + t]
+            groups.values[groups.value_offset[pair][cell_pair] + level]
         value = shape.rows(G)
         expected += np.bincount(query, weights=np.exp(logp) * value, minlength=n_queries)
         np.maximum.at(best, query, value)
