@@ -40,7 +40,7 @@ from tiedrank.dashboard.settings import (
 )
 from tiedrank.dashboard.upload_store import STORE
 from tiedrank.dashboard.warmup import warm_up
-from tiedrank.core.errors import InputError
+from tiedrank.core.errors import InputError, RemediedValueError
 from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
 
 st.set_page_config(layout="wide", page_title="tiedrank: evaluating rankers with tied scores",
@@ -429,8 +429,8 @@ def _run_page() -> None:
     or a server path (config.toml hides Streamlit's own details too)."""
     try:
         pg.run()
-    except InputError as err:  # bad data that slipped past the readers: say what is wrong
-        st.error(md(err), icon=":material/error:")
+    except (InputError, RemediedValueError) as err:  # bad data, or an exact value past its limit
+        st.error(md(err.worded_with(common.control_remedy)), icon=":material/error:")
     except Exception as err:  # noqa: BLE001 - the page must never show an exception box
         if type(err).__module__.startswith("streamlit"):  # reruns, page switches, stops
             raise

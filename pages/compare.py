@@ -1,7 +1,8 @@
 """Compare: is a run better than the baseline, and would the answer survive another tie order?
 
 A corrected paired test of every chosen run against a baseline (ranx-style report), the
-per-query differences of one run, how stable its verdict is under random and fixed
+per-query differences of one run and the rank-biased overlap of its order with the
+baseline's, how stable its verdict is under random and fixed
 tie-breaks, the system ranking under each tie policy, and an optional per-group
 breakdown. Widgets and layout only: the numbers come from :mod:`tiedrank.stats` and
 :mod:`tiedrank.dashboard.compare`.
@@ -11,6 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from tiedrank.dashboard import compare as view
+from tiedrank.dashboard import run_overlap as overlap
 from tiedrank.dashboard.drilldown import (DRILL_PAIR_KEY, clicked_query, drill_choices,
                                           selected_row_value, url_from_choices)
 from tiedrank.dashboard.figures import compare as figures
@@ -258,6 +260,26 @@ else:
             c: st.column_config.NumberColumn(c, format="%.4f") for c in ("run", "baseline", "diff")})
         download_row(differences, f"tiedrank-compare-per-query-{run}-{chart_metric}",
                      key="compare_difference_download")
+
+# ---- how alike the two runs' orders are: rank-biased overlap --------------------------------
+st.subheader(f"How alike are the orders of {md(run)} and {md(baseline)}? Rank-biased overlap")
+rbo_p = float(st.columns([1, 3])[0].number_input(
+    "RBO persistence p", min_value=0.5, max_value=0.99, step=0.01, format="%.2f",
+    **persist("compare_rbo_p", overlap.P_DEFAULT),
+    help="Depth d weighs (1 − p) p^(d−1): 0.9 looks at about the top 10 documents, 0.98 at "
+         "about 50. Ties: RBOʷ treats tied documents as equal, RBOᵃ averages over their "
+         "orders, RBOᵇ corrects for the information ties lose (Corsi & Urbano, SIGIR 2024)."))
+rbo = _shared("compare_overlap", lambda: overlap.overlap_of_runs(evaluation, run, baseline, rbo_p),
+              *PAIR, rbo_p)
+st.markdown(overlap.overlap_sentence(rbo, run, baseline))
+with st.expander("Rank-biased overlap per query", icon=":material/table_rows:"):
+    rbo_table = overlap.overlap_table(rbo)
+    st.dataframe(rbo_table, hide_index=True, key="compare_overlap_table", column_config={
+        c: st.column_config.NumberColumn(c, format="%.4f") for c in rbo_table.columns
+        if c.startswith(("rbo_", "min_", "max_"))})
+    st.caption("rbo_*: extrapolated from the runs' prefixes; min_* and max_*: the bounds "
+               "whatever their unseen tails hold; NaN where one run has no document.")
+    download_row(rbo_table, f"tiedrank-compare-rbo-{run}-{baseline}", key="compare_overlap_download")
 
 # ---- fragile queries ----------------------------------------------------------------------------
 fragile, n_paired = _shared("compare_fragile", lambda: view.fragile_table(

@@ -1,4 +1,4 @@
-"""Record trec_eval 10's output for its grade=gain pairs on ndcg_rel, Rndcg, rbp (and ndcg, the
+"""Record trec_eval 10's output for its grade=gain pairs on ndcg_rel, Rndcg, rbp, G (and ndcg, the
 control), for ``tests/metrics/test_metrics_trec_gain_pairs.py``.
 
 Usage (from the repository root; trec_eval built from its source with ``make``)::
@@ -44,7 +44,7 @@ themselves; the recorded maps stay where the two agree."""
 
 def measures(gain_map: str) -> list[str]:
     return ["-m", f"ndcg_rel.{gain_map}", "-m", f"Rndcg.{gain_map}",
-            "-m", f"rbp.p=0.8,{gain_map}", "-m", f"ndcg.{gain_map}"]
+            "-m", f"rbp.p=0.8,{gain_map}", "-m", f"ndcg.{gain_map}", "-m", f"G.{gain_map}"]
 
 
 def orderings(scores: list[float]):

@@ -345,7 +345,8 @@ SHARED_DASHBOARD = {
 """The dashboard's shared layer: context, caches, settings, uploads, links between pages,
 labels, widgets, the figures' style and the figures for papers; every page may use it."""
 OWN_LOGIC = {"tiedrank.dashboard.walkthrough": "learn", "tiedrank.dashboard.flips": "compare",
-             "tiedrank.dashboard.figures.flips": "compare"}
+             "tiedrank.dashboard.figures.flips": "compare",
+             "tiedrank.dashboard.run_overlap": "compare"}
 """Page-logic modules not named after their page."""
 
 

@@ -242,3 +242,25 @@ def test_readme_shows_the_grid_the_library_writes():
                   rel_level=2)
     latex = _quiet(ev.to_latex, pairs="baseline", correction="none", trec_eval=True)
     assert block is not None and block.group(1) in latex
+
+
+def test_a_column_not_averaged_says_what_it_holds_in_the_caption():
+    """gm_map's expected cell is the geometric mean of the per-query expectations, not the
+    expectation of the geometric mean (issue 32), and num_ret's a sum: a table pasted into a
+    paper says so in its caption, the only text that travels with it."""
+    from tiedrank import evaluate
+
+    qrels = pd.DataFrame({"query": ["1", "2"], "doc": ["x", "x"], "relevance": 1})
+    run = pd.DataFrame({"query": ["1", "1", "2"], "doc": ["x", "y", "x"], "score": [1.0, 1.0, 2.0]})
+    report = build_report(evaluate({"A": run}, qrels, ["gm_map", "num_ret", "AP"], ties="all"))
+    # per query E[AP] = 0.75 and 1: their geometric mean, not E[GM] = (sqrt(1) + sqrt(.5)) / 2
+    gm = report.cells.set_index("metric").loc["gm_map", "expected"]
+    assert gm == pytest.approx(0.75 ** 0.5, abs=1e-15)
+    assert gm != pytest.approx((1 + 0.5 ** 0.5) / 2, abs=1e-3)
+    for text in (report.caption(), report.to_markdown(), report.to_html()):
+        assert "the geometric mean of the per-query expectations, not the expectation of the " \
+               "geometric mean" in text
+        assert "num_ret: the sum over the queries" in text
+    assert r"gm\_map: the geometric mean" in report.to_latex()
+    plain = build_report(evaluate({"A": run}, qrels, ["AP"], ties="all"))
+    assert "not averaged" not in plain.caption()

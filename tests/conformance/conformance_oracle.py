@@ -150,6 +150,8 @@ def ranked_value(spec: Spec, ranked_grades, judged, rel_level, gain="linear") ->
         norm = sum(1 / math.log2(i + 2) for i in range(k))
         return sum(min(max(g or 0, 0), 3) / 3 / math.log2(i + 2)
                    for i, g in enumerate(ranked_grades[:top])) / norm
+    if f in ("INSQ", "INST", "BPM"):  # cwl_eval's C/W/L rate of gain, T = 1
+        return cwl_rate(f, ranked_grades, int(spec.alpha), k)
     if f in ("ERR", "nERR"):  # gdeval.pl's sub err (MAX_JUDGMENT = 4)
         def err(grades):
             score, decay = 0.0, 1.0
@@ -162,6 +164,28 @@ def ranked_value(spec: Spec, ranked_grades, judged, rel_level, gain="linear") ->
         ideal = err(sorted(judged, reverse=True))
         return err(ranked_grades) / ideal if ideal > 0 else 0.0
     raise ValueError(f)
+
+
+def cwl_rate(family: str, ranked_grades, max_rel: int, k) -> float:
+    """cwl_eval's expected rate of gain with T = 1 over 1000 places (zero-padded), gains
+    grade / max_rel clipped into [0, 1]: INSQ's C_i = ((i + 2T) / (i + 1 + 2T))^2, INST's
+    with 2T less the gain gathered, BPM@k's 1 while the gathered gain (whole units of
+    1 / max_rel, compared exactly) is below T and i + 1 < k; W = running products of C,
+    normalised."""
+    units = [min(max(g or 0, 0), max_rel) for g in ranked_grades[:1000]]
+    gains = np.zeros(1000)
+    gains[:len(units)] = np.array(units, dtype=float) / max_rel
+    place = np.arange(1, 1001, dtype=float)  # cwl_eval's i + 1
+    if family == "INSQ":
+        c = ((place + 1.0) / (place + 2.0)) ** 2
+    elif family == "INST":
+        wanted = 1.0 - np.cumsum(gains)
+        c = ((place + wanted) / (place + 1.0 + wanted)) ** 2
+    else:
+        gathered = np.cumsum(units + [0] * (1000 - len(units)))
+        c = ((gathered < max_rel) & (place < k)).astype(float)
+    running = np.concatenate(([1.0], np.cumprod(c[:-1])))
+    return float(np.dot(running / running.sum(), gains))
 
 
 def tie_aware_value(spec: Spec, query: Query, rel_level: int) -> float:

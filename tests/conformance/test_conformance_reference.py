@@ -25,7 +25,8 @@ from tiedrank.core.data import Qrels, Run
 
 METRICS = ["RR", "RR@2", "Success@2", "Hits@3", "P@2", "R@3", "AP", "AP@3", "nDCG", "nDCG@3",
            "DCG@2", "Rprec", "TsRR(alpha=2)", "TsRR2", "MTRR_GRAG", "TMHits_GRAG@2",
-           "Judged@2", "Judged", "F1@3", "NCG@2", "ERR@3", "nERR@2", "SDCG(max_rel=3)@2"]
+           "Judged@2", "Judged", "F1@3", "NCG@2", "ERR@3", "nERR@2", "SDCG(max_rel=3)@2",
+           "INSQ(max_rel=3)", "INST(max_rel=3)", "BPM(max_rel=3)@2"]
 POLICIES = ["expected", "optimistic", "pessimistic", "trec_eval", "input"]
 TOL = 1e-12
 QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large]

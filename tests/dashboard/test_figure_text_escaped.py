@@ -29,10 +29,11 @@ from tiedrank.sampling import first_relevant_distribution
 
 LINK = '<a href="http://127.0.0.1:1/x">x</a>'
 BOLD = "<b>b</b>"
-RUN_A, RUN_B = f"A{LINK}", f"B{BOLD}"
-QUERY = f"q{LINK}"
+TEMPLATE = "%{xother}"  # a hover template field: plotly would fill it in, not show it
+RUN_A, RUN_B = f"A{LINK}{TEMPLATE}", f"B{BOLD}"
+QUERY = f"q{LINK}{TEMPLATE}"
 TEXT = f"what {BOLD} {LINK}"
-RAW = (LINK, BOLD, "<a ", "</a>", "<b>b")  # none of these may reach a figure
+RAW = (LINK, BOLD, "<a ", "</a>", "<b>b", TEMPLATE)  # none of these may reach a figure
 
 
 @pytest.fixture(scope="module")
@@ -172,7 +173,9 @@ def test_a_click_on_an_escaped_query_gives_the_query():
     shown = plotly_text(QUERY)
     assert clicked_query({"selection": {"points": [{"x": shown}]}}, axis="x") == QUERY
     assert clicked_query({"selection": {"points": [{"customdata": [shown, "t"]}]}}) == QUERY
-    literal = "a &lt; b"  # text holding an entity already comes back as it was
+    assert clicked_query({"selection": {"points": [{"y": plotly_text("50%{x}")}]}},
+                         axis="y") == "50%{x}"
+    literal = "a &lt; b &#37;"  # text holding an entity already comes back as it was
     assert clicked_query({"selection": {"points": [{"y": plotly_text(literal)}]}},
                          axis="y") == literal
 

@@ -353,5 +353,7 @@ def test_names():
     assert parse_metric("infap").name == "infAP" and parse_metric("g").name == "G"
     with pytest.raises(ValueError, match="takes no cutoff"):
         parse_metric("infAP@10")
-    with pytest.raises(ValueError, match="G uses trec_eval's gains, gain = grade .map the grades"):
+    with pytest.raises(ValueError, match="G uses trec_eval's gains, gain = grade, or a gain map, "
+                                         r"e.g. G\(gain=1:3 2:9\) .map the grades"):
         parse_metric("G(gain=exp)")  # not "a binary metric": rel= does not make G binary
+    assert parse_metric("G(gain=2:9 1:3)").name == "G(gain=1:3 2:9)"  # trec_eval's G.1=3,2=9

@@ -1,4 +1,4 @@
-"""trec_eval's grade=gain pairs on ndcg_rel, Rndcg and rbp (``-m ndcg_rel.1=3,2=9``), and on
+"""trec_eval's grade=gain pairs on ndcg_rel, Rndcg, rbp and G (``-m ndcg_rel.1=3,2=9``), and on
 ndcg as the control, against trec_eval 10's own output recorded by
 ``scripts/make_trec_eval_gain_pair_fixtures.py`` (CI has no trec_eval build):
 
@@ -38,7 +38,7 @@ def ours(gain_map: str) -> dict[str, str]:
     return {f"ndcg_rel_{gain_map}": f"ndcg_rel(gain={spaced})",
             f"Rndcg_{gain_map}": f"Rndcg(gain={spaced})",
             f"rbp_p=0.8,{gain_map}": f"RBP_graded(p=0.8, gain={spaced})",
-            f"ndcg_{gain_map}": f"nDCG(gain={spaced})"}
+            f"ndcg_{gain_map}": f"nDCG(gain={spaced})", f"G_{gain_map}": f"G(gain={spaced})"}
 
 
 @pytest.mark.parametrize("gain_map", RECORDED["maps"])
@@ -53,7 +53,7 @@ def test_sample_data_prints_trec_evals_lines(capsys, gain_map):
     out = capsys.readouterr().out
     assert status == 0
     expected = recorded["output"].splitlines()
-    assert len(expected) == 16
+    assert len(expected) == 20  # 5 measures x (3 queries + all)
     assert out.splitlines() == expected
 
 

@@ -149,7 +149,7 @@ def test_refused_forms_say_what_to_write(text, words):
 @pytest.mark.parametrize("items, words", [
     ("yaap", "not yet tie-aware in tiedrank"), ("P.5,5", "repeated"), ("P.x", "integers"),
     ("Rprec_mult.x", "numbers separated by commas"), ("set_F.0.5,1", "one number"),
-    ("ndcg.x=4", "does not read x="), ("G.1=3.5,2=9", "gain pairs such as G.1=4.0"),
+    ("ndcg.x=4", "does not read x="), ("rbp_resid.p=0.8,1=3", "gain pairs such as rbp_resid.1=4.0"),
     ("ndcg.0=2", "grades >= 1"), ("map.5", "takes no parameters"),
     ("P.5", ["P.10"]), ("P_avgjg", "unknown metric"),
     ("runid.2", "takes no parameters"),

@@ -159,6 +159,10 @@ def control_remedy(remedy: Remedy) -> str:
     if remedy.parameter == "columns" and isinstance(remedy.value, dict):
         return remedy.sentence(f"choose which column holds {', '.join(remedy.value)} (under "
                                '"Columns of" the file)')
+    if remedy.parameter == "ties":  # the pages show every policy at once: no policy to pick
+        return ("choose another metric on this page (the dashboard shows each metric's "
+                "expectation beside trec_eval's order, and this one's cannot be computed "
+                "exactly here; the CLI's --ties trec_eval scores it on one ordering)")
     return remedy.python()
 
 

@@ -41,13 +41,14 @@ from ..metrics.registry import MetricFamily, parse_text
 from .trec_eval_params import GAIN_PAIRS
 
 FAMILIES = ("RR", "P", "R", "AP", "nDCG", "Success", "Rprec", "Judged", "ERR", "SDCG",
-            "alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA",
-            "StRecall")
+            "Compat", "INSQ", "INST", "BPM", "alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA",
+            "NRBP", "nNRBP", "P_IA", "AP_IA", "StRecall")
 """ir_measures measures with a tiedrank family of the same name and definition (``Judged``:
 its judged provider's; ``ERR``: its gdeval provider's, which needs a cutoff; ``SDCG``: its
-cwl_eval provider's, ``min_rel`` and ``max_rel`` carried over; the intent-aware ones: its
-pyndeval provider's, ``alpha`` and ``beta`` carried over, a cutoff needed where pyndeval
-needs one)."""
+cwl_eval provider's, ``min_rel`` and ``max_rel`` carried over; ``INSQ``, ``INST``, ``BPM``:
+its cwl_eval provider's too, ``T`` carried over and BPM's cutoff its K; the intent-aware
+ones: its pyndeval provider's, ``alpha`` and ``beta`` carried over, a cutoff needed where
+pyndeval needs one)."""
 
 
 # ---- in ---------------------------------------------------------------------------------------

@@ -58,10 +58,9 @@ _FAMILY = {"P": "P", "recall": "R", "ndcg_cut": "nDCG", "map_cut": "AP",
            "iprec_at_recall": "iprec_at_recall", "Rprec_mult": "Rprec_mult",
            "11pt_avg": "11pt_avg", "set_F": "set_F", "utility": "utility", "ndcg": "nDCG",
            "rbp": "RBP_graded", "rbp_resid": "rbp_resid", "ndcg_rel": "ndcg_rel",
-           "Rndcg": "Rndcg"}
-GAIN_PAIRS = ("ndcg", "ndcg_rel", "Rndcg", "rbp")
-"""trec_eval's measures whose grade=gain pairs tiedrank reads (setup_gains in gain_init.c);
-trec_eval's G reads them too, tiedrank's G not yet."""
+           "Rndcg": "Rndcg", "G": "G"}
+GAIN_PAIRS = ("ndcg", "ndcg_rel", "Rndcg", "rbp", "G")
+"""trec_eval's measures whose grade=gain pairs tiedrank reads (setup_gains in gain_init.c)."""
 _REAL = r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
 _ATOL = re.compile(r"\s*([-+]?\d+)(\.\d*)?\s*", re.ASCII)  # an integer, or a decimal C's atol truncates
 RELSTRING_DEFAULT = 10

@@ -19,6 +19,8 @@ from .registry import (CUTOFF_RULES, REGISTRY, Metric, MetricFamily, Parameter, 
                        parse_metric, register)
 
 from . import entries, entries_peers  # noqa: E402,F401  (registers the families)
+from . import entries_compat  # noqa: E402,F401  (Compat)
+from . import entries_cwl  # noqa: E402,F401  (C/W/L's INSQ, INST, BPM)
 from . import entries_intent  # noqa: E402,F401  (the intent-aware families)
 
 METRIC_NAMES = tuple(form for entry in REGISTRY.values() for form in entry.forms)

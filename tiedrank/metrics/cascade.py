@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import InputError
+from ..core.errors import InputError, Remedy, RemediedValueError
 from ..core.segments import segment_cumsum, segment_sum
 from ..core.ties import TieTable
 from .blocks import divide
@@ -174,13 +174,13 @@ def expected_err(table: TieTable, k: int | None, name: str = "ERR") -> np.ndarra
     refused = (terms > MAX_TERMS) | (needed > MAX_POSITIVES)
     if refused.any():
         g = int(np.flatnonzero(refused)[0])
-        raise ValueError(
+        raise RemediedValueError(
             f"{name}: query {table.queries[table.group_query[g]]!r} has a tie group of {n[g]} "
             f"documents, {r[g]} of them graded above 0, at ranks {int(a[g]) + 1}.."
             f"{int(a[g] + n[g])}: its exact ERR needs {int(terms[g]):,} terms over "
             f"{int(needed[g]):,} passes, more than {MAX_TERMS:,} terms or {MAX_POSITIVES:,} "
-            "passes; ask for a smaller cutoff (ERR@k with fewer places in the group), or "
-            "score that query under one ordering (the trec_eval tie policy)")
+            "passes; ask for a smaller cutoff (ERR@k with fewer places in the group), or ",
+            Remedy("ties", "trec_eval", "to score it on one ordering (trec_eval's)"))
     # the positives of each group, in the group's order, with their 1 - R
     order = np.flatnonzero(positive)
     x = 1.0 - stop[order]

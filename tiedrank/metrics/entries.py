@@ -192,11 +192,12 @@ for _entry in (
                       "retrieved, precision above it estimated from the judged and pooled "
                       "documents there, over R. Needs the whole table; its best and worst "
                       "are computed, not the grade orders"),
-    _trec("G", lambda t, m, g: INF.normalized_gain(t), cutoff="none",
-          extremes=lambda t, m, best: INF.normalized_gain_extreme(t, best),
+    _trec("G", lambda t, m, g: INF.normalized_gain(t, m.gain), cutoff="none",
+          extremes=lambda t, m, best: INF.normalized_gain_extreme(t, best, m.gain),
           description="trec_eval's normalized gain G: per document, gain / log2(2 + ideal "
-                      "cost - gains so far), over the ideal total (gain = grade); its best "
-                      "and worst are computed, not the grade orders"),
+                      "cost - gains so far), over the ideal total (gain = grade, or a gain "
+                      "map: G(gain=1:3 2:9) is trec_eval's G.1=3,2=9); its best and worst "
+                      "are computed, not the grade orders"),
 ):
     register(_entry)
 del _entry

@@ -49,7 +49,7 @@ from ..core.errors import Remedy, RemediedValueError
 from ..core.segments import segment_sum
 from ..core.ties import TieTable
 from .blocks import divide
-from .trec_gains import trec_gains
+from .trec_gains import ideal_gains, trec_gains
 
 INFAP_EPSILON = 0.00001
 """trec_eval's ``INFAP_EPSILON`` (trec_eval.h): keeps infAP's ratio defined with nothing
@@ -350,17 +350,19 @@ def _infap_extreme_groups(best, k_r, k_u, k_x, above, r0, n0, u0, first_b, rows,
 # ---- G ----------------------------------------------------------------------------------------
 class _GainScale:
     """What m_G.c reads besides the ranking: per query the cost walk sum_cost(i) =
-    sum_{p <= i} max(ideal_p, 1) (ideal_p the p-th largest judged grade, 0 past them) and
-    the ideal total (the positive judged grades summed); per group the gains above it."""
+    sum_{p <= i} max(ideal_p, 1) (ideal_p the p-th largest judged gain, 0 past them) and
+    the ideal total (the positive judged gains summed); per group the gains above it. The
+    gain is the grade, or a gain map's (trec_eval's ``G.1=3,2=9``; its gains are >= 0, so
+    gain-0 documents still only delay the others)."""
 
-    def __init__(self, table: TieTable) -> None:
-        grades = np.maximum(table.ideal_grade, 0).astype(np.float64)  # sorted descending
+    def __init__(self, table: TieTable, gain: str | None = None) -> None:
+        ideal = ideal_gains(table, gain)  # per query, descending
         self.start = table.ideal_start[:-1]
         self.count = np.diff(table.ideal_start)
-        self.extra = np.concatenate(([0.0], np.cumsum(np.maximum(grades - 1.0, 0.0))))
+        self.extra = np.concatenate(([0.0], np.cumsum(np.maximum(ideal - 1.0, 0.0))))
         self.ideal_total = np.bincount(np.repeat(np.arange(table.n_queries), self.count),
-                                       weights=grades, minlength=table.n_queries)
-        self.doc_gain = trec_gains(table)
+                                       weights=ideal, minlength=table.n_queries)
+        self.doc_gain = trec_gains(table, gain)
         self.group_gain = segment_sum(self.doc_gain, table.group_start)
         self.gain_above = table.sum_above(self.group_gain)
 
@@ -427,7 +429,7 @@ def _check_lattice(table: TieTable, groups: np.ndarray, size: np.ndarray) -> Non
             ", or merge grade levels in the qrels")
 
 
-def normalized_gain(table: TieTable) -> np.ndarray:
+def normalized_gain(table: TieTable, gain: str | None = None) -> np.ndarray:
     """trec_eval's ``G`` (m_G.c, "normalized gain"), its exact expectation over the tie
     orderings.
 
@@ -438,7 +440,8 @@ def normalized_gain(table: TieTable) -> np.ndarray:
 
         G = (1 / sum of the positive judged grades) sum_i gain_i / log2(2 + cost(i) - S(i)).
 
-    (It reads the grades whatever ``-l`` says, as trec_eval.) Expectation: the first t
+    (It reads the grades whatever ``-l`` says, as trec_eval; a gain map ``gain``, trec_eval's
+    ``-m G.1=3,2=9``, replaces grade by its gain in every term.) Expectation: the first t
     documents of a tie group (a_g above it) are a uniformly random t-subset, and given that
     set the t-th one is any of them alike, so its expected gain is T_t / t, T_t the set's
     gains summed. Hence
@@ -472,7 +475,7 @@ def normalized_gain(table: TieTable) -> np.ndarray:
     >>> normalized_gain(table.resolve("pessimistic"))  # 1, 2, 3: not the worst (1, 3, 2 is)
     array([0.75])
     """
-    scale = _GainScale(table)
+    scale = _GainScale(table, gain)
     total = _singletons_gain(table, scale)
     tied = np.flatnonzero((table.group_size > 1) & (scale.group_gain > 0))
     if len(tied):
@@ -537,7 +540,7 @@ def _expected_gain_groups(table, scale, log_fact, groups, count, value) -> np.nd
     return out
 
 
-def normalized_gain_extreme(table: TieTable, best: bool) -> np.ndarray:
+def normalized_gain_extreme(table: TieTable, best: bool, gain: str | None = None) -> np.ndarray:
     """The largest (``best``) or smallest ``G`` over the tie orderings, exactly.
 
     A gain-0 document just before a positive one delays it: swapping the two reads the
@@ -553,7 +556,7 @@ def normalized_gain_extreme(table: TieTable, best: bool) -> np.ndarray:
     O(L prod_{l=1..L} (k_l + 1)) time and memory per group, the lattice of its positive
     grades (refused past :data:`LATTICE_LIMIT`, with a message).
     """
-    scale = _GainScale(table)
+    scale = _GainScale(table, gain)
     total = _singletons_gain(table, scale)
     tied = np.flatnonzero((table.group_size > 1) & (scale.group_gain > 0))
     if len(tied):

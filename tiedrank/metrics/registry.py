@@ -53,7 +53,7 @@ ir_measures spells it, is read too)."""
 TREC_GAIN_FAMILIES = ("RBP_graded", "ndcg_rel", "Rndcg", "G")
 """Families graded by trec_eval's default gains (gain = grade, whatever ``rel=`` says): they
 take no ``gain=linear|exp``, and ``rel=`` does not turn them binary."""
-TREC_GAIN_MAP_FAMILIES = ("RBP_graded", "ndcg_rel", "Rndcg")
+TREC_GAIN_MAP_FAMILIES = ("RBP_graded", "ndcg_rel", "Rndcg", "G")
 """Those of :data:`TREC_GAIN_FAMILIES` that take a gain map, trec_eval's grade=gain pairs
 (``ndcg_rel(gain=1:3 2:9)`` is ``-m ndcg_rel.1=3,2=9``); their best and worst orders are by
 gain (:func:`~tiedrank.metrics.gain_maps.resolve_by_gain`)."""
@@ -82,6 +82,7 @@ class Parameter:
     hint: str
     placeholder: str
     shown_at_default: bool = True  # False: left out of the name at its default (docs)
+    boolean: bool = False  # True: written True or False (stored 1.0 / 0.0): Compat's normalize
 
 
 @dataclass(frozen=True)
@@ -221,6 +222,8 @@ class Metric:
     recall: float | None = None
     min_rel: float | None = None
     max_rel: float | None = None
+    normalize: float | None = None
+    T: float | None = None
     levels: tuple[float, ...] | None = None
     rel: int | None = None
     judged_only: bool | None = None
@@ -237,7 +240,8 @@ class Metric:
     @property
     def name(self) -> str:
         """The canonical spelling, e.g. ``nDCG@10``, ``TsRR(alpha=1)``, ``Best(AP)``."""
-        args = ", ".join([f"{p.name}={getattr(self, p.name):g}" for p in self.entry.parameters
+        args = ", ".join([f"{p.name}={_shown(p, getattr(self, p.name))}"
+                          for p in self.entry.parameters
                           if p.shown_at_default or getattr(self, p.name) != p.default]
                          + ([f"levels={' '.join(map(repr, self.levels))}"]
                             if self.levels not in (None, self.entry.levels) else [])
@@ -270,9 +274,10 @@ class Metric:
     @property
     def extremes(self) -> Extremes | None:
         """The family's :attr:`MetricFamily.extremes`; under a gain map, the orders by gain."""
+        if self.entry.extremes is not None:  # computed by the family (G: under a map too)
+            return self.entry.extremes
         by_gain = self.entry.graded or self.family in TREC_GAIN_MAP_FAMILIES
-        return K.graded_extreme if by_gain and is_gain_map(self.gain or "") \
-            else self.entry.extremes
+        return K.graded_extreme if by_gain and is_gain_map(self.gain or "") else None
 
     @property
     def summary(self) -> Summary:
@@ -289,6 +294,11 @@ class Metric:
 
     def __str__(self) -> str:
         return self.name
+
+
+def _shown(parameter: Parameter, value: float) -> str:
+    """A parameter's value as written in a name: ``True``/``False`` or ``%g``."""
+    return str(bool(value)) if parameter.boolean else f"{value:g}"
 
 
 # a family name may begin with a digit: trec_eval's 11pt_avg
@@ -487,6 +497,8 @@ def _parse_parameters(subject: str, entry: MetricFamily, args: str | None) -> di
         if key not in names and not names:
             raise ValueError(f"{subject} takes no parameters other than settings: expected "
                              f"{usage(entry)}")
+        if key in names and entry.parameters[names.index(key)].boolean:
+            raw = {"true": "1", "false": "0"}.get(raw.lower(), raw)  # normalize=True
         if key not in names or not re.fullmatch(_NUMBER, raw):
             raise bad
         try:

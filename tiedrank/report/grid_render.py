@@ -13,6 +13,7 @@ import math
 import re
 from typing import Any, Callable
 
+from ..core.summaries import summary_note
 from ..stats import scale_note
 from .formats import csv_safe, html_table, latex_literal, markdown_literal
 
@@ -80,6 +81,8 @@ def _caption(report: Report) -> str:
              + (", and in parentheses the value in trec_eval's tie order" if report.trec_eval
                 else "") + f". {_BOLD}: the best run per metric"
              + (" by expectation." if report.value == "expected" else ".")]
+    if (summaries := summary_note(report.metrics)) is not None:  # not every column is a mean
+        parts.append(f"Columns not averaged over the queries: {summaries}.")
     sig = report.significance
     if sig is not None:
         scope = ("every pair of runs" if sig.pairs == "all"
@@ -100,7 +103,7 @@ def _caption(report: Report) -> str:
             parts.append("The verdicts were not checked under other tie policies (evaluate "
                          "with ties='all' for that).")
         if (note := scale_note(report.metrics)) is not None:
-            parts.append(note[0].upper() + note[1:] + ".")
+            parts.append(f"Tests: {note}.")  # a metric name keeps its case
     parts += [n if n.endswith(".") else n + "." for n in report.notes]
     return " ".join(parts)
 

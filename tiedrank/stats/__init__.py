@@ -23,9 +23,12 @@ module does one job:
                            decides which of two runs wins (best of one against worst of
                            the other)
 :mod:`.exact`              exact laws for tiny cases: :func:`query_value_distribution`,
-                           :func:`run_mean_distribution`, :func:`exact_win_probability`
+                           :func:`run_mean_distribution`, :func:`exact_win_probability`,
+                           :func:`expected_geometric_mean` (E[gm_map] itself)
 :mod:`.rankings`           :func:`policy_rankings`, :func:`ranking_agreement` (Kendall's tau
                            between policies), :func:`rank_correlation` of two runs' orders
+:mod:`.overlap`            :func:`rank_biased_overlap` of two runs' orders per query, ties
+                           treated as Corsi & Urbano's RBO^w, RBO^a, RBO^b (ext, min, max, res)
 :mod:`.groups`             :func:`group_breakdown` per query group (:func:`read_groups`)
 :mod:`.agreement`          :func:`judge_agreement`: label runs (LLM judges) against the
                            qrels grades, confusion matrices and Cohen's kappa (unweighted,
@@ -94,6 +97,7 @@ from .corrections import (
 )
 from .exact import (
                            exact_win_probability,
+                           expected_geometric_mean,
                            query_value_distribution,
                            run_mean_distribution,
 )
@@ -109,6 +113,7 @@ from .paired_tests import (
                            t_test,
                            wilcoxon_test,
 )
+from .overlap import RankOverlap, rank_biased_overlap
 from .pairing import (
                            OUTCOMES,
                            REL_TOL,
@@ -152,11 +157,13 @@ __all__ = [  # noqa: RUF022 (grouped by module, as the table above)
     # verdict stability and exact laws
     "PairStability", "WinProbability", "pair_stability", "policy_verdicts",
     "verdict_stability", "win_probabilities", "win_probability",
-    "exact_win_probability", "query_value_distribution", "run_mean_distribution",
+    "exact_win_probability", "expected_geometric_mean", "query_value_distribution",
+    "run_mean_distribution",
     # queries whose winner the tie-break alone decides
     "FRAGILE_COLUMNS", "fragile_queries",
     # rankings and rank correlation
     "RankCorrelation", "policy_rankings", "rank_correlation", "ranking_agreement",
+    "RankOverlap", "rank_biased_overlap",
     # groups
     "GroupBreakdown", "group_breakdown", "read_groups",
     # judge agreement

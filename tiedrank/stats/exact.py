@@ -18,17 +18,20 @@ Examples
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pandas as pd
 
+from ..core.summation import MIN_GEO_MEAN
 from ..metrics import GAINS, Metric, metric_values, parse_metric
 from ..sampling.enumeration import MAX_ORDERINGS, ordering_table, query_orderings
 from ..core.ties import TieTable
 from ..core.validation import Interval, Options, validate_params
 from .stability import check_same_queries, win_score
 
-__all__ = ["exact_win_probability", "query_value_distribution", "run_mean_distribution"]
+__all__ = ["exact_win_probability", "expected_geometric_mean", "query_value_distribution",
+           "run_mean_distribution"]
 
 _EXACT_OPTIONS = {"gain": [Options(*GAINS)], "max_orderings": [Interval(int, 1, None)]}
 
@@ -110,3 +113,55 @@ def exact_win_probability(table_a: TieTable, table_b: TieTable, metric: str | Me
     weight = law_a["probability"].to_numpy()[:, None] * law_b["probability"].to_numpy()[None, :]
     return float((score * weight).sum())
 
+
+
+@validate_params(_EXACT_OPTIONS)
+def expected_geometric_mean(table: TieTable, metric: str | Metric = "gm_map", *,
+                            gain: str = "linear", included: np.ndarray | None = None,
+                            max_orderings: int = MAX_ORDERINGS) -> float:
+    """The exact expectation of trec_eval's geometric mean (``gm_map``, ``gm_bpref``) over
+    every ordering of the ties, by enumeration (small ties only).
+
+    The run's expected ``gm_map`` that :func:`tiedrank.evaluate` reports is the geometric
+    mean of the per-query expectations, exp(mean_q log max(E[X_q], f)), f = 0.00001: what
+    trec_eval would print if each query scored its tie-independent value. The expectation
+    of the geometric mean itself is another number (lower, by Jensen's inequality). The
+    queries' ties are broken independently, so it factors over the n included queries,
+
+        E[GM] = E[prod_q max(X_q, f)^(1/n)] = prod_q E[max(X_q, f)^(1/n)],
+
+    and each factor needs the query's whole law of X (AP or bpref), here enumerated
+    (:mod:`tiedrank.sampling.enumeration`; refused, naming the query, past ``max_orderings``
+    orderings of one query). The product is taken in logarithms.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tiedrank import Qrels, Run, build_tie_table
+    >>> qrels = Qrels(pd.DataFrame({"query": ["1", "2"], "doc": "x", "relevance": 1}))
+    >>> run = Run("A", pd.DataFrame({"query": ["1", "1", "2"], "doc": ["x", "y", "x"],
+    ...                              "score": [1.0, 1.0, 2.0]}))
+    >>> round(expected_geometric_mean(build_tie_table(run, qrels)), 6)  # (1 + sqrt(.5)) / 2
+    0.853553
+    """
+    m = parse_metric(metric)
+    if m.entry.summary != "geometric":
+        raise ValueError(f"{m.name} is summarised by its {m.summary.name}, which is linear: its "
+                         "expectation is the summary of the per-query expectations "
+                         "(tiedrank.evaluate); pass gm_map or gm_bpref")
+    if included is None:
+        included = table.evaluated
+    queries = np.flatnonzero(included)
+    if not len(queries):
+        return float("nan")
+    log_total = 0.0
+    for q in queries:  # enumeration: tiny cases, one query at a time
+        q = int(q)
+        if m.tie_aware_by_definition or table.n_retrieved[q] == 0:
+            values = metric_values(table, m, gain=gain)[q:q + 1]
+        else:
+            values = metric_values(ordering_table(table, q, query_orderings(table, q, max_orderings)),
+                                   m, gain=gain)
+        factor = np.mean(np.maximum(values, MIN_GEO_MEAN) ** (1.0 / len(queries)))
+        log_total += math.log(factor)
+    return math.exp(log_total)

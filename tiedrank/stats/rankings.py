@@ -78,7 +78,7 @@ def ranking_agreement(source: Evaluation | pd.DataFrame, metric: str | Metric, *
     return pd.DataFrame(rows, columns=["policy_a", "policy_b", "kendall_tau", "p_value"])
 
 
-def _score_frame(run) -> tuple[str, pd.DataFrame]:
+def score_frame(run) -> tuple[str, pd.DataFrame]:
     """(name, DataFrame[query, doc, score]) from a Run, TieTable or DataFrame."""
     if isinstance(run, Run):
         return run.name, run.frame[["query", "doc", "score"]]
@@ -123,8 +123,8 @@ def rank_correlation(run_a, run_b) -> RankCorrelation:
     0.8
     """
     from scipy import stats  # here, not at the top: the CLI starts without scipy
-    _, fa = _score_frame(run_a)
-    _, fb = _score_frame(run_b)
+    _, fa = score_frame(run_a)
+    _, fb = score_frame(run_b)
     merged = fa.merge(fb, on=["query", "doc"], suffixes=("_a", "_b"), how="inner")
     rows = []
     with warnings.catch_warnings():  # constant input warns and returns NaN: reported below

@@ -15,17 +15,19 @@ import numpy as np
 
 
 def plotly_text(value: object) -> str:
-    """``value`` as text plotly shows literally: ``&``, ``<`` and ``>`` as entities (plotly.js
-    draws ``&lt;b&gt;`` as ``<b>``, never as bold, a link or a line break).
+    """``value`` as text plotly shows literally: ``&``, ``<``, ``>`` and ``%`` as entities
+    (plotly.js draws ``&lt;b&gt;`` as ``<b>``, never as bold, a link or a line break, and
+    ``&#37;{y}`` as ``%{y}``, never as a hover template's field filled in).
 
     Examples
     --------
     >>> plotly_text('<a href="http://x">run</a> & co')
     '&lt;a href="http://x"&gt;run&lt;/a&gt; &amp; co'
-    >>> plotly_text(7)
-    '7'
+    >>> plotly_text("50%{y}"), plotly_text(7)
+    ('50&#37;{y}', '7')
     """
-    return str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return (str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("%", "&#37;"))
 
 
 def plotly_texts(values: Iterable[object]) -> np.ndarray:
@@ -36,10 +38,11 @@ def plotly_texts(values: Iterable[object]) -> np.ndarray:
 def plain_text(shown: str) -> str:
     """The text :func:`plotly_text` was given (a clicked point's query id back from the figure).
 
-    >>> plain_text(plotly_text("a&lt;b <c> & d")) == "a&lt;b <c> & d"
+    >>> plain_text(plotly_text("a&lt;b <c> & d 5%{x} &#37;")) == "a&lt;b <c> & d 5%{x} &#37;"
     True
     """
-    return shown.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    return (shown.replace("&#37;", "%").replace("&lt;", "<").replace("&gt;", ">")
+            .replace("&amp;", "&"))
 
 
 __all__ = ["plain_text", "plotly_text", "plotly_texts"]
