@@ -10,7 +10,7 @@ weighted by a function of how many documents relevant to the same subtopic rank 
 alpha-DCG: ``w = (1 - alpha)^c``, ``d = 1 / log2(r + 1)``; ERR-IA: the same ``w``, ``d = 1/r``;
 NRBP: ``d = beta^(r - 1)``; MAP-IA: ``w = (c + 1) / R_s``, ``d = 1/r``; P-IA@k:
 ``w = 1``, ``d = [r <= k]``; subtopic recall@k: ``w = [c = 0]``, ``d = [r <= k]`` (each
-then scaled as ndeval scales it, :func:`intent_values`).
+then scaled as ndeval scales it, :func:`scaled`).
 
 Over the tie orderings (uniform, independent per group) the count from the groups above a
 group, ``C``, is fixed; inside a group of ``n`` documents ``m`` of which are relevant to
