@@ -49,7 +49,9 @@ def test_page_errors_show_one_message_not_a_traceback(tmp_path):
     source = (ROOT / "app.py").read_text()
     wrapper = source[source.index("def _run_page"):source.index("\ndata_panel()\n")]
     script.write_text(
-        "import streamlit as st\nfrom tiedrank.core.errors import InputError\n"
+        "import streamlit as st\nfrom tiedrank.core.errors import InputError, RemediedValueError\n"
+        "from tiedrank.dashboard import ui as common\n"
+        "from tiedrank.report import markdown_literal as md\n"
         "class _Page:\n    def run(self):\n        raise ValueError('/secret/server/path')\n"
         "pg = _Page()\n" + wrapper + "_run_page()\n")
     at = AppTest.from_file(str(script)).run()
