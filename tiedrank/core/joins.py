@@ -109,10 +109,11 @@ def ranking_order(query_code: np.ndarray, score: np.ndarray) -> np.ndarray | Non
     n = len(query_code)
     if n < 2:
         return None
-    query_changes = np.flatnonzero(np.diff(query_code)) + 1
-    block_start = np.concatenate(([0], query_changes))
-    with np.errstate(over="ignore"):  # +-1.7e308 neighbours: the difference is +-inf, still signed
-        within_sorted = bool(np.all((np.diff(score) <= 0) | (np.diff(query_code) != 0)))
+    # comparisons of neighbours, not differences: no array of differences the size of the
+    # run, and no overflow (score[i + 1] - score[i] <= 0 exactly when score[i + 1] <= score[i])
+    query_change = query_code[1:] != query_code[:-1]
+    block_start = np.concatenate(([0], np.flatnonzero(query_change) + 1))
+    within_sorted = bool(np.all((score[1:] <= score[:-1]) | query_change))
     block_query = query_code[block_start]
     if within_sorted and len(np.unique(block_query)) == len(block_start):
         if np.all(np.diff(block_query) > 0):

@@ -518,8 +518,11 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
         new_group[0] = True
         np.not_equal(qc[1:], qc[:-1], out=new_group[1:])
         new_group[1:] |= sc[1:] != sc[:-1]
-    group_start = np.flatnonzero(new_group).astype(np.int64)
-    group_size = np.diff(np.append(group_start, len(qc))).astype(np.int64)
+    group_start = np.asarray(np.flatnonzero(new_group), dtype=np.int64)
+    group_size = np.empty_like(group_start)
+    np.subtract(group_start[1:], group_start[:-1], out=group_size[:-1])
+    group_size[-1:] = len(qc) - group_start[-1:]
+    group_query = np.asarray(qc[group_start], dtype=np.int64)
 
     answered = n_retrieved > 0 if in_run is None else in_run
     for kind, mask, text in (
@@ -542,8 +545,8 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
         run_name=run.name, rel_level=int(rel_level), policy="expected", queries=queries,
         n_relevant=n_relevant, n_retrieved=n_retrieved, query_start=query_start,
         ideal_start=side.ideal_start, ideal_grade=side.ideal_grade,
-        group_query=qc[group_start].astype(np.int64), group_start=group_start,
-        group_size=group_size, group_above=group_start - query_start[qc[group_start]],
+        group_query=group_query, group_start=group_start,
+        group_size=group_size, group_above=group_start - query_start[group_query],
         doc_score=sc, doc_grade=grade if rows is None else grade[rows],
         doc_judged=judged if rows is None else judged[rows],
         doc_row=(np.arange(len(qc), dtype=np.int64) if rows is None else
