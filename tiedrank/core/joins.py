@@ -121,6 +121,8 @@ def ranking_order(query_code: np.ndarray, score: np.ndarray) -> np.ndarray | Non
         block_length = np.diff(np.append(block_start, n))
         moved = np.argsort(block_query)
         new_start = np.cumsum(block_length[moved]) - block_length[moved]
-        return np.arange(n) + np.repeat(block_start[moved] - new_start, block_length[moved])
+        order = np.repeat(block_start[moved] - new_start, block_length[moved])
+        order += np.arange(n, dtype=order.dtype)  # in place: one array the size of the run
+        return order
     return pc.sort_indices(pa.table({"q": query_code, "s": score}),
                            sort_keys=[("q", "ascending"), ("s", "descending")]).to_numpy()

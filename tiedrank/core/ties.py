@@ -507,9 +507,14 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
     # case), so the per-row arrays are used as they are, never copied
     rows = np.flatnonzero(keep) if not keep.all() else None
     qc, sc = (query_code, score) if rows is None else (query_code[rows], score[rows])
+    del query_code, score, keep  # the table's arrays are made next: free these first
     order = _ranking_order(qc, sc)
     if order is not None:
         rows, qc, sc = order if rows is None else rows[order], qc[order], sc[order]
+        del order
+    doc_grade = grade if rows is None else grade[rows]
+    doc_judged = judged if rows is None else judged[rows]
+    del grade, judged
     n_retrieved = np.bincount(qc, minlength=n_queries).astype(np.int64)
     query_start = np.zeros(n_queries + 1, dtype=np.int64)
     np.cumsum(n_retrieved, out=query_start[1:])
@@ -547,8 +552,7 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
         ideal_start=side.ideal_start, ideal_grade=side.ideal_grade,
         group_query=group_query, group_start=group_start,
         group_size=group_size, group_above=group_start - query_start[group_query],
-        doc_score=sc, doc_grade=grade if rows is None else grade[rows],
-        doc_judged=judged if rows is None else judged[rows],
+        doc_score=sc, doc_grade=doc_grade, doc_judged=doc_judged,
         doc_row=(np.arange(len(qc), dtype=np.int64) if rows is None else
                  np.asarray(rows, dtype=np.int64)), run_docs=run_docs,
         findings=tuple(run.findings) + tuple(qrels.findings) + tuple(findings),
