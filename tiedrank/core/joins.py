@@ -126,3 +126,46 @@ def ranking_order(query_code: np.ndarray, score: np.ndarray) -> np.ndarray | Non
         return order
     return pc.sort_indices(pa.table({"q": query_code, "s": score}),
                            sort_keys=[("q", "ascending"), ("s", "descending")]).to_numpy()
+
+
+def byte_order(ids: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """The stable ascending order of the strings ``ids`` by their bytes (C's ``strcmp`` for
+    ids without a NUL byte): the positions, as ``pyarrow.compute.sort_indices`` gives them.
+
+    Ids of at most 8 bytes (most document ids: MS MARCO's, the benchmark's) are sorted as
+    the big-endian words of their zero-padded bytes, one integer sort, several times faster
+    than comparing strings; a longer id or one holding a NUL byte (which the padding would
+    confuse with its end) leaves the strings to Arrow's sort.
+
+    >>> byte_order(pa.array(["b", "ab", "a", "ab", "B", "\u00e9"])).tolist()
+    [4, 2, 1, 3, 0, 5]
+    """
+    if isinstance(ids, pa.ChunkedArray):
+        ids = ids.combine_chunks()
+    text = pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)
+    words = _padded_words(ids) if text and len(ids) else None
+    if words is None:
+        return pc.sort_indices(ids).to_numpy()
+    return np.argsort(words, kind="stable")
+
+
+def _padded_words(ids: pa.Array) -> np.ndarray | None:
+    """Each id's bytes as a big-endian uint64, zero-padded; None when an id is longer than
+    8 bytes or holds a NUL byte (or the array has nulls)."""
+    if ids.null_count:
+        return None
+    _, offsets_buffer, data_buffer = ids.buffers()
+    width = 8 if pa.types.is_large_string(ids.type) else 4
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if width == 8 else np.int32,
+                            count=len(ids) + 1, offset=ids.offset * width).astype(np.int64)
+    lengths = offsets[1:] - offsets[:-1]
+    if data_buffer is None or int(lengths.max()) > 8 or int(lengths.max()) == 0:
+        return None
+    data = np.frombuffer(data_buffer, dtype=np.uint8)
+    column = np.arange(8)
+    inside = column < lengths[:, None]
+    padded = np.where(inside, data[np.minimum(offsets[:-1, None] + column, len(data) - 1)], 0)
+    padded = padded.astype(np.uint8)
+    if (inside & (padded == 0)).any():
+        return None
+    return padded.view(">u8").ravel().astype(np.uint64)

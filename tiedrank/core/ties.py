@@ -56,7 +56,7 @@ import pyarrow.compute as pc
 from .data import Qrels, Run
 from .errors import Finding
 from .hashing import hash_ids, mix, seed_word
-from .joins import as_arrow_strings, join_grades as _join_grades, qrels_side as _qrels_side, \
+from .joins import as_arrow_strings, byte_order, join_grades as _join_grades, qrels_side as _qrels_side, \
     ranking_order as _ranking_order, run_query_codes as _run_query_codes
 from .policies import POLICIES
 from .rounding import round_scores
@@ -403,7 +403,7 @@ class TieTable:
             return np.argsort(np.argsort(self.doc_row[positions], kind="stable"), kind="stable")
         if policy == "trec_eval":
             ids = self.run_docs.take(pa.array(self.doc_row[positions]))
-            ascending = pc.sort_indices(ids).to_numpy()  # byte order, as strcmp
+            ascending = byte_order(ids)  # byte order, as strcmp
             rank = np.empty(len(positions), dtype=np.int64)
             rank[ascending] = np.arange(len(positions))
             return len(positions) - 1 - rank  # docno descending
