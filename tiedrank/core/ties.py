@@ -290,13 +290,16 @@ class TieTable:
             return self
         if cached is not None:
             return cached
-        keep = (np.logical_or.reduceat(marked, self.group_start) if self.n_groups
-                else np.zeros(0, dtype=bool))
-        if keep.all():
+        # the groups of the marked documents, found from those few documents (a per-group
+        # reduction and a per-document mask cost two passes over the run's size)
+        keep = np.unique(np.searchsorted(self.group_start, np.flatnonzero(marked),
+                                         side="right") - 1)
+        if len(keep) == self.n_groups:
             compact = self
         else:
-            docs = np.repeat(keep, self.group_size)
             size = self.group_size[keep]
+            docs = np.repeat(self.group_start[keep] - (np.cumsum(size) - size), size) \
+                + np.arange(int(size.sum()), dtype=np.int64)
             query = self.group_query[keep]
             query_start = np.zeros(self.n_queries + 1, dtype=np.int64)
             np.cumsum(np.bincount(query, weights=size, minlength=self.n_queries).astype(np.int64),
