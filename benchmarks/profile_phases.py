@@ -191,10 +191,11 @@ def main() -> None:
     parser.add_argument("run")
     parser.add_argument("--repeat", type=int, default=3, help="fresh processes (median)")
     parser.add_argument("--once", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("extra", nargs="*", help="evaluate's options (after --); default: "
-                        + " ".join(DEFAULT_ARGS))
-    args = parser.parse_args()
-    extra = args.extra or DEFAULT_ARGS
+    parser.epilog = "evaluate's options go after --; default: " + " ".join(DEFAULT_ARGS)
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:cut])
+    extra = argv[cut + 1:] or DEFAULT_ARGS
     if args.once:
         print(json.dumps(profile_once(args.qrels, args.run, extra)))
         return
