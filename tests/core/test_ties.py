@@ -246,3 +246,27 @@ def test_loose_keywords_still_work_for_one_release():
         build_tie_table(run, qrels, EvaluationOptions(rel_level=2), rel_level=0)
     with pytest.raises(TypeError, match="unexpected keyword argument 'gains'"):
         build_tie_table(run, qrels, gains="exp")
+
+
+@pytest.mark.parametrize("kind", ["string", "large_string"])
+def test_byte_order_of_ids_is_strcmp_order(kind):
+    """trec_eval breaks ties by docno with strcmp: the integer fast path for short ids must
+    give Python's stable sort of the UTF-8 bytes, for short, long, empty and NUL ids."""
+    import random
+
+    import pyarrow as pa
+
+    from tiedrank.core.joins import byte_order
+
+    rng = random.Random(33)
+    alphabet = ["a", "b", "B", "0", "9", "\u00e9", "z", "\x01", " "]
+    for trial in range(300):
+        longest = rng.choice([1, 3, 8, 8, 9])
+        ids = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, longest)))
+               for _ in range(rng.randint(1, 40))]
+        if trial % 50 == 0:
+            ids.append("a\x00b")  # a NUL byte: Arrow's sort, not the padded words
+        oracle = sorted(range(len(ids)), key=lambda i: ids[i].encode("utf-8"))
+        array = pa.array(["skipped"] + ids, getattr(pa, kind)()).slice(1)  # an offset too
+        assert byte_order(array).tolist() == oracle
+        assert byte_order(pa.chunked_array([array[:3], array[3:]])).tolist() == oracle

@@ -557,12 +557,15 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
                         "judged": table.view(judged_only=True) if "judged" in views else None,
                         "qrels": table.qrels_groups() if "qrels" in views else None,
                         "whole": table}              # resolve the smallest view a kernel reads
+            invariant: dict[Metric, np.ndarray] = {}  # the same under every policy: once
             for policy in policies:
                 resolved: dict[str, TieTable] = {}
                 for metric in (m for m in group if policy in scored[m]):
                     if metric.policy_invariant:
-                        values[policy, metric] = (query_ids, metric_values(
-                            table, metric, gain=options.gain)[included])
+                        if metric not in invariant:
+                            invariant[metric] = metric_values(table, metric,
+                                                              gain=options.gain)[included]
+                        values[policy, metric] = (query_ids, invariant[metric])
                         continue
                     if metric.extremes is not None and policy.name in EXTREME_POLICIES:
                         # unj, rbp_resid: their own best and worst, from the expected table

@@ -57,6 +57,8 @@ from .data import Qrels, Run
 from .errors import Finding
 from .hashing import hash_ids, mix, seed_word
 from .intents import table_intents
+from .joins import as_arrow_strings, byte_order, join_grades as _join_grades, qrels_side as _qrels_side, \
+    ranking_order as _ranking_order, run_query_codes as _run_query_codes
 from .policies import POLICIES
 from .rounding import round_scores
 from .segments import segment_count, segment_cumsum, segment_sum
@@ -293,13 +295,16 @@ class TieTable:
             return self
         if cached is not None:
             return cached
-        keep = (np.logical_or.reduceat(marked, self.group_start) if self.n_groups
-                else np.zeros(0, dtype=bool))
-        if keep.all():
+        # the groups of the marked documents, found from those few documents (a per-group
+        # reduction and a per-document mask cost two passes over the run's size)
+        keep = np.unique(np.searchsorted(self.group_start, np.flatnonzero(marked),
+                                         side="right") - 1)
+        if len(keep) == self.n_groups:
             compact = self
         else:
-            docs = np.repeat(keep, self.group_size)
             size = self.group_size[keep]
+            docs = np.repeat(self.group_start[keep] - (np.cumsum(size) - size), size) \
+                + np.arange(int(size.sum()), dtype=np.int64)
             query = self.group_query[keep]
             query_start = np.zeros(self.n_queries + 1, dtype=np.int64)
             np.cumsum(np.bincount(query, weights=size, minlength=self.n_queries).astype(np.int64),
@@ -406,26 +411,11 @@ class TieTable:
             return np.argsort(np.argsort(self.doc_row[positions], kind="stable"), kind="stable")
         if policy == "trec_eval":
             ids = self.run_docs.take(pa.array(self.doc_row[positions]))
-            ascending = pc.sort_indices(ids).to_numpy()  # byte order, as strcmp
+            ascending = byte_order(ids)  # byte order, as strcmp
             rank = np.empty(len(positions), dtype=np.int64)
             rank[ascending] = np.arange(len(positions))
             return len(positions) - 1 - rank  # docno descending
         raise ValueError(f"unknown tie policy {policy!r}; expected one of {', '.join(POLICIES)}")
-
-
-def _as_arrow_strings(series: pd.Series) -> pa.Array | pa.ChunkedArray:
-    """The Arrow strings behind a pandas str column (no copy for Arrow-backed columns).
-
-    An empty object column (pandas before 3, e.g. qrels that judge nothing) becomes Arrow's
-    null type, which pyarrow 16 cannot look strings up in: typed as strings then."""
-    array = pa.array(series)
-    return array.cast(pa.string()) if pa.types.is_null(array.type) else array
-
-
-def _to_numpy(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
-    return array.to_numpy(zero_copy_only=False)
 
 
 LEGACY_TABLE_KEYWORDS = ("rel_level", "judged_only", "round", "complete", "query_set")
@@ -490,54 +480,24 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
     complete, query_set = options.complete, options.query_set
     findings: list[Finding] = []
     qframe = qrels.frame
-    queries = np.unique(qframe["query"].to_numpy(dtype=object)).astype(object)  # sorted ids
-    n_queries = len(queries)
+    side = _qrels_side(qframe, rel_level)
+    queries, n_queries, n_relevant = side.queries, len(side.queries), side.n_relevant
 
-    # --- qrels side: codes, R, ideal grades ------------------------------------------
-    q_query = pd.Index(queries).get_indexer(qframe["query"])
-    q_grade = qframe["relevance"].to_numpy(dtype=np.int64)
-    n_relevant = np.bincount(q_query[q_grade >= rel_level], minlength=n_queries).astype(np.int64)
-    ideal_order = np.lexsort((-q_grade, q_query))
-    ideal_grade = q_grade[ideal_order]  # negatives kept: the gains clip them, bpref needs them
-    ideal_start = np.searchsorted(q_query[ideal_order], np.arange(n_queries + 1))
-
-    # --- run side: query codes via the (small) set of distinct run queries -------------
     frame = run.frame
-    run_query_codes, run_query_values = pd.factorize(frame["query"])
-    to_qrels = pd.Index(queries).get_indexer(run_query_values.astype(object))
-    unknown = run_query_values[to_qrels < 0]
+    query_code, unknown = _run_query_codes(frame["query"], queries)
     if len(unknown):
         findings.append(Finding(
             "queries_not_in_qrels",
             f"{len(unknown)} quer{'y' if len(unknown) == 1 else 'ies'} of run {run.name!r} "
             "not in the qrels; not evaluated", run.source, len(unknown),
             tuple(map(str, unknown[:_MAX_LISTED]))))
-    query_code = to_qrels[run_query_codes]
-    score = frame["score"].to_numpy(dtype=np.float64)
+    # a copy of its own (the table keeps it as doc_score; never a view of the caller's frame)
+    score = frame["score"].to_numpy(dtype=np.float64, copy=True)
     if round is not None:
         score = round_scores(score, round)
-
-    # --- grades: look each (query, doc) up in the qrels -------------------------------
-    run_docs = _as_arrow_strings(frame["doc"])
-    qrels_docs = _as_arrow_strings(qframe["doc"])
-    judged_doc_values = pc.unique(qrels_docs)
-    doc_code = _to_numpy(pc.fill_null(pc.index_in(run_docs, value_set=judged_doc_values), -1))
-    q_doc_code = _to_numpy(pc.index_in(qrels_docs, value_set=judged_doc_values)).astype(np.int64)
-    n_docs = max(len(judged_doc_values), 1)
-    qrels_key = q_query.astype(np.int64) * n_docs + q_doc_code
-    key_order = np.argsort(qrels_key)
-    sorted_keys = qrels_key[key_order]
-    candidate = (doc_code >= 0) & (query_code >= 0)
-    run_key = query_code.astype(np.int64) * n_docs + doc_code.astype(np.int64)
-    slot = np.searchsorted(sorted_keys, run_key[candidate])
-    slot_ok = slot < len(sorted_keys)
-    hit = np.zeros(candidate.sum(), dtype=bool)
-    hit[slot_ok] = sorted_keys[slot[slot_ok]] == run_key[candidate][slot_ok]
-    grade = np.zeros(len(frame), dtype=np.int64)
-    judged = np.zeros(len(frame), dtype=bool)
-    cand_rows = np.flatnonzero(candidate)
-    grade[cand_rows[hit]] = q_grade[key_order[slot[hit]]]
-    judged[cand_rows[hit]] = True
+    run_docs = as_arrow_strings(frame["doc"])
+    grade, judged, judged_rows, judged_pairs = _join_grades(
+        run_docs, as_arrow_strings(qframe["doc"]), query_code, side)
 
     keep = query_code >= 0
     in_run = None
@@ -552,20 +512,31 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
             f"{run.name!r} not in the qrels; counted as non-relevant", run.source, n_unjudged))
 
     # --- the one sort: query ascending, score descending, file order inside ties --------
-    rows = np.flatnonzero(keep) if not keep.all() else np.arange(len(frame))
-    qc, sc = query_code[rows], score[rows]
+    # rows None: every row kept in file order (a run written in rank order, the usual
+    # case), so the per-row arrays are used as they are, never copied
+    rows = np.flatnonzero(keep) if not keep.all() else None
+    qc, sc = (query_code, score) if rows is None else (query_code[rows], score[rows])
+    del query_code, score, keep  # the table's arrays are made next: free these first
     order = _ranking_order(qc, sc)
     if order is not None:
-        rows, qc, sc = rows[order], qc[order], sc[order]
+        rows, qc, sc = order if rows is None else rows[order], qc[order], sc[order]
+        del order
+    doc_grade = grade if rows is None else grade[rows]
+    doc_judged = judged if rows is None else judged[rows]
+    del grade, judged
     n_retrieved = np.bincount(qc, minlength=n_queries).astype(np.int64)
     query_start = np.zeros(n_queries + 1, dtype=np.int64)
     np.cumsum(n_retrieved, out=query_start[1:])
-    new_group = np.empty(len(rows), dtype=bool)
-    if len(rows):
+    new_group = np.empty(len(qc), dtype=bool)
+    if len(qc):
         new_group[0] = True
-        new_group[1:] = (qc[1:] != qc[:-1]) | (sc[1:] != sc[:-1])
-    group_start = np.flatnonzero(new_group).astype(np.int64)
-    group_size = np.diff(np.append(group_start, len(rows))).astype(np.int64)
+        np.not_equal(qc[1:], qc[:-1], out=new_group[1:])
+        new_group[1:] |= sc[1:] != sc[:-1]
+    group_start = np.asarray(np.flatnonzero(new_group), dtype=np.int64)
+    group_size = np.empty_like(group_start)
+    np.subtract(group_start[1:], group_start[:-1], out=group_size[:-1])
+    group_size[-1:] = len(qc) - group_start[-1:]
+    group_query = np.asarray(qc[group_start], dtype=np.int64)
 
     answered = n_retrieved > 0 if in_run is None else in_run
     for kind, mask, text in (
@@ -587,14 +558,15 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
     return TieTable(
         run_name=run.name, rel_level=int(rel_level), policy="expected", queries=queries,
         n_relevant=n_relevant, n_retrieved=n_retrieved, query_start=query_start,
-        ideal_start=ideal_start, ideal_grade=ideal_grade,
-        group_query=qc[group_start].astype(np.int64), group_start=group_start,
-        group_size=group_size, group_above=group_start - query_start[qc[group_start]],
-        doc_score=sc, doc_grade=grade[rows], doc_judged=judged[rows],
-        doc_row=rows.astype(np.int64), run_docs=run_docs,
+        ideal_start=side.ideal_start, ideal_grade=side.ideal_grade,
+        group_query=group_query, group_start=group_start,
+        group_size=group_size, group_above=group_start - query_start[group_query],
+        doc_score=sc, doc_grade=doc_grade, doc_judged=doc_judged,
+        doc_row=(np.arange(len(qc), dtype=np.int64) if rows is None else
+                 np.asarray(rows, dtype=np.int64)), run_docs=run_docs,
         findings=tuple(run.findings) + tuple(qrels.findings) + tuple(findings),
         in_run=in_run, judged_only=bool(judged_only), complete=bool(complete),
-        query_set=query_set, intents=table_intents(qrels, cand_rows[hit], key_order[slot[hit]]))
+        query_set=query_set, intents=table_intents(qrels, judged_rows, judged_pairs))
 
 
 def truncate_run(run: Run, depth: int, round: int | None = None) -> Run:
@@ -617,33 +589,6 @@ def truncate_run(run: Run, depth: int, round: int | None = None) -> Run:
     kept = order[order.groupby("query", sort=False).cumcount() < depth]
     return Run(run.name, frame.loc[np.sort(kept.index.to_numpy())].reset_index(drop=True),
                run.source, run.findings)
-
-
-def _ranking_order(query_code: np.ndarray, score: np.ndarray) -> np.ndarray | None:
-    """The stable (query asc, score desc) order of the rows, or None if already in it.
-
-    TREC runs are usually written query by query in rank order, so two O(N) checks come
-    first: already sorted (no work), or sorted inside contiguous query blocks that are
-    merely in another query order (move whole blocks). Anything else takes one stable
-    multi-key sort in Arrow, about four times faster than ``np.lexsort`` here.
-    """
-    n = len(query_code)
-    if n < 2:
-        return None
-    query_changes = np.flatnonzero(np.diff(query_code)) + 1
-    block_start = np.concatenate(([0], query_changes))
-    with np.errstate(over="ignore"):  # +-1.7e308 neighbours: the difference is +-inf, still signed
-        within_sorted = bool(np.all((np.diff(score) <= 0) | (np.diff(query_code) != 0)))
-    block_query = query_code[block_start]
-    if within_sorted and len(np.unique(block_query)) == len(block_start):
-        if np.all(np.diff(block_query) > 0):
-            return None
-        block_length = np.diff(np.append(block_start, n))
-        moved = np.argsort(block_query)
-        new_start = np.cumsum(block_length[moved]) - block_length[moved]
-        return np.arange(n) + np.repeat(block_start[moved] - new_start, block_length[moved])
-    return pc.sort_indices(pa.table({"q": query_code, "s": score}),
-                           sort_keys=[("q", "ascending"), ("s", "descending")]).to_numpy()
 
 
 def tie_statistics(table: TieTable, top: int = 10) -> dict[str, float]:

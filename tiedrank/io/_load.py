@@ -72,6 +72,8 @@ class Loaded:
     table: pa.Table | None = None    # what an Arrow exporter (polars, pyarrow, DuckDB) gave
     nan_is_missing: bool = True      # a frame's NaN value: pandas' missing value, or (the
                                      # frame of a dict or tuples) a NaN the caller gave
+    utf8_checked: bool = False       # data passed check_utf8 (the text readers then need
+                                     # not check each field again)
 
 
 class SourceNotFound(FileNotFoundError):

@@ -157,9 +157,10 @@ def as_ids(column: pa.ChunkedArray, what: str, locate: Locator, source: str,
                    f"a text or integer {what}")
     if trim:
         column = pc.utf8_trim(column, BLANKS)
-    empty = first_true(pc.equal(pc.binary_length(column), 0))
-    if empty is not None:
-        raise fail(f"empty {what}", empty, locate, source, f"a non-empty {what}")
+    lengths = pc.binary_length(column)
+    if len(column) and pc.min(lengths).as_py() == 0:  # one pass; the row only when it fails
+        raise fail(f"empty {what}", first_true(pc.equal(lengths, 0)), locate, source,
+                   f"a non-empty {what}")
     return column
 
 

@@ -128,6 +128,7 @@ def choose_format(loaded: Loaded, format: str | None) -> str:
         fmt = format.strip().lower()
     if fmt != "parquet":
         check_utf8(loaded.data, loaded.name)
+        loaded.utf8_checked = True
     return fmt
 
 

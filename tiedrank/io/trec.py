@@ -87,16 +87,30 @@ def read_trec(loaded: Loaded, *, ncols: int, value_col: int,
             raise InputError(f"unreadable TREC file: {exc}", source=source,
                              expected=expected) from None
     value = table.column(f"f{value_col}")
-    return RawColumns(table.column("f0"), table.column("f2"), value, text_locator(data),
-                      table.column("f1") if ncols == 4 else None), tag
+    return RawColumns(_as_text(table.column("f0"), loaded.utf8_checked),
+                      _as_text(table.column("f2"), loaded.utf8_checked), value,
+                      text_locator(data),
+                      _as_text(table.column("f1"), loaded.utf8_checked) if ncols == 4 else None), tag
+
+
+def _as_text(column: pa.ChunkedArray, utf8_checked: bool) -> pa.ChunkedArray:
+    """A column parsed as bytes, as strings: viewed as they are when the whole input is
+    known to be UTF-8 (:func:`~tiedrank.io._load.check_utf8` passed; a field of it is then
+    UTF-8 too, blanks and line ends being ASCII), else cast (which checks it)."""
+    if not utf8_checked:
+        return column.cast(pa.string())
+    return pa.chunked_array([chunk.view(pa.string()) for chunk in column.chunks],
+                            type=pa.string())
 
 
 def _parse(data: bytes | np.ndarray, delimiter: str, ncols: int, value_col: int,
            value_type: pa.DataType) -> pa.Table:
     names = [f"f{i}" for i in range(ncols)]
-    # The ignored columns are read too (as cheap strings) so that an empty field, i.e. two
-    # delimiters in a row, is noticed in any column; they are dropped right after the check.
-    types = {name: pa.string() for name in names}
+    # The ignored columns are read too so that an empty field, i.e. two delimiters in a row,
+    # is noticed in any column; they are dropped right after the check. Text is read as
+    # bytes: the input was checked as UTF-8 once as a whole (pyarrow's string columns check
+    # every field again, a tenth of the parse), and the ids are viewed as text afterwards.
+    types = {name: pa.binary() for name in names}
     types[f"f{value_col}"] = value_type
     return pacsv.read_csv(
         pa.py_buffer(data),
@@ -113,7 +127,7 @@ def _parse(data: bytes | np.ndarray, delimiter: str, ncols: int, value_col: int,
 def _has_empty_field(table: pa.Table) -> bool:
     for name in table.column_names:
         column = table.column(name)
-        if pa.types.is_string(column.type) and len(column) and \
+        if (pa.types.is_string(column.type) or pa.types.is_binary(column.type)) and len(column) and \
                 pc.min(pc.binary_length(column)).as_py() == 0:
             return True
     return False

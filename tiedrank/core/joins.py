@@ -1,0 +1,174 @@
+"""The steps of building a tie-group table that touch every row: the qrels side (R and the
+ideal grades), the run's query codes, the join of the qrels grades onto the run's rows and
+the one sort (:func:`tiedrank.core.ties.build_tie_table` calls them in this order; each is
+a phase of ``benchmarks/profile_phases.py``).
+
+Examples
+--------
+>>> import pandas as pd
+>>> side = qrels_side(pd.DataFrame({"query": ["q2", "q1", "q2"], "doc": ["a", "b", "c"],
+...                                 "relevance": [1, 2, 0]}), rel_level=1)
+>>> side.queries.tolist(), side.n_relevant.tolist(), side.ideal_grade.tolist()
+(['q1', 'q2'], [1, 1], [2, 1, 0])
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+
+@dataclass(frozen=True)
+class QrelsSide:
+    """What a table keeps of the qrels: their queries (sorted ids), each judgement's query
+    code and grade, R per query and the CSR of each query's grades sorted descending."""
+
+    queries: np.ndarray
+    query_code: np.ndarray
+    grade: np.ndarray
+    n_relevant: np.ndarray
+    ideal_start: np.ndarray
+    ideal_grade: np.ndarray
+
+
+def qrels_side(qframe: pd.DataFrame, rel_level: int) -> QrelsSide:
+    """Codes, R and ideal grades of the qrels frame ``qframe`` at ``rel_level``."""
+    queries = np.unique(qframe["query"].to_numpy(dtype=object)).astype(object)  # sorted ids
+    n_queries = len(queries)
+    q_query = pd.Index(queries).get_indexer(qframe["query"])
+    q_grade = qframe["relevance"].to_numpy(dtype=np.int64)
+    n_relevant = np.bincount(q_query[q_grade >= rel_level], minlength=n_queries).astype(np.int64)
+    ideal_order = np.lexsort((-q_grade, q_query))
+    ideal_grade = q_grade[ideal_order]  # negatives kept: the gains clip them, bpref needs them
+    ideal_start = np.searchsorted(q_query[ideal_order], np.arange(n_queries + 1))
+    return QrelsSide(queries, q_query, q_grade, n_relevant, ideal_start, ideal_grade)
+
+
+def run_query_codes(query: pd.Series, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each run row's index in ``queries`` (-1: not in the qrels), and the run's queries
+    that are not in the qrels, in order of first appearance; looked up through the (small)
+    set of distinct run queries."""
+    run_query_codes, run_query_values = pd.factorize(query)
+    to_qrels = pd.Index(queries).get_indexer(run_query_values.astype(object))
+    return to_qrels[run_query_codes], run_query_values[to_qrels < 0]
+
+
+def join_grades(run_docs: pa.Array | pa.ChunkedArray, qrels_docs: pa.Array | pa.ChunkedArray,
+                query_code: np.ndarray, side: QrelsSide
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per run row: the grade the qrels give its (query, doc) (0 when unjudged) and whether
+    they judge it, by one hash lookup of the run's documents in the judged ones and a
+    binary search of (query, doc) codes; then the judged run rows and, for each, its row of
+    the qrels frame (what the subtopic judgements are keyed by)."""
+    judged_doc_values = pc.unique(qrels_docs)
+    doc_code = _to_numpy(pc.fill_null(pc.index_in(run_docs, value_set=judged_doc_values), -1))
+    q_doc_code = _to_numpy(pc.index_in(qrels_docs, value_set=judged_doc_values)).astype(np.int64)
+    n_docs = max(len(judged_doc_values), 1)
+    qrels_key = side.query_code.astype(np.int64) * n_docs + q_doc_code
+    key_order = np.argsort(qrels_key)
+    sorted_keys = qrels_key[key_order]
+    # keys of the candidate rows only (a document the qrels judge, for a qrels query): a
+    # few per query, so nothing the size of the run is made here
+    cand_rows = np.flatnonzero((doc_code >= 0) & (query_code >= 0))
+    run_key = query_code[cand_rows].astype(np.int64) * n_docs + doc_code[cand_rows].astype(np.int64)
+    slot = np.searchsorted(sorted_keys, run_key)
+    slot_ok = slot < len(sorted_keys)
+    hit = np.zeros(len(cand_rows), dtype=bool)
+    hit[slot_ok] = sorted_keys[slot[slot_ok]] == run_key[slot_ok]
+    grade = np.zeros(len(query_code), dtype=np.int64)
+    judged = np.zeros(len(query_code), dtype=bool)
+    judged_rows, judged_pairs = cand_rows[hit], key_order[slot[hit]]
+    grade[judged_rows] = side.grade[judged_pairs]
+    judged[judged_rows] = True
+    return grade, judged, judged_rows, judged_pairs
+
+
+def as_arrow_strings(series: pd.Series) -> pa.Array | pa.ChunkedArray:
+    """The Arrow strings behind a pandas str column (no copy for Arrow-backed columns).
+
+    An empty object column (pandas before 3, e.g. qrels that judge nothing) becomes Arrow's
+    null type, which pyarrow 16 cannot look strings up in: typed as strings then."""
+    array = pa.array(series)
+    return array.cast(pa.string()) if pa.types.is_null(array.type) else array
+
+
+def _to_numpy(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    return array.to_numpy(zero_copy_only=False)
+
+
+def ranking_order(query_code: np.ndarray, score: np.ndarray) -> np.ndarray | None:
+    """The stable (query asc, score desc) order of the rows, or None if already in it.
+
+    TREC runs are usually written query by query in rank order, so two O(N) checks come
+    first: already sorted (no work), or sorted inside contiguous query blocks that are
+    merely in another query order (move whole blocks). Anything else takes one stable
+    multi-key sort in Arrow, about four times faster than ``np.lexsort`` here.
+    """
+    n = len(query_code)
+    if n < 2:
+        return None
+    # comparisons of neighbours, not differences: no array of differences the size of the
+    # run, and no overflow (score[i + 1] - score[i] <= 0 exactly when score[i + 1] <= score[i])
+    query_change = query_code[1:] != query_code[:-1]
+    block_start = np.concatenate(([0], np.flatnonzero(query_change) + 1))
+    within_sorted = bool(np.all((score[1:] <= score[:-1]) | query_change))
+    block_query = query_code[block_start]
+    if within_sorted and len(np.unique(block_query)) == len(block_start):
+        if np.all(np.diff(block_query) > 0):
+            return None
+        block_length = np.diff(np.append(block_start, n))
+        moved = np.argsort(block_query)
+        new_start = np.cumsum(block_length[moved]) - block_length[moved]
+        order = np.repeat(block_start[moved] - new_start, block_length[moved])
+        order += np.arange(n, dtype=order.dtype)  # in place: one array the size of the run
+        return order
+    return pc.sort_indices(pa.table({"q": query_code, "s": score}),
+                           sort_keys=[("q", "ascending"), ("s", "descending")]).to_numpy()
+
+
+def byte_order(ids: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """The stable ascending order of the strings ``ids`` by their bytes (C's ``strcmp`` for
+    ids without a NUL byte): the positions, as ``pyarrow.compute.sort_indices`` gives them.
+
+    Ids of at most 8 bytes (most document ids: MS MARCO's, the benchmark's) are sorted as
+    the big-endian words of their zero-padded bytes, one integer sort, several times faster
+    than comparing strings; a longer id or one holding a NUL byte (which the padding would
+    confuse with its end) leaves the strings to Arrow's sort.
+
+    >>> byte_order(pa.array(["b", "ab", "a", "ab", "B", "\u00e9"])).tolist()
+    [4, 2, 1, 3, 0, 5]
+    """
+    if isinstance(ids, pa.ChunkedArray):
+        ids = ids.combine_chunks()
+    text = pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)
+    words = _padded_words(ids) if text and len(ids) else None
+    if words is None:
+        return pc.sort_indices(ids).to_numpy()
+    return np.argsort(words, kind="stable")
+
+
+def _padded_words(ids: pa.Array) -> np.ndarray | None:
+    """Each id's bytes as a big-endian uint64, zero-padded; None when an id is longer than
+    8 bytes or holds a NUL byte (or the array has nulls)."""
+    if ids.null_count:
+        return None
+    _, offsets_buffer, data_buffer = ids.buffers()
+    width = 8 if pa.types.is_large_string(ids.type) else 4
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if width == 8 else np.int32,
+                            count=len(ids) + 1, offset=ids.offset * width).astype(np.int64)
+    lengths = offsets[1:] - offsets[:-1]
+    if data_buffer is None or int(lengths.max()) > 8 or int(lengths.max()) == 0:
+        return None
+    data = np.frombuffer(data_buffer, dtype=np.uint8)
+    column = np.arange(8)
+    inside = column < lengths[:, None]
+    padded = np.where(inside, data[np.minimum(offsets[:-1, None] + column, len(data) - 1)], 0)
+    padded = padded.astype(np.uint8)
+    if (inside & (padded == 0)).any():
+        return None
+    return padded.view(">u8").ravel().astype(np.uint64)
