@@ -41,6 +41,7 @@ from tiedrank.cli import main as cli_main
 METRICS = ["RR", "RR@3", "Success@2", "Hits@3", "P@2", "R@3", "AP", "AP@3", "nDCG", "nDCG@3",
            "DCG@3", "Rprec", "TsRR(alpha=2)", "TsRR2", "MTRR_GRAG", "TMHits_GRAG@2",
            "Judged@3", "ERR@3",  # F1, NCG, nERR, SDCG: P's, DCG's, ERR's layouts
+           "Compat", "INSQ(max_rel=3)", "INST(max_rel=3)", "BPM(max_rel=3)@2",  # own kernels
            # wrapped: scored under their own policy only, also one --ties does not list
            "Best(AP@3)", "Worst(P@2)"]
 QUIET = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]

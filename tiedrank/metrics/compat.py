@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import Remedy, RemediedValueError
 from ..core.segments import segment_cumsum
 from ..core.ties import TieTable
 from .blocks import divide
@@ -69,24 +70,34 @@ _CHUNK = 2**20
 
 def query_tails(p: float, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """W_q(t) = sum_{i=t}^{D_q} p^(i-1) / i for every query q and t = 1..D_q + 1 (W_q(D_q + 1)
-    = 0): the flat array and each query's offset, W_q(t) = ``tail[offset[q] + t - 1]``.
+    = 0): the flat array and each query's offset, W_q(t) = ``tail[offset[q] + t - 1]``
+    (queries of one depth share one stretch of the array; the last offset is its length).
 
     Rank-biased overlap's weight of an item that enters both prefixes at depth t. Each
     query's sums run over its own terms alone, from the smallest up (a reverse
     :func:`~tiedrank.core.segments.segment_cumsum`): a deep tail keeps its relative precision,
     and a query has the same bits alone and among others (layout independence).
 
-    >>> tail, offset = query_tails(0.5, np.array([3, 1]))
+    >>> tail, offset = query_tails(0.5, np.array([3, 1, 3]))
     >>> [round(float(v), 4) for v in tail], offset.tolist()
-    ([1.3333, 0.3333, 0.0833, 0.0, 1.0, 0.0], [0, 4, 6])
+    ([1.3333, 0.3333, 0.0833, 0.0, 1.0, 0.0], [0, 4, 0, 6])
     """
-    length = np.asarray(depth, dtype=np.int64) + 1
-    offset = np.zeros(len(length) + 1, dtype=np.int64)
-    np.cumsum(length, out=offset[1:])
-    i = np.arange(int(offset[-1])) - np.repeat(offset[:-1], length) + 1
+    depth = np.asarray(depth, dtype=np.int64)
+    # one tail per distinct D, in order of first appearance: queries of one depth (a run cut
+    # at 1,000) share it, and it is the same bits as the query's own (each summed alone)
+    _, first, inverse = np.unique(depth, return_index=True, return_inverse=True)
+    appearance = np.argsort(first, kind="stable")
+    distinct = depth[first[appearance]]
+    slot = np.empty(len(appearance), dtype=np.int64)
+    slot[appearance] = np.arange(len(appearance))
+    length = distinct + 1
+    start = np.zeros(len(length) + 1, dtype=np.int64)
+    np.cumsum(length, out=start[1:])
+    i = np.arange(int(start[-1])) - np.repeat(start[:-1], length) + 1
     terms = np.where(i < np.repeat(length, length), np.power(p, i - 1.0) / i, 0.0)
-    backwards = (offset[-1] - offset[1:])[::-1]  # each query's first place, read backwards
+    backwards = (start[-1] - start[1:])[::-1]  # each depth's first place, read backwards
     tail = segment_cumsum(terms[::-1], backwards)[::-1] if len(terms) else terms
+    offset = np.append(start[:-1][slot[inverse.reshape(-1)]], start[-1])
     return tail, offset
 
 
@@ -193,12 +204,12 @@ def compat_numerator(table: TieTable, p: float, name: str = "Compat"
     refused = terms > MAX_TERMS
     if refused.any():
         c = int(np.flatnonzero(refused)[0])
-        raise ValueError(
+        raise RemediedValueError(
             f"{name}: query {table.queries[cells['query'][c]]!r} has a tie group of {n[c]} "
             f"documents at ranks {a[c] + 1}..{a[c] + n[c]}, {cells['m'][c]} of them of one "
             f"grade: its exact expectation needs {int(terms[c]):,} terms, more than "
-            f"{MAX_TERMS:,}; score that query under one ordering (the trec_eval tie policy) "
-            "or break the run's ties")
+            f"{MAX_TERMS:,}; ", Remedy("ties", "trec_eval", "to score it on one ordering "
+                                       "(trec_eval's)"), ", or break the run's ties")
     blocks = _blocks(cells)
     block_terms = blocks["rows"] * cells["width"][blocks["cell"]]
     block_sums = np.zeros(len(block_terms))

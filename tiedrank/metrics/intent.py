@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.errors import Remedy, RemediedValueError
 from ..core.intents import TableIntents, novelty_powers
 from ..core.segments import segment_cumsum
 from ..core.ties import TieTable
@@ -152,13 +153,14 @@ def _refuse(table: TieTable, name: str, group: np.ndarray, pair: np.ndarray, cel
     per_group = np.bincount(group[pair], weights=cells.astype(np.float64))
     worst = int(np.argmax(per_group))
     first = int(table.group_above[worst]) + 1
-    raise ValueError(
+    raise RemediedValueError(
         f"{name}: the exact expectation needs {total:,} terms, more than the "
         f"{MAX_CELLS:,} tiedrank sums in one evaluation; the largest share, "
         f"{int(per_group[worst]):,}, is the tie group of query "
         f"{table.queries[table.group_query[worst]]!r} at ranks "
         f"{first}-{first + int(table.group_size[worst]) - 1}. A cutoff "
-        "bounds the terms (alpha_nDCG@k, ERR_IA@k, ...), as do fewer tied documents")
+        "bounds the terms (alpha_nDCG@k, ERR_IA@k, ...), as do fewer tied documents; or ",
+        Remedy("ties", "trec_eval", "to score it on one ordering (trec_eval's)"))
 
 
 # ---- the measures' weights, discounts and scalings ------------------------------------------
