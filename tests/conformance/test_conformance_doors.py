@@ -99,7 +99,7 @@ def assert_same(ev, reference) -> None:
     pd.testing.assert_frame_equal(ev.summary, reference.summary)
 
 
-@settings(max_examples=examples(30), deadline=None, suppress_health_check=QUIET)
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=QUIET)
 @given(case=cases(), opts=options())
 def test_every_door_equals_one_pass(case, opts, tmp_path_factory):
     root = tmp_path_factory.mktemp("doors")

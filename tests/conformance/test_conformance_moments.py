@@ -39,7 +39,7 @@ def _queries(case, rel_level, judged_only):
     return out
 
 
-@settings(max_examples=examples(150), deadline=None, suppress_health_check=QUIET)
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=QUIET)
 @given(case=cases(), rel_level=st.integers(1, 2), gain=st.sampled_from(["linear", "exp"]),
        judged_only=st.booleans(), seed=st.integers(0, 2**31))
 def test_moments_and_draws_equal_enumeration(case, rel_level, gain, judged_only, seed):

@@ -42,7 +42,7 @@ def _assert_matches(got: dict, expected: dict, context) -> None:
         assert abs(got[key] - value) <= TOL, (key, got[key], value, context)
 
 
-@settings(max_examples=examples(120), deadline=None, suppress_health_check=QUIET)
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=QUIET)
 @given(case=cases(), rel_level=st.integers(1, 2), gain=st.sampled_from(["linear", "exp"]),
        judged_only=st.booleans(), depth=st.sampled_from([None, 1, 3]), complete=st.booleans(),
        query_set=st.sampled_from(["trec_eval", "relevant"]), round_=st.sampled_from([None, 3]))

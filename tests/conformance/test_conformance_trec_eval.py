@@ -47,7 +47,7 @@ def _truncated(run: dict, depth: int | None) -> dict:
     return out
 
 
-@settings(max_examples=examples(150), deadline=None,
+@settings(max_examples=examples(100), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases(), rel_level=st.integers(1, 3), judged_only=st.booleans(),
        depth=st.sampled_from([None, 1, 2, 4]))

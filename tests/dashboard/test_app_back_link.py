@@ -59,6 +59,7 @@ def test_back_from_compare_restores_dataset_settings_and_choices():
     assert _back(at) is None  # Compare was not opened by a drill-down
 
 
+@pytest.mark.slow  # deep profile: the stateful walks and CI's browser step (app and slow) cover it
 def test_trail_goes_back_step_by_step_and_the_menu_forgets_it():
     at = new_app().run()
     at.radio(key="data_source").set_value("simulated").run()

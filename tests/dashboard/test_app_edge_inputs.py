@@ -21,6 +21,7 @@ def _visit_every_page(at) -> None:
         assert not at.exception, (page, [e.value for e in at.exception])
 
 
+@pytest.mark.slow  # deep profile: the stateful walks and CI's browser step (app and slow) cover it
 def test_huge_relevance_level_every_page_has_an_empty_state():
     at = new_app().run()
     at.number_input(key="rel_level").set_value(100).run()

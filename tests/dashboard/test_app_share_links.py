@@ -76,6 +76,7 @@ def _simulate_and_keep(at: AppTest, presets: list[str], **values) -> None:
     assert_no_trouble(at)
 
 
+@pytest.mark.slow  # deep profile: the stateful walks and CI's browser step (app and slow) cover it
 def test_a_link_to_simulated_runs_makes_them_again_bit_for_bit():
     at = new_app().run()
     _simulate_and_keep(at, ["0-10", "custom"], sim_quality=0.7, sim_tie_prob=0.15,

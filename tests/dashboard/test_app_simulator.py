@@ -168,6 +168,7 @@ def test_sweep_parameters_and_metric(at):
     assert sweep["layout"]["title"]["text"].startswith("nDCG@10 along extra tie probability")
 
 
+@pytest.mark.slow  # deep profile: the stateful walks and CI's browser step (app and slow) cover it
 def test_add_to_my_runs_feeds_every_page(at):
     _generate(at, presets=["0-10", "3-point"], queries=20)
     at.button(key="sim_add").click().run()

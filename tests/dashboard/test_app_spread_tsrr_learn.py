@@ -74,6 +74,7 @@ def test_spread_page_on_sample_data():
     assert float(_metric(at, "RR, expected (exact)")) >= float(_metric(at, "RR, worst case"))
 
 
+@pytest.mark.slow  # deep profile: the stateful walks and CI's browser step (app and slow) cover it
 def test_spread_controls():
     at = _open("pages/spread.py")
     at.selectbox(key="spread_run").select("Olz-gpt4o").run()
@@ -107,6 +108,7 @@ def test_tsrr_page_on_sample_data():
     assert float(_metric(at, "E[RR]")) > 0
 
 
+@pytest.mark.slow  # deep profile: the stateful walks and CI's browser step (app and slow) cover it
 def test_tsrr_controls():
     at = _open("pages/tsrr.py")
     start = float(_metric(at, "TsRR, alpha = 1"))
@@ -144,6 +146,7 @@ def test_learn_seed_scenarios(key, fraction):
     assert summary.set_index("metric").loc["RR", "mean over orderings"] == pytest.approx(expected)
 
 
+@pytest.mark.slow  # deep profile: the stateful walks and CI's browser step (app and slow) cover it
 def test_learn_every_scenario_and_controls():
     at = _open("pages/learn.py")
     for key in learn.SCENARIOS:

@@ -105,7 +105,7 @@ def test_seed_is_one_rule_in_evaluate_and_compare(seed):
     compared = _cli("compare", QRELS, RUN, RUN, "-m", "RR", "--seed", seed, "--draws", "20")
     assert evaluated.returncode == 0, evaluated.stderr
     assert compared.returncode == 0, compared.stderr
-    for command in ("evaluate", "compare"):
+    for command in ("evaluate", "compare") if seed == "-1" else ():  # the same for any seed
         done = _cli(command, QRELS, RUN, RUN, "--seed", "x")
         assert done.returncode == 2 and "--seed" in done.stderr
 

@@ -45,7 +45,7 @@ def small_query(draw):
     return scores, grades, extra
 
 
-@settings(max_examples=examples(150, deep=1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100, deep=1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(queries=st.lists(small_query(), min_size=1, max_size=3), rel_level=st.integers(1, 2),
        gain=st.sampled_from(["linear", "exp"]))
 def test_policies_match_enumeration(queries, rel_level, gain):
