@@ -195,6 +195,10 @@ def test_a_run_sharing_no_query_gives_one_message_everywhere(ui, tmp_path):
     ui.wait('[data-testid="stFileUploader"]')
     uploaders = ui.page.get_by_test_id("stFileUploader")
     uploaders.nth(0).locator('input[type="file"]').set_input_files(str(tmp_path / "qrels.txt"))
+    # the file is on the server once its chip shows; only then is the rerun it starts awaited
+    # (idle right after the upload can be the state before that rerun: the run file, sent
+    # then, could meet the qrels' rerun; CI's fourth step once waited 60 s for the message)
+    uploaders.nth(0).get_by_test_id("stFileChipName").first.wait_for()
     wait_idle(ui.page)
     uploaders.nth(1).locator('input[type="file"]').set_input_files(str(tmp_path / "zrun.txt"))
     message = "shares no query with the qrels"
