@@ -39,9 +39,11 @@ DEFAULT_ARGS = ["--ties", "all", "-m", "RR", "-m", "P@10", "-m", "R@100", "-m", 
 # (module, attribute, phase label or None to name it from the call); a "Class.method"
 # attribute wraps the method. Each label's time excludes the phases nested in it.
 PHASES: list[tuple[str, str, str | None]] = [
+    ("tiedrank.io.read", "stream_trec_run", "read: parse from the path (streamed, 3 columns)"),
+    ("tiedrank.io.trec_stream", "_regular", "read: streamed checks (ASCII, blanks, comments)"),
     ("tiedrank.io.read", "load", "read: load the file's bytes"),
     ("tiedrank.io.read", "choose_format", "read: detect format, check UTF-8"),
-    ("tiedrank.io.read", "read_trec", "read: parse (pyarrow CSV)"),
+    ("tiedrank.io.read", "read_trec", "read: parse (pyarrow CSV, in memory)"),
     ("tiedrank.io.read", "as_ids", "validate: ids"),
     ("tiedrank.io.read", "as_values", "validate: scores and grades"),
     ("tiedrank.io.read", "check_duplicates", "validate: duplicate (query, doc)"),

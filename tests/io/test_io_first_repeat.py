@@ -68,3 +68,38 @@ def test_a_million_repeats_of_one_line_cost_no_strings():
     # about ten int64/uint64 arrays of n (8 MB each: 83 bytes a row measured), never a
     # Python string per repeated row (the earlier path: 192 bytes a row, plus pandas)
     assert peak < 100 * n, peak
+
+
+# Runs as they are written: query by query, each query's rows together, of mixed lengths
+# (so the block check pads), sometimes with a document repeated inside a query, sometimes
+# with a query split in two blocks (the check must then say "not known").
+GROUPED = st.lists(
+    st.tuples(st.sampled_from(["q1", "q2", "q10", "q3"]),
+              st.lists(st.sampled_from(["d1", "d2", "d3", "doc-long-identifier-4", "d5", ""]),
+                       min_size=1, max_size=6)),
+    min_size=0, max_size=6).map(lambda blocks: [(q, d) for q, docs in blocks for d in docs])
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(pairs=GROUPED)
+def test_block_check_never_misses_a_repeat(pairs):
+    """True only when no (query, doc) repeats (oracle: a dictionary scan); for rows grouped
+    by query without repeats it says True (the fast path is taken)."""
+    distinct = duplicates._distinct_in_query_blocks(*_columns(pairs))
+    assert not distinct or _scan(pairs) is None
+    queries = [q for q, _ in pairs]
+    grouped = all(queries.index(q) == i or queries[i - 1] == q for i, q in enumerate(queries))
+    lengths = [queries.count(q) for q in dict.fromkeys(queries)]
+    padded = len(lengths) * max(lengths, default=0) <= 2 * len(pairs) + 1024
+    if grouped and padded and _scan(pairs) is None:
+        assert distinct
+
+
+def test_block_check_pads_queries_of_different_lengths():
+    """A repeat in a short query (its row padded) and in the longest one are both seen."""
+    long = [("q1", f"d{i}") for i in range(50)]
+    for pairs in (long + [("q2", "a"), ("q2", "b"), ("q2", "a")],
+                  long[:-1] + [("q1", "d3")] + [("q2", "a")]):
+        assert not duplicates._distinct_in_query_blocks(*_columns(pairs))
+        assert duplicates._first_repeat(*_columns(pairs)) == _scan(pairs)
+    assert duplicates._distinct_in_query_blocks(*_columns(long + [("q2", "a"), ("q2", "b")]))

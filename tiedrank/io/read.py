@@ -22,6 +22,7 @@ from .nested_json import read_nested_json
 from .subtopics import frame_subtopics, refuse_subtopics, subtopic_qrels
 from .tabular import header_names, read_tabular
 from .trec import QRELS_EXPECTED, read_trec
+from .trec_stream import stream_trec_run
 
 __all__ = ["list_columns", "read_qrels", "read_run"]
 
@@ -88,10 +89,17 @@ def read_run(source: Any, *, format: str | None = None, name: str | None = None,
         source_name = source_name or _peer_name(source)
         source, peer_name = PEERS.as_table(source, "score")
         name = name or peer_name
-    loaded = load(source, source_name)
-    loaded.nan_is_missing = not peer  # {'q': {'d': nan}} is a NaN score, as a file's "nan"
-    fmt = choose_format(loaded, format)
-    if fmt == "trec_run":
+    streamed = None if peer else stream_trec_run(source, format, source_name)
+    if streamed is not None:  # a large regular TREC run file, never held whole
+        loaded, raw, tag = streamed
+        fmt = "trec_run"
+    else:
+        loaded = load(source, source_name)
+        loaded.nan_is_missing = not peer  # {'q': {'d': nan}} is a NaN score, as a file's "nan"
+        fmt = choose_format(loaded, format)
+    if streamed is not None:
+        pass
+    elif fmt == "trec_run":
         raw, tag = read_trec(loaded, ncols=6, value_col=4, value_type=pa.float64())
     elif fmt == "trec_qrels":
         # A label file (e.g. an LLM judge's grades): the grade is used as a float score.
