@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from .. import __version__
+from ..core.machine import without_huge_page_advice
 from . import compare, dashboard, docs, evaluate, metrics, simulate
 from ._common import flush_output, named_streams, report_unexpected, run_handler
 
@@ -81,6 +82,7 @@ def run() -> NoReturn:
     logging), the streams are flushed, and the process ends with ``os._exit``.
     """
     named_streams()
+    without_huge_page_advice()
     try:
         code = main()
     except SystemExit as stop:  # argparse: --help, --version and usage errors

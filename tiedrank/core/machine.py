@@ -12,3 +12,24 @@ def usable_cores() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # macOS and Windows have no affinity call
         return os.cpu_count() or 1
+
+
+def without_huge_page_advice() -> None:
+    """Stop numpy asking the kernel for transparent huge pages for its large arrays.
+
+    numpy advises huge pages (``madvise(MADV_HUGEPAGE)``) for every array of 4 MB or more.
+    Where the kernel's ``transparent_hugepage/defrag`` is ``madvise`` (Debian's default), a
+    fault in such an array may compact memory first, and the evaluation of a 7M-line run
+    allocates and frees dozens of them: 1.0 s more system time in a 3 s run on the 2-core
+    machine of benchmarks/RESULTS.md, for no gain in the arrays' speed. This is what
+    numpy's ``NUMPY_MADVISE_HUGEPAGE=0`` does; only the console script calls it (it owns
+    its process: a library must not change numpy's behaviour in its caller's).
+    """
+    import numpy as np
+
+    for module in ("_core", "core"):  # numpy 2 / numpy 1.26
+        setter = getattr(getattr(getattr(np, module, None), "multiarray", None),
+                         "_set_madvise_hugepage", None)
+        if setter is not None and "NUMPY_MADVISE_HUGEPAGE" not in os.environ:
+            setter(False)
+            return
