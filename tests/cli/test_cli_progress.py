@@ -68,12 +68,14 @@ def test_the_line_is_erased_before_the_results(monkeypatch, capsys):
 
 def test_a_large_file_says_it_is_being_read(tmp_path, monkeypatch):
     """Past 64 MB a file's read is one long step: named at once, ended by the reader."""
-    from tiedrank.io import _load, read_run
+    from tiedrank.io import _load, read_run, trec_stream
 
-    monkeypatch.setattr(_load, "_LARGE", 10)
+    monkeypatch.setattr(_load, "SHOWN_READ_BYTES", 10)
     path = tmp_path / "run.txt"
     path.write_text("q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1.0 bm25\n")
-    seen = []
-    with reporting(lambda what, done, total: seen.append((what, done, total))):
-        read_run(path)
-    assert seen == [(f"reading {path} (0 MB)", 0, 1), (f"read {path}", 1, 1)]
+    for streamed_from in (1 << 30, 0):  # read into memory, then from the path (streamed)
+        monkeypatch.setattr(trec_stream, "STREAM_MIN_BYTES", streamed_from)
+        seen = []
+        with reporting(lambda what, done, total: seen.append((what, done, total))):
+            read_run(path)
+        assert seen == [(f"reading {path} (0 MB)", 0, 1), (f"read {path}", 1, 1)]

@@ -28,7 +28,7 @@ from ._limits import (CHUNK, LIMITS, InputLimits, input_limits,  # noqa: F401  (
 from ._lz4 import LZ4_MAGIC, read_lz4
 
 GZIP_MAGIC = b"\x1f\x8b"
-_LARGE = 64 << 20  # reading a file larger than this is shown on a terminal
+SHOWN_READ_BYTES = 64 << 20  # reading a file larger than this is shown on a terminal
 _STDIN_READS: list[str] = []
 """The inputs read from standard input so far (a second '-' finds it empty)."""
 
@@ -43,7 +43,7 @@ def _read_bounded(handle: Any, source: str) -> bytes:
         raise too_large(source, "the input")
     if size:  # a regular file: one read of known size (a line says so on a terminal, until
         # the reader has checked it: tiedrank.io.read ends the step)
-        if size > _LARGE:
+        if size > SHOWN_READ_BYTES:
             progress.step(f"reading {source} ({size / (1 << 20):,.0f} MB)", 0, 1)
         data = handle.read()
     else:  # pipes, /dev/zero, in-memory streams: chunks, never past the limit

@@ -32,7 +32,8 @@ import pyarrow.csv as pacsv
 
 from ..core import progress
 from . import _parallel
-from ._load import _LARGE, GZIP_MAGIC, LIMITS, Loaded
+from . import _load
+from ._load import GZIP_MAGIC, LIMITS, Loaded
 from ._lz4 import LZ4_MAGIC
 from ._text import Locator, blank_split, first_line, text_locator
 from .columns import RawColumns
@@ -76,7 +77,7 @@ def stream_trec_run(source: Any, format: str | None,
     _, first = first_line(head)
     if first is None or len(first.split(" ")) != 6 or len(blank_split(first)) != 6:
         return None  # a tag of several words, other blanks: the general path
-    if info.st_size > _LARGE:
+    if info.st_size > _load.SHOWN_READ_BYTES:
         progress.step(f"reading {name} ({info.st_size / (1 << 20):,.0f} MB)", 0, 1)
     if not _regular(path, info.st_size):
         return None
