@@ -150,6 +150,8 @@ def profile_once(qrels: str, run: str, extra: list[str]) -> dict:
     started_cpu, started_wall = time.process_time(), time.perf_counter()
     with recorder.phase("start-up: imports"):
         from tiedrank.cli import main
+        from tiedrank.core.machine import without_huge_page_advice
+    without_huge_page_advice()  # as the console script does (tiedrank.cli.run)
     wrapped = install(recorder)
     with recorder.phase("CLI: parse options, other"):
         stdout, sys.stdout = sys.stdout, io.StringIO()

@@ -48,21 +48,37 @@ def qrels_side(qframe: pd.DataFrame, rel_level: int) -> QrelsSide:
 
 
 def run_query_codes(query: pd.Series, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each run row's index in ``queries`` (-1: not in the qrels), and the run's queries
-    that are not in the qrels, in order of first appearance; looked up through the (small)
-    set of distinct run queries."""
-    run_query_codes, run_query_values = pd.factorize(query)
-    to_qrels = pd.Index(queries).get_indexer(run_query_values.astype(object))
-    return to_qrels[run_query_codes], run_query_values[to_qrels < 0]
+    """Each run row's index in ``queries`` (int32; -1: not in the qrels), and the run's
+    queries that are not in the qrels, in order of first appearance.
+
+    A run is written query by query, so the rows are cut into blocks of one query id by
+    comparing neighbours, and only the blocks' ids are looked up (a few thousand strings,
+    not millions); rows in no such order are looked up through their distinct ids.
+    """
+    ids = as_arrow_strings(query)
+    n = len(ids)
+    starts = np.zeros(1 if n else 0, dtype=np.int64)
+    if n > 1:
+        change = pc.not_equal(ids[1:], ids[:-1])
+        change = change.combine_chunks() if isinstance(change, pa.ChunkedArray) else change
+        starts = np.concatenate((starts, np.flatnonzero(change.to_numpy(zero_copy_only=False)) + 1))
+    if len(starts) > max(n // 8, 1):  # not written query by query: each distinct id once
+        codes, values = pd.factorize(query)
+        to_qrels = pd.Index(queries).get_indexer(values.astype(object)).astype(np.int32)
+        return to_qrels[codes], values[to_qrels < 0]
+    values = ids.take(pa.array(starts)).to_numpy(zero_copy_only=False).astype(object)
+    block_code = pd.Index(queries).get_indexer(values).astype(np.int32)
+    unknown = np.array(list(dict.fromkeys(values[block_code < 0])), dtype=object)
+    return np.repeat(block_code, np.diff(np.append(starts, n))), unknown
 
 
 def join_grades(run_docs: pa.Array | pa.ChunkedArray, qrels_docs: pa.Array | pa.ChunkedArray,
                 query_code: np.ndarray, side: QrelsSide
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per run row: the grade the qrels give its (query, doc) (0 when unjudged) and whether
-    they judge it, by one hash lookup of the run's documents in the judged ones and a
-    binary search of (query, doc) codes; then the judged run rows and, for each, its row of
-    the qrels frame (what the subtopic judgements are keyed by)."""
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The run rows the qrels judge (ascending), the grade of each and its row of the qrels
+    frame (what the subtopic judgements are keyed by): one hash lookup of the run's
+    documents in the judged ones and a binary search of (query, doc) codes. Only those rows
+    are kept (a few per query): :func:`place_grades` spreads them over the table."""
     judged_doc_values = pc.unique(qrels_docs)
     doc_code = _to_numpy(pc.fill_null(pc.index_in(run_docs, value_set=judged_doc_values), -1))
     q_doc_code = _to_numpy(pc.index_in(qrels_docs, value_set=judged_doc_values)).astype(np.int64)
@@ -74,16 +90,35 @@ def join_grades(run_docs: pa.Array | pa.ChunkedArray, qrels_docs: pa.Array | pa.
     # few per query, so nothing the size of the run is made here
     cand_rows = np.flatnonzero((doc_code >= 0) & (query_code >= 0))
     run_key = query_code[cand_rows].astype(np.int64) * n_docs + doc_code[cand_rows].astype(np.int64)
+    del doc_code
     slot = np.searchsorted(sorted_keys, run_key)
     slot_ok = slot < len(sorted_keys)
     hit = np.zeros(len(cand_rows), dtype=bool)
     hit[slot_ok] = sorted_keys[slot[slot_ok]] == run_key[slot_ok]
-    grade = np.zeros(len(query_code), dtype=np.int64)
-    judged = np.zeros(len(query_code), dtype=bool)
-    judged_rows, judged_pairs = cand_rows[hit], key_order[slot[hit]]
-    grade[judged_rows] = side.grade[judged_pairs]
-    judged[judged_rows] = True
-    return grade, judged, judged_rows, judged_pairs
+    judged_pairs = key_order[slot[hit]]
+    return cand_rows[hit], side.grade[judged_pairs], judged_pairs
+
+
+def place_grades(rows: np.ndarray | None, n_rows: int, judged_rows: np.ndarray,
+                 judged_grade: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each table position's grade (int64, 0 when unjudged) and whether it is judged, from
+    the judged run rows: ``rows`` is the run row at each position (None: position = row,
+    all ``n_rows`` rows kept). The judged rows are found by marking them once, so no
+    inverse of the ranking order (an array the size of the run) is made."""
+    if rows is None:
+        positions, grade_at = judged_rows, judged_grade
+    else:
+        marked = np.zeros(n_rows, dtype=bool)
+        marked[judged_rows] = True
+        positions = np.flatnonzero(marked[rows])
+        del marked
+        grade_at = judged_grade[np.searchsorted(judged_rows, rows[positions])]
+    size = n_rows if rows is None else len(rows)
+    doc_grade = np.zeros(size, dtype=np.int64)
+    doc_judged = np.zeros(size, dtype=bool)
+    doc_grade[positions] = grade_at
+    doc_judged[positions] = True
+    return doc_grade, doc_judged
 
 
 def as_arrow_strings(series: pd.Series) -> pa.Array | pa.ChunkedArray:

@@ -57,8 +57,8 @@ from .data import Qrels, Run
 from .errors import Finding
 from .hashing import hash_ids, mix, seed_word
 from .intents import table_intents
-from .joins import as_arrow_strings, byte_order, join_grades as _join_grades, qrels_side as _qrels_side, \
-    ranking_order as _ranking_order, run_query_codes as _run_query_codes
+from .joins import as_arrow_strings, byte_order, join_grades as _join_grades, place_grades, \
+    qrels_side as _qrels_side, ranking_order as _ranking_order, run_query_codes as _run_query_codes
 from .policies import POLICIES
 from .rounding import round_scores
 from .segments import segment_count, segment_cumsum, segment_sum
@@ -491,20 +491,25 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
             f"{len(unknown)} quer{'y' if len(unknown) == 1 else 'ies'} of run {run.name!r} "
             "not in the qrels; not evaluated", run.source, len(unknown),
             tuple(map(str, unknown[:_MAX_LISTED]))))
-    # a copy of its own (the table keeps it as doc_score; never a view of the caller's frame)
-    score = frame["score"].to_numpy(dtype=np.float64, copy=True)
-    if round is not None:
+    # the table's doc_score must be an array of its own, never a view of the caller's
+    # frame: a copy is made below only where no reordering or rounding made one already
+    score = frame["score"].to_numpy(dtype=np.float64)
+    owned = round is not None
+    if owned:
         score = round_scores(score, round)
     run_docs = as_arrow_strings(frame["doc"])
-    grade, judged, judged_rows, judged_pairs = _join_grades(
+    judged_rows, judged_grade, judged_pairs = _join_grades(
         run_docs, as_arrow_strings(qframe["doc"]), query_code, side)
 
+    n_rows = len(query_code)
     keep = query_code >= 0
     in_run = None
     if judged_only:  # a query whose documents are all unjudged still has results (trec_eval)
         in_run = np.bincount(query_code[keep], minlength=n_queries) > 0
-        keep &= judged & (grade >= 0)  # a negative grade is unjudged for -J, as in trec_eval
-    n_unjudged = int((keep & ~judged).sum())
+        keep[:] = False  # a negative grade is unjudged for -J, as in trec_eval
+        keep[judged_rows[judged_grade >= 0]] = True  # (a judged row's query is a qrels one)
+    # every judged row is kept without -J (its query is a qrels query); with -J only they are
+    n_unjudged = 0 if judged_only else int(keep.sum()) - len(judged_rows)
     if n_unjudged and not judged_only:
         findings.append(Finding(
             "unjudged_documents",
@@ -516,14 +521,16 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
     # case), so the per-row arrays are used as they are, never copied
     rows = np.flatnonzero(keep) if not keep.all() else None
     qc, sc = (query_code, score) if rows is None else (query_code[rows], score[rows])
+    owned |= rows is not None
     del query_code, score, keep  # the table's arrays are made next: free these first
     order = _ranking_order(qc, sc)
     if order is not None:
         rows, qc, sc = order if rows is None else rows[order], qc[order], sc[order]
+        owned = True
         del order
-    doc_grade = grade if rows is None else grade[rows]
-    doc_judged = judged if rows is None else judged[rows]
-    del grade, judged
+    if not owned:
+        sc = sc.copy()
+    doc_grade, doc_judged = place_grades(rows, n_rows, judged_rows, judged_grade)
     n_retrieved = np.bincount(qc, minlength=n_queries).astype(np.int64)
     query_start = np.zeros(n_queries + 1, dtype=np.int64)
     np.cumsum(n_retrieved, out=query_start[1:])
@@ -538,6 +545,9 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
     group_size[-1:] = len(qc) - group_start[-1:]
     group_query = np.asarray(qc[group_start], dtype=np.int64)
 
+    # pyarrow's allocator keeps what the joins freed (110 MB on 7M lines) for its own reuse;
+    # what comes next (views, orders, kernels) is numpy's: hand it back to the system
+    pa.default_memory_pool().release_unused()
     answered = n_retrieved > 0 if in_run is None else in_run
     for kind, mask, text in (
             ("queries_missing_from_run", ~answered, "no results in run {run}; "
@@ -560,13 +570,21 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
         n_relevant=n_relevant, n_retrieved=n_retrieved, query_start=query_start,
         ideal_start=side.ideal_start, ideal_grade=side.ideal_grade,
         group_query=group_query, group_start=group_start,
-        group_size=group_size, group_above=group_start - query_start[group_query],
+        group_size=group_size, group_above=_above(group_start, query_start, group_query),
         doc_score=sc, doc_grade=doc_grade, doc_judged=doc_judged,
         doc_row=(np.arange(len(qc), dtype=np.int64) if rows is None else
                  np.asarray(rows, dtype=np.int64)), run_docs=run_docs,
         findings=tuple(run.findings) + tuple(qrels.findings) + tuple(findings),
         in_run=in_run, judged_only=bool(judged_only), complete=bool(complete),
         query_set=query_set, intents=table_intents(qrels, judged_rows, judged_pairs))
+
+
+def _above(group_start: np.ndarray, query_start: np.ndarray,
+           group_query: np.ndarray) -> np.ndarray:
+    """Documents ranked above each group in its query, in one array (no temporary)."""
+    above = query_start[group_query]
+    np.subtract(group_start, above, out=above)
+    return above
 
 
 def truncate_run(run: Run, depth: int, round: int | None = None) -> Run:
