@@ -28,7 +28,7 @@ def test_the_profile_finds_every_phase_of_an_evaluation():
     spec.loader.exec_module(module)
     assert figures["wrapped"] == len(module.PHASES)
     phases = set(figures["cpu"])
-    assert {"read: parse (pyarrow CSV)", "validate: duplicate (query, doc)",
+    assert {"read: parse (pyarrow CSV, in memory)", "validate: duplicate (query, doc)",
             "table: join the qrels (grades)", "policy trec_eval: resolve ties",
             "kernel AP (pessimistic)", "summary: exact means"} <= phases
     assert figures["calls"]["kernel AP (expected)"] == 1
