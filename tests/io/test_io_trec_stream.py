@@ -1,7 +1,8 @@
 """A large TREC run file read from its path (tiedrank.io.trec_stream) gives exactly what
 the general reader gives for the same bytes: the same rows, name and findings, or the same
-message. The size threshold and the block size are shrunk so that small files take the
-streamed path and its checks cross block boundaries."""
+message; and the general reader's three-column parse of a run spaced by single spaces gives
+what its six-column parse gives. The size threshold and the block size are shrunk so that
+small files take the streamed path and its checks cross block boundaries."""
 from __future__ import annotations
 
 import pandas as pd
@@ -10,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tiedrank.core.errors import InputError
-from tiedrank.io import _parallel, read, read_run, trec_stream
+from tiedrank.io import _parallel, read, read_run, trec, trec_stream
 
 
 @pytest.fixture
@@ -86,8 +87,19 @@ def test_any_file_reads_by_path_as_its_bytes_do(tmp_path, streamed, monkeypatch,
     data = ("\n".join(["q0 Q0 d0 1 9 tag"] + lines) + "\n").encode()
     path = tmp_path / "run.txt"
     path.write_bytes(data)
-    _same(path, data)
-    _same(path, data, duplicates="max")
+    for duplicates in ("error", "max"):
+        outcome = _same(path, data, duplicates=duplicates)
+        with monkeypatch.context() as six_columns:  # the in-memory reader's other parse
+            six_columns.setattr(trec, "_columns_to_convert", lambda *args: None)
+            assert _same_outcome(outcome, _outcome(data, source_name=str(path),
+                                                   duplicates=duplicates))
+
+
+def _same_outcome(one, other) -> bool:
+    if one[0] == "error" or other[0] == "error":
+        return one == other
+    pd.testing.assert_frame_equal(one[2], other[2])
+    return one[1] == other[1] and one[3] == other[3]
 
 
 def test_a_later_error_names_its_line_from_the_file(tmp_path, streamed):

@@ -21,7 +21,7 @@ from ..core.errors import InputError
 from . import _parallel
 from ._load import Loaded
 from ._text import (FIELD_BLANKS, INT_MATCH, blank_comments, blank_split, first_line, is_number,
-                    nonblank_lines, text_locator)
+                    nonblank_lines, single_spaced, text_locator)
 from .columns import GRADE, SCORE, RawColumns
 
 RUN_EXPECTED = "6 whitespace-separated columns: qid Q0 docno rank score tag"
@@ -69,7 +69,8 @@ def read_trec(loaded: Loaded, *, ncols: int, value_col: int,
     table = None
     if delimiter is not None:
         try:
-            table = _parse(data, delimiter, ncols, value_col, value_type)
+            table = _parse(data, delimiter, ncols, value_col, value_type,
+                           _columns_to_convert(data, delimiter, ncols, value_col))
         except pa.ArrowInvalid as exc:
             # Irregular blanks only ever cause column-count errors or empty fields; a failed
             # conversion means a bad value, so look for it right away (this raises).
@@ -103,11 +104,22 @@ def _as_text(column: pa.ChunkedArray, utf8_checked: bool) -> pa.ChunkedArray:
                             type=pa.string())
 
 
+def _columns_to_convert(data: bytes, delimiter: str, ncols: int,
+                        value_col: int) -> list[str] | None:
+    """The columns of a run an evaluator reads (query, doc, score) when no field of it is
+    empty (single spaces, no carriage return): only those are converted, the others costing
+    as much again; None (every column, each checked for empty fields) otherwise."""
+    if ncols == 6 and delimiter == " " and b"\r" not in data and single_spaced(data):
+        return ["f0", "f2", f"f{value_col}"]
+    return None
+
+
 def _parse(data: bytes | np.ndarray, delimiter: str, ncols: int, value_col: int,
-           value_type: pa.DataType) -> pa.Table:
+           value_type: pa.DataType, keep: list[str] | None = None) -> pa.Table:
     names = [f"f{i}" for i in range(ncols)]
-    # The ignored columns are read too so that an empty field, i.e. two delimiters in a row,
-    # is noticed in any column; they are dropped right after the check. Text is read as
+    # The ignored columns are read too (unless ``keep`` names the columns to convert: see
+    # _columns_to_convert) so that an empty field, i.e. two delimiters in a row, is noticed
+    # in any column; they are dropped right after the check. Text is read as
     # bytes: the input was checked as UTF-8 once as a whole (pyarrow's string columns check
     # every field again, a tenth of the parse), and the ids are viewed as text afterwards.
     types = {name: pa.binary() for name in names}
@@ -120,7 +132,8 @@ def _parse(data: bytes | np.ndarray, delimiter: str, ncols: int, value_col: int,
                                           newlines_in_values=False, ignore_empty_lines=True),
         convert_options=pacsv.ConvertOptions(column_types=types, null_values=[],
                                              strings_can_be_null=False,
-                                             quoted_strings_can_be_null=False),
+                                             quoted_strings_can_be_null=False,
+                                             include_columns=keep or []),
     )
 
 

@@ -26,7 +26,6 @@ import os
 import stat
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
@@ -35,7 +34,7 @@ from . import _parallel
 from . import _load
 from ._load import GZIP_MAGIC, LIMITS, Loaded
 from ._lz4 import LZ4_MAGIC
-from ._text import Locator, blank_split, first_line, text_locator
+from ._text import Locator, blank_split, first_line, single_spaced, text_locator
 from .columns import RawColumns
 from .detect import detect_format
 
@@ -151,11 +150,4 @@ def _regular_chunk(data: bytearray, *, at_start: bool, at_end: bool) -> bool:
     # memchr speed, the pair only searched for when there is one
     if b"#" in data and (b"\n#" in data or at_start and data[:1] == b"#"):
         return False
-    # A field is empty where a space meets a space or a line end: "  ", "\n ", " \n" (and a
-    # space first or last in the file). Each pair of neighbouring bytes is one 16-bit word
-    # of the buffer read at an even or an odd offset (little-endian: b"\n " is 0x200a).
-    for offset in (0, 1):
-        pairs = np.frombuffer(data, dtype="<u2", count=(len(data) - offset) // 2, offset=offset)
-        if ((pairs == 0x2020) | (pairs == 0x0A20) | (pairs == 0x200A)).any():
-            return False
-    return not (at_start and data[:1] == b" " or at_end and data[-1:] == b" ")
+    return single_spaced(data, first=at_start, last=at_end)
