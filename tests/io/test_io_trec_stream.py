@@ -11,6 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tiedrank.core.errors import InputError
+
+from io_support import error_of
 from tiedrank.io import _parallel, read, read_run, trec, trec_stream
 
 
@@ -120,3 +122,13 @@ def test_small_files_and_other_sources_are_not_streamed(tmp_path, monkeypatch):
     assert trec_stream.stream_trec_run(REGULAR, None, None) is None
     assert trec_stream.stream_trec_run(str(tmp_path / "missing.txt"), None, None) is None
     assert trec_stream.stream_trec_run(path, "TREC_RUN ", None) is not None
+
+
+def test_a_file_the_detection_refuses_is_worded_by_the_general_reader(tmp_path, streamed):
+    """An unreadable head (binary data) under a caller's name: one message, the general
+    reader's, naming the source as asked."""
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"q1 Q0 d1 1 2 t\x00\n" * 3)
+    message = str(error_of(read_run, path, source_name="my run"))
+    assert message == str(error_of(read_run, path.read_bytes(), source_name="my run"))
+    assert message.startswith("my run") and streamed == []

@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from ..core import progress
+from ..core.errors import InputError
 from . import _parallel
 from . import _load
 from ._load import GZIP_MAGIC, LIMITS, Loaded
@@ -71,8 +72,11 @@ def stream_trec_run(source: Any, format: str | None,
     if head[:2] == GZIP_MAGIC or head[:4] == LZ4_MAGIC or head[:3] == b"\xef\xbb\xbf":
         return None
     head = head[:head.rfind(b"\n") + 1]
-    if not head or format is None and detect_format(head, path) != "trec_run":
-        return None
+    try:
+        if not head or format is None and detect_format(head, path) != "trec_run":
+            return None
+    except InputError:
+        return None  # the general path words it (naming the source as the caller asked)
     _, first = first_line(head)
     if first is None or len(first.split(" ")) != 6 or len(blank_split(first)) != 6:
         return None  # a tag of several words, other blanks: the general path
