@@ -299,13 +299,18 @@ def _one_arrow_thread(distributed: Any) -> Any:
     Dask's OMP_NUM_THREADS=1 (which Arrow reads) is not enough: it is set in the worker
     after the fork, and a pool that already exists in the fork server is inherited at its
     full size (found in CI: 2 threads per worker once other tests had run first). A plugin,
-    not a one-off call, so that a worker replacing a dead one gets it too.
+    not a one-off call, so that a worker replacing a dead one gets it too. The workers of a
+    local cluster are this command's processes, so they also stop numpy advising huge
+    pages, as the command itself does (:func:`~tiedrank.core.machine.without_huge_page_advice`).
     """
     class OneArrowThread(distributed.WorkerPlugin):  # local: distributed is imported late
         def setup(self, worker: Any) -> None:
             import pyarrow
 
+            from ..core.machine import without_huge_page_advice
+
             pyarrow.set_cpu_count(1)
+            without_huge_page_advice()
 
     return OneArrowThread()
 
