@@ -392,6 +392,7 @@ def split_qrels(qrels: Any, n_buckets: int, directory: str, *,
         writer.write(qrels.frame if qrels.subtopics is None else qrels.subtopics, n_buckets)
     finally:
         writer.close()
+    step(f"splitting {qrels.source} into buckets", 1, 1)
     return qrels.source, qrels.findings
 
 
