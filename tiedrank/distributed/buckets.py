@@ -379,7 +379,7 @@ def split_qrels(qrels: Any, n_buckets: int, directory: str, *,
     in blocks: whether they are diversity qrels (a document judged under two second-column
     values of one query) is a property of the whole file, and a block-by-block split that
     decided it from the first block refused, as "duplicate judgement", a file whose first
-    such repeat came after it. Qrels are small next to runs (the 50M-row run's: 1.4 MB).
+    such repeat came after it. Qrels are small next to runs (the 50M-row run's: 1.5 MB).
     """
     from ..io import read_qrels
 
@@ -401,8 +401,8 @@ def release_memory() -> None:
 
     Arrow's pool (mimalloc) and glibc's heap keep freed memory for reuse, and the bucket
     tasks that follow a split fragment it rather than reuse it: on one 50M-row run the
-    split left 370 MiB resident, the buckets then peaked at 876 to 897 MiB, and at 800 MiB
-    with the split's memory handed back (benchmarks/RESULTS.md, 2026-11-29). Done once
+    split left 370 MiB resident and the buckets then peaked at 876 to 899 MiB; with the
+    split's memory handed back, at 800 to 864 MiB (benchmarks/RESULTS.md, 2026-11-29). Once
     per split, not after each bucket: a bucket reuses its predecessor's memory, and
     handing that back cost about 1 s of page faults over 13 buckets.
     """
