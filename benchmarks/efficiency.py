@@ -26,7 +26,8 @@ imports included for both modes), the local cluster's start-up inside it (connec
 workers), speed-up against one core with and without that start-up, CPU seconds of the
 whole process tree (the child, the Dask fork server and workers: a small measuring process
 starts the child, makes itself the subreaper of its descendants and reaps them all, so
-their CPU time is counted, fresh for each mode), cores
+their CPU time is counted, fresh for each mode) and of it the child's own (the client: the
+rest is the fork server's and the workers'), cores
 busy (CPU / wall), the largest process's peak RSS, and a SHA-256 of the output file; the
 modes of an experiment must give the same hash (the script exits 1 otherwise).
 
@@ -161,6 +162,8 @@ def child(task: str, payload: dict) -> dict:
         table.to_csv(output, index=False, float_format="%.17g")
     else:
         raise ValueError(task)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    record["client_cpu_s"] = usage.ru_utime + usage.ru_stime  # the rest: fork server, workers
     return record
 
 
@@ -233,7 +236,7 @@ def run_mode(task: str, mode: str, payload: dict, scratch: Path) -> dict:
         raise RuntimeError(f"{task} / {mode} failed:\n{done.stderr[-3000:]}")
     measured = json.loads(done.stdout.strip().splitlines()[-1])
     record = json.loads(record_path.read_text())
-    return {**measured, "startup_s": record["startup_s"],
+    return {**measured, "startup_s": record["startup_s"], "client_cpu_s": record["client_cpu_s"],
             "sha256": hashlib.sha256(output.read_bytes()).hexdigest()}
 
 
@@ -258,7 +261,8 @@ def experiment(task: str, what: str, payload: dict, repeat: int, scratch: Path) 
             "wall_s": wall, "wall_s_each": " ".join(f"{m['wall_s']:.2f}" for m in ms),
             "startup_s": startup, "speedup": base / wall,
             "speedup_without_startup": base / (wall - startup) if wall > startup else None,
-            "cpu_s": cpu, "cores_busy": _median([m["cpu_s"] / m["wall_s"] for m in ms]),
+            "cpu_s": cpu, "client_cpu_s": _median([m["client_cpu_s"] for m in ms]),
+            "cores_busy": _median([m["cpu_s"] / m["wall_s"] for m in ms]),
             "peak_rss_mb": max(m["peak_rss_mb"] for m in ms),
             "sha256": ms[0]["sha256"][:12], "identical": len(hashes) == 1})
     return rows
@@ -275,7 +279,8 @@ COLUMNS = [("experiment", "experiment", "{}"), ("input", "input", "{}"), ("mode"
            ("each round", "wall_s_each", "{}"), ("cluster start-up s", "startup_s", "{:.2f}"),
            ("speed-up", "speedup", "{:.2f}"),
            ("speed-up without start-up", "speedup_without_startup", "{:.2f}"),
-           ("CPU s", "cpu_s", "{:.1f}"), ("cores busy", "cores_busy", "{:.2f}"),
+           ("CPU s", "cpu_s", "{:.1f}"), ("of which the client", "client_cpu_s", "{:.1f}"),
+           ("cores busy", "cores_busy", "{:.2f}"),
            ("largest process MB", "peak_rss_mb", "{:,.0f}"), ("output sha256", "sha256", "`{}`"),
            ("identical", "identical", "{}")]
 

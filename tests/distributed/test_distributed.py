@@ -171,6 +171,10 @@ def test_automatic_bucket_count(files, monkeypatch):
     size = max(os.path.getsize(files["runs"][0]), 4 * os.path.getsize(files["runs"][1]))
     expected = -(-(size + os.path.getsize(files["qrels"])) // 20_000)
     assert D.choose_buckets(files["runs"], files["qrels"]) == expected
+    # many runs that each fit in a bucket: one task per run, no split (splitting them only
+    # reads and writes every row once more)
+    monkeypatch.setattr(scaled, "BUCKET_BYTES", size + os.path.getsize(files["qrels"]))
+    assert D.choose_buckets(files["runs"], files["qrels"]) == 1
 
 
 # ---- Dask ------------------------------------------------------------------------------------

@@ -49,3 +49,26 @@ def test_a_subtopic_judgement_repeated_across_blocks_is_refused(tmp_path):
     with pytest.raises(InputError, match=r"duplicate judgement.*subtopic"):
         D.evaluate([run], qrels, ["alpha_nDCG@5"], buckets=2, block_bytes=1500,
                    spill_dir=tmp_path)
+
+
+@pytest.mark.parametrize("client", [None, "local:2"])
+def test_diversity_is_decided_from_the_whole_file_at_every_door(tmp_path, client):
+    """A document judged under two subtopics only past the first block (the scaled doors
+    read 16 MB blocks): one pass reads the whole file as diversity qrels, and so must the
+    split, not refuse the repeat as a "duplicate judgement" of plain qrels."""
+    if client is not None:
+        pytest.importorskip("distributed")
+    _, run, _ = _files(tmp_path)
+    rng = np.random.default_rng(9)
+    lines = [f"{q} 0 d{d} {int(rng.random() < 0.3)}\n" for q in range(30)
+             for d in rng.choice(80, 12, replace=False)]
+    lines += ["29 7 d500 1\n", "29 8 d500 0\n"]  # the only repeat: in the last block
+    (tmp_path / "late.qrels").write_text("".join(lines))
+    qrels = str(tmp_path / "late.qrels")
+    assert read_qrels(qrels).subtopics is not None
+    one = evaluate([run], qrels, METRICS, ties=POLICIES)
+    ev = D.evaluate([run], qrels, METRICS, ties=POLICIES, buckets=3, block_bytes=1500,
+                    spill_dir=tmp_path, client=client)
+    assert ev.per_query.equals(one.per_query)
+    assert ev.summary.equals(one.summary)
+    assert [f.kind for f in ev.findings] == [f.kind for f in one.findings]

@@ -10,10 +10,12 @@ checks and their messages are those of :func:`tiedrank.io.read_run` (line number
 shifted to the file's), and the scores are the very same float64 bits as a one-pass read:
 
 * TREC text (plain or gzip, detected by the magic bytes): blocks of ``block_bytes`` cut at
-  line ends, each parsed by ``read_run`` / ``read_qrels`` (pyarrow's CSV parser);
+  line ends, each parsed by ``read_run`` (pyarrow's CSV parser);
 * Parquet: record batches;
 * CSV, TSV and JSON lines, bytes and DataFrames: read whole, then split;
-* :class:`~tiedrank.core.data.Run` / :class:`~tiedrank.core.data.Qrels` objects: split as they are.
+* :class:`~tiedrank.core.data.Run` / :class:`~tiedrank.core.data.Qrels` objects: split as they are;
+* qrels: read whole by ``read_qrels``, as one pass reads them (whether they are diversity
+  qrels is decided from the whole file), then split.
 
 Rows keep their file order inside each bucket (the ``input`` policy depends on it). A
 (query, doc) repeated across two blocks is caught when its bucket is loaded
@@ -31,6 +33,7 @@ the package's own parser and a hash fixed forever.
 """
 from __future__ import annotations
 
+import ctypes
 import gzip
 import os
 import shutil
@@ -98,9 +101,7 @@ class BucketSet:
     n_buckets: int
     runs: tuple[RunPart, ...]
     qrels_source: str
-    qrels_blocks: int
     qrels_findings: tuple[Finding, ...] = field(default_factory=tuple)
-    qrels_spanning: tuple[str, ...] | None = ()
 
     def qrels_path(self, bucket: int) -> Path:
         return _qrels_path(self.directory, bucket)
@@ -180,10 +181,10 @@ def _shifted(error: InputError, first_line: int) -> InputError:
                       text=error.text, expected=error.expected, remedy=error.remedy)
 
 
-def _frames(source: Any, reader, kind: str, block_bytes: int,
-            options: Mapping[str, Any]) -> Iterator[tuple[Run | Qrels, int]]:
-    """Validated blocks of ``source`` as Run / Qrels objects, with the block count so far."""
-    from ..io import detect_format
+def _frames(source: Any, block_bytes: int, options: Mapping[str, Any]
+            ) -> Iterator[tuple[Run, int]]:
+    """Validated blocks of the run ``source`` as Run objects, with the block count so far."""
+    from ..io import detect_format, read_run as reader
 
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
@@ -198,7 +199,7 @@ def _frames(source: Any, reader, kind: str, block_bytes: int,
                 except InputError as error:
                     raise _shifted(error, first_line) from None
                 count += 1
-                if kind == "run" and count == 1:
+                if count == 1:
                     options = dict(options, name=part.name)  # the first line's tag names it
                 yield part, count
             return
@@ -208,14 +209,13 @@ def _frames(source: Any, reader, kind: str, block_bytes: int,
             count = 0
             for batch in parquet.iter_batches(batch_size=max(block_bytes // 64, 1 << 16)):
                 count += 1
-                extra = {"name": name} if kind == "run" else {}
-                yield reader(batch.to_pandas(), **dict(options, format=None, **extra),
+                yield reader(batch.to_pandas(), **dict(options, format=None, name=name),
                              source_name=path), count
             if count == 0:
                 yield reader(parquet.read().to_pandas(), **dict(options, format=None),
                              source_name=path), 1
             return
-    if isinstance(source, (Run, Qrels)):
+    if isinstance(source, Run):
         yield source, 1
         return
     yield reader(source, **options), 1
@@ -370,34 +370,48 @@ def expected_blocks(source: Any, block_bytes: int) -> int | None:
     return max(1, -(-os.path.getsize(source) // block_bytes))
 
 
-def split_qrels(qrels: Any, n_buckets: int, directory: str, *, block_bytes: int = BLOCK_BYTES,
+def split_qrels(qrels: Any, n_buckets: int, directory: str, *,
                 qrels_format: str | None = None, columns: Mapping[str, str] | None = None
-                ) -> tuple[str, int, tuple[Finding, ...], tuple[str, ...] | None]:
-    """Write the qrels into the buckets; returns (source, blocks read, findings, queries
-    met in more than one block or None when too many)."""
+                ) -> tuple[str, tuple[Finding, ...]]:
+    """Write the qrels into the buckets; returns (source, findings of reading).
+
+    The qrels are read whole, by :func:`tiedrank.io.read_qrels` as one pass reads them, not
+    in blocks: whether they are diversity qrels (a document judged under two second-column
+    values of one query) is a property of the whole file, and a block-by-block split that
+    decided it from the first block refused, as "duplicate judgement", a file whose first
+    such repeat came after it. Qrels are small next to runs (the 50M-row run's: 1.5 MB).
+    """
     from ..io import read_qrels
 
     Path(directory, MARKER).write_text("tiedrank bucket directory\n", encoding="utf-8")
+    if not isinstance(qrels, Qrels):
+        qrels = read_qrels(qrels, format=qrels_format, columns=columns)
     writer = _BucketWriter(lambda b: _qrels_path(directory, b))
-    findings: list[Finding] = []
-    blocks, source = 0, "<qrels>"
-    options = {"format": qrels_format, "columns": columns}
-    # diversity qrels or not is decided once, by the first block as the one-pass reader
-    # would read it, so every block is read (and bucketed) alike
-    first = next(_frames(qrels, read_qrels, "qrels", block_bytes, options))[0]
-    options["subtopics"] = first.subtopics is not None
     try:
-        for part, blocks in _read_ahead(_frames(qrels, read_qrels, "qrels", block_bytes,
-                                                options)):
-            # diversity qrels: every judgement, with its subtopic (load_qrels rebuilds them)
-            writer.write(part.frame if part.subtopics is None else part.subtopics, n_buckets)
-            findings += part.findings
-            source = part.source
-            step(f"splitting {source} into buckets", blocks, expected_blocks(qrels, block_bytes))
+        # diversity qrels: every judgement, with its subtopic (load_qrels rebuilds them)
+        writer.write(qrels.frame if qrels.subtopics is None else qrels.subtopics, n_buckets)
     finally:
         writer.close()
-    step(f"splitting {source} into buckets", blocks, blocks)
-    return source, blocks, tuple(findings), writer.spanning
+    step(f"splitting {qrels.source} into buckets", 1, 1)
+    return qrels.source, qrels.findings
+
+
+def release_memory() -> None:
+    """Hand back to the system the memory a finished split freed.
+
+    Arrow's pool (mimalloc) and glibc's heap keep freed memory for reuse, and the bucket
+    tasks that follow a split fragment it rather than reuse it: on one 50M-row run the
+    split left 370 MiB resident and the buckets then peaked at 876 to 899 MiB; with the
+    split's memory handed back, at 800 to 864 MiB (benchmarks/RESULTS.md, 2026-11-29). Once
+    per split, not after each bucket: a bucket reuses its predecessor's memory, and
+    handing that back cost about 1 s of page faults over 13 buckets.
+    """
+    pa.default_memory_pool().release_unused()
+    try:
+        trim = ctypes.CDLL(None).malloc_trim  # glibc only
+    except (OSError, AttributeError, TypeError):
+        return
+    trim(0)
 
 
 def check_visible(source: Any) -> None:
@@ -438,8 +452,6 @@ def split_run(directory: str, index: int, name: str | None, source: Any, n_bucke
     The part's ``name`` is the run's own (TREC tag, file stem or given name); repeated
     names are told apart afterwards by :func:`~tiedrank.core.evaluation.unique_labels`.
     """
-    from ..io import read_run
-
     check_visible(source)
     options = {"format": run_format, "name": name, "duplicates": duplicates,
                "columns": columns}
@@ -448,8 +460,7 @@ def split_run(directory: str, index: int, name: str | None, source: Any, n_bucke
     writer = _BucketWriter(lambda b: _run_path(directory, index, b))
     n_rows, blocks, findings, run_name, run_source = 0, 0, [], None, None
     try:
-        for part, blocks in _read_ahead(_frames(source, read_run, "run", block_bytes,
-                                                options)):
+        for part, blocks in _read_ahead(_frames(source, block_bytes, options)):
             writer.write(part.frame, n_buckets)
             n_rows += len(part.frame)
             findings += part.findings
@@ -458,6 +469,7 @@ def split_run(directory: str, index: int, name: str | None, source: Any, n_bucke
                  expected_blocks(source, block_bytes))
     finally:
         writer.close()
+    release_memory()
     step(f"splitting {run_source} into buckets", blocks, blocks)
     return RunPart(index, run_name, run_source, n_rows, blocks, tuple(findings),
                    writer.spanning)
@@ -493,8 +505,8 @@ def split(runs: Sequence[Any] | Mapping[str, Any], qrels: Any, n_buckets: int,
     check_buckets(n_buckets)
     items = run_names(runs, columns)
     directory = os.fspath(directory)
-    qrels_part = split_qrels(qrels, n_buckets, directory, block_bytes=block_bytes,
-                             qrels_format=qrels_format, columns=qrels_columns)
+    qrels_part = split_qrels(qrels, n_buckets, directory, qrels_format=qrels_format,
+                             columns=qrels_columns)
     parts = [split_run(directory, index, name, source, n_buckets, duplicates=duplicates,
                        block_bytes=block_bytes, run_format=run_format, columns=columns)
              for index, (name, source) in enumerate(items)]
@@ -535,8 +547,7 @@ def check_buckets(n_buckets: Any) -> int:
 
 
 def bucket_set(directory: str, n_buckets: int, parts: Sequence[RunPart],
-               qrels_part: tuple[str, int, tuple[Finding, ...], tuple[str, ...] | None]
-               ) -> BucketSet:
+               qrels_part: tuple[str, tuple[Finding, ...]]) -> BucketSet:
     """The :class:`BucketSet` of split runs (labelled) and qrels."""
     labels = unique_labels([p.name for p in parts])
     parts = tuple(replace(p, name=label) for p, label in zip(parts, labels))
@@ -556,22 +567,10 @@ def _read_bucket(path: Path, columns: tuple[str, ...]) -> pd.DataFrame:
 
 
 def load_qrels(buckets: BucketSet, bucket: int) -> Qrels:
-    """The qrels of one bucket (judgements repeated across blocks are rejected here);
-    diversity qrels (bucketed with their subtopics) as :func:`tiedrank.io.read_qrels`
-    reads them."""
+    """The qrels of one bucket (read and checked whole by the split); diversity qrels
+    (bucketed with their subtopics) as :func:`tiedrank.io.read_qrels` reads them."""
     frame = _read_bucket(buckets.qrels_path(bucket), ("query", "doc", "relevance"))
-    diversity = "subtopic" in frame.columns
-    if buckets.qrels_blocks > 1 and len(frame):
-        keys = ["query", "subtopic", "doc"] if diversity else ["query", "doc"]
-        repeated = _repeated(frame, buckets.qrels_spanning, keys)
-        if repeated is not None:
-            row = repeated
-            subtopic = f", subtopic {row['subtopic']!r}" if diversity else ""
-            raise InputError("duplicate judgement", source=buckets.qrels_source,
-                             text=f"query {row['query']!r}{subtopic}, doc {row['doc']!r}",
-                             expected="one judgement per (query, "
-                                      f"{'subtopic, ' if diversity else ''}doc)")
-    if diversity:
+    if "subtopic" in frame.columns:
         from ..io.subtopics import qrels_from_subtopics
 
         return qrels_from_subtopics(frame, buckets.qrels_source, note=False)
@@ -600,10 +599,8 @@ def load_run(buckets: BucketSet, run_index: int, bucket: int, duplicates: str = 
     return Run(part.name, frame, part.source, findings)
 
 
-def _repeated(frame: pd.DataFrame, spanning: tuple[str, ...] | None,
-              keys: tuple[str, ...] | list[str] = ("query", "doc")) -> pd.Series | None:
-    """The first row (in file order) whose ``keys`` (query, doc; diversity qrels: query,
-    subtopic, doc) came before, or None.
+def _repeated(frame: pd.DataFrame, spanning: tuple[str, ...] | None) -> pd.Series | None:
+    """The first row (in file order) whose (query, doc) came before, or None.
 
     Each block was checked when read, so a repeat needs a query met in two blocks: only the
     rows of the ``spanning`` queries are compared (a few per block boundary in a file
@@ -613,5 +610,5 @@ def _repeated(frame: pd.DataFrame, spanning: tuple[str, ...] | None,
         if not spanning:
             return None
         frame = frame[frame["query"].isin(spanning)]
-    repeated = frame.duplicated(list(keys))
+    repeated = frame.duplicated(["query", "doc"])
     return frame[repeated].iloc[0] if repeated.any() else None

@@ -65,7 +65,12 @@ def _source_bytes(source: Any) -> int:
 
 def choose_buckets(runs: Any, qrels: Any) -> int:
     """Buckets for ``buckets=None``: 0 (one pass) below :data:`AUTO_THRESHOLD_BYTES`, else
-    one per :data:`BUCKET_BYTES` of input (the largest run decides: runs are done one by one).
+    one per :data:`BUCKET_BYTES` of input (the largest run decides: runs are done one by one),
+    1 when the largest run fits in one (runs read whole, one by one: no split).
+
+    Splitting many runs that each fit in a bucket only reads and writes every row once
+    more: 12 runs x 1M rows (35 MB each) were split into 2 buckets, and on ``local:2`` the
+    split tasks took 4.8 s of the 6.8 s the tasks took (benchmarks/RESULTS.md, 2026-11-29).
 
     Examples
     --------
@@ -77,7 +82,7 @@ def choose_buckets(runs: Any, qrels: Any) -> int:
     if total < AUTO_THRESHOLD_BYTES:
         return 0
     largest = max(_source_bytes(s) for s in sources) + _source_bytes(qrels)
-    return max(2, math.ceil(largest / BUCKET_BYTES))
+    return math.ceil(largest / BUCKET_BYTES)
 
 
 def evaluate(runs: Any, qrels: Any, metrics: Any, *,
@@ -107,7 +112,8 @@ def evaluate(runs: Any, qrels: Any, metrics: Any, *,
     buckets : int, optional
         Number of buckets. 1 splits nothing: one task per run reads it whole and
         evaluates it (memory: one run at a time). None chooses (:func:`choose_buckets`):
-        one pass below 256 MB of input, else one bucket per 128 MB of the largest run;
+        one pass below 256 MB of input, else one bucket per 128 MB of the largest run (1
+        when it fits in one);
         with a small input and a ``client``: 1 (one task per run; splitting a small input
         to give more workers something to do costs more than it saves: the split reads
         and writes every row once more, in one task per run).
@@ -212,8 +218,7 @@ def _evaluate(runs: Any, qrels: Any, plan: Plan, buckets: int, client: Any,
             parts = [RunPart(i, label, "", 0, 1) for i, label in enumerate(labels)]
             return combine(results, parts, plan), labels
         with temporary_directory(spill_dir) as directory:
-            qrels_part = split_qrels(qrels, buckets, directory, block_bytes=block_bytes,
-                                     columns=qrels_columns)
+            qrels_part = split_qrels(qrels, buckets, directory, columns=qrels_columns)
             split_parts = each(split_run, [(directory, i, name, source, buckets, duplicates,
                                             block_bytes, None, columns)
                                            for i, (name, source) in enumerate(items)], "split")
