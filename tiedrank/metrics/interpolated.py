@@ -480,10 +480,7 @@ def _path_counts(lanes: _Lanes, request_group: np.ndarray,
     lane_rank = np.arange(len(lanes.group)) - group_first[lanes.group]
     requests_of = np.bincount(request_group, minlength=len(lanes.count))
     first_request = np.cumsum(requests_of) - requests_of
-    from scipy.special import gammaln  # here, not at import: the CLI starts without scipy
-
-    log_count = gammaln(lanes.n + 1.0) - gammaln(lanes.m + 1.0) - gammaln(lanes.n - lanes.m + 1.0)
-    wide = log_count[lanes.group] > _FLOAT64_LOG_COUNT
+    wide = _wide_groups(lanes.n, lanes.m)[lanes.group]
     if wide.any() and np.finfo(np.longdouble).maxexp <= 1024:
         raise ValueError("iprec_at_recall: a tie group is too large to count its orderings "
                          "on this platform (C(n, m) past float64 and no 80-bit long "
@@ -534,6 +531,21 @@ def _path_counts(lanes: _Lanes, request_group: np.ndarray,
     # float64's range (a long double count) stays the smallest float64, never 0, so the
     # steps of F divide by it (the error is below 1e-307)
     return np.maximum(probability, np.finfo(np.float64).tiny), request_offset
+
+
+def _wide_groups(n: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Per group, whether log C(n, m) > ``_FLOAT64_LOG_COUNT`` (its counts need the long
+    double). C(n, m) <= 2^n, so a group of at most 1,008 documents never is: scipy's
+    gammaln (a third of a second of imports) is only loaded for larger ones."""
+    wide = np.zeros(len(n), dtype=bool)
+    large = np.flatnonzero(n * np.log(2.0) > _FLOAT64_LOG_COUNT - 1.0)
+    if len(large):
+        from scipy.special import gammaln  # here, not at import: the CLI starts without scipy
+
+        n, m = n[large], m[large]
+        wide[large] = (gammaln(n + 1.0) - gammaln(m + 1.0) - gammaln(n - m + 1.0)
+                       > _FLOAT64_LOG_COUNT)
+    return wide
 
 
 def _bound(lanes: _Lanes, lane: np.ndarray, i: np.ndarray) -> np.ndarray:
