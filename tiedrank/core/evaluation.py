@@ -553,13 +553,15 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
             query_ids = table.queries[included]
             group = [m for m in metric_list if settings[m] == (level, judged)]
             views = {m.entry.view for m in group if not m.policy_invariant}
-            expected = {"scoring": table.scoring(),  # policies only reorder inside groups:
+            scoring = table.scoring()
+            expected = {"scoring": scoring,  # policies only reorder inside groups:
                         "judged": table.view(judged_only=True) if "judged" in views else None,
-                        "qrels": table.qrels_groups() if "qrels" in views else None,
+                        "qrels": _same_groups(table.qrels_groups(), scoring)
+                        if "qrels" in views else None,
                         "whole": table}              # resolve the smallest view a kernel reads
             invariant: dict[Metric, np.ndarray] = {}  # the same under every policy: once
             for policy in policies:
-                resolved: dict[str, TieTable] = {}
+                resolved: dict[int, TieTable] = {}  # by the view's id: each resolved once
                 for metric in (m for m in group if policy in scored[m]):
                     if metric.policy_invariant:
                         if metric not in invariant:
@@ -572,17 +574,25 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
                         values[policy, metric] = (query_ids, metric_values(
                             table, metric, gain=options.gain, extreme=policy.name)[included])
                         continue
-                    view = metric.entry.view
-                    if view not in resolved:
-                        resolved[view] = expected[view].resolve(policy.name, policy.seed)
+                    view = expected[metric.entry.view]  # one view may serve two names
+                    if id(view) not in resolved:
+                        resolved[id(view)] = view.resolve(policy.name, policy.seed)
                     values[policy, metric] = (query_ids, metric_values(
-                        resolved[view], metric, gain=options.gain)[included])
+                        resolved[id(view)], metric, gain=options.gain)[included])
         blocks += [(name, *values[policy, metric][:1], metric, policy,
                     values[policy, metric][1]) for policy, metric in pairs]
     own = [m.rel for m in metric_list if m.rel is not None]
     return Evaluation(_tidy(blocks), _summary(blocks), dict(tables), findings,
                       options.rule(own), options, metrics=tuple(metric_list),
                       policies=tuple(dict.fromkeys(policy for policy, _ in pairs)))
+
+
+def _same_groups(view: TieTable, scoring: TieTable) -> TieTable:
+    """``view`` (the qrels' groups), or ``scoring`` when the two hold the same groups: the
+    groups of a positively graded document are among those of a qrels document, so equal
+    counts mean equal tables (qrels without a judged non-relevant document in another
+    group), resolved once, not twice (a tenth of a second a policy on 7M rows)."""
+    return scoring if view.n_groups == scoring.n_groups else view
 
 
 def as_metrics(metrics: "str | Metric | Iterable[str | Metric]") -> list[Metric]:
