@@ -673,8 +673,15 @@ def _tidy(blocks: list[Block]) -> pd.DataFrame:
         labels = list(dict.fromkeys(names))
         codes = np.repeat([labels.index(name) for name in names], lengths)
         columns[column] = pd.Categorical.from_codes(codes, categories=labels)
-    query = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, dtype=object)
-    return pd.DataFrame({"run": columns["run"], "query": pd.array(query, dtype="str"),
+    # a run's blocks share one array of query ids (per relevance level and -J): each is
+    # made strings once, and the column is taken from those (not 355 x 7,000 str objects)
+    shared = {id(b[1]): b[1] for b in blocks}
+    pool = list(shared.values())
+    offsets = dict(zip(shared, np.cumsum([0] + [len(ids) for ids in pool])))
+    strings = pd.array(np.concatenate(pool) if pool else np.zeros(0, dtype=object), dtype="str")
+    query = strings.take(np.concatenate([offsets[id(b[1])] + np.arange(len(b[1]))
+                                         for b in blocks]) if blocks else np.zeros(0, dtype=int))
+    return pd.DataFrame({"run": columns["run"], "query": query,
                          "metric": columns["metric"], "policy": columns["policy"],
                          "value": np.concatenate([b[4] for b in blocks])})
 
