@@ -561,7 +561,7 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
                         "whole": table}              # resolve the smallest view a kernel reads
             invariant: dict[Metric, np.ndarray] = {}  # the same under every policy: once
             for policy in policies:
-                resolved: dict[int, TieTable] = {}  # by the view's id: each resolved once
+                resolved: dict[tuple[int, bool], TieTable] = {}  # each view resolved once
                 for metric in (m for m in group if policy in scored[m]):
                     if metric.policy_invariant:
                         if metric not in invariant:
@@ -575,10 +575,16 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
                             table, metric, gain=options.gain, extreme=policy.name)[included])
                         continue
                     view = expected[metric.entry.view]  # one view may serve two names
-                    if id(view) not in resolved:
-                        resolved[id(view)] = view.resolve(policy.name, policy.seed)
+                    key = (id(view), metric.entry.view == "scoring")
+                    if key not in resolved:
+                        source = resolved.get((id(view), False)) or view.resolve(
+                            policy.name, policy.seed)
+                        resolved[id(view), False] = source
+                        # the kernel looks its scoring view up again: given the compact
+                        # one, it looks over a few documents, not every tied one
+                        resolved[key] = source.scoring() if key[1] else source
                     values[policy, metric] = (query_ids, metric_values(
-                        resolved[id(view)], metric, gain=options.gain)[included])
+                        resolved[key], metric, gain=options.gain)[included])
         blocks += [(name, *values[policy, metric][:1], metric, policy,
                     values[policy, metric][1]) for policy, metric in pairs]
     own = [m.rel for m in metric_list if m.rel is not None]
