@@ -512,9 +512,10 @@ def _path_counts(lanes: _Lanes, request_group: np.ndarray,
     # still shapes the chunk (the chunks, their height and whether a bound is left at the
     # first row: the other lanes' numbers are the same bits as with it)
     several = lanes.m[lanes.group] > 1
+    top_order, wide_order = top[order], wide[order]
     start = 0
     while start < len(order):
-        stop = _chunk_end(top[order], wide[order], start)
+        stop = _chunk_end(top_order, wide_order, start)
         chunk = order[start:stop]
         start = stop
         counted = chunk[several[chunk]]
