@@ -535,7 +535,9 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
     metric_list = as_metrics(metrics)
     pairs = scored_pairs(metric_list, options)
     policies = list(dict.fromkeys(policy for policy, _ in pairs))
-    scored = {m: [policy for policy, metric in pairs if metric == m] for m in metric_list}
+    scored: dict[Metric, list[Policy]] = {m: [] for m in metric_list}
+    for policy, metric in pairs:  # one pass: comparing every metric with every pair's cost
+        scored[metric].append(policy)  # 0.04 s for all_trec x 4 policies
     settings = {m: (options.rel_level if m.rel is None else m.rel,
                     options.judged_only if m.judged_only is None else m.judged_only)
                 for m in metric_list}
@@ -553,13 +555,15 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
             query_ids = table.queries[included]
             group = [m for m in metric_list if settings[m] == (level, judged)]
             views = {m.entry.view for m in group if not m.policy_invariant}
-            expected = {"scoring": table.scoring(),  # policies only reorder inside groups:
+            scoring = table.scoring()
+            expected = {"scoring": scoring,  # policies only reorder inside groups:
                         "judged": table.view(judged_only=True) if "judged" in views else None,
-                        "qrels": table.qrels_groups() if "qrels" in views else None,
+                        "qrels": _same_groups(table.qrels_groups(), scoring)
+                        if "qrels" in views else None,
                         "whole": table}              # resolve the smallest view a kernel reads
             invariant: dict[Metric, np.ndarray] = {}  # the same under every policy: once
             for policy in policies:
-                resolved: dict[str, TieTable] = {}
+                resolved: dict[tuple[int, bool], TieTable] = {}  # each view resolved once
                 for metric in (m for m in group if policy in scored[m]):
                     if metric.policy_invariant:
                         if metric not in invariant:
@@ -572,17 +576,31 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
                         values[policy, metric] = (query_ids, metric_values(
                             table, metric, gain=options.gain, extreme=policy.name)[included])
                         continue
-                    view = metric.entry.view
-                    if view not in resolved:
-                        resolved[view] = expected[view].resolve(policy.name, policy.seed)
+                    view = expected[metric.entry.view]  # one view may serve two names
+                    key = (id(view), metric.entry.view == "scoring")
+                    if key not in resolved:
+                        source = resolved.get((id(view), False)) or view.resolve(
+                            policy.name, policy.seed)
+                        resolved[id(view), False] = source
+                        # the kernel looks its scoring view up again: given the compact
+                        # one, it looks over a few documents, not every tied one
+                        resolved[key] = source.scoring() if key[1] else source
                     values[policy, metric] = (query_ids, metric_values(
-                        resolved[view], metric, gain=options.gain)[included])
+                        resolved[key], metric, gain=options.gain)[included])
         blocks += [(name, *values[policy, metric][:1], metric, policy,
                     values[policy, metric][1]) for policy, metric in pairs]
     own = [m.rel for m in metric_list if m.rel is not None]
     return Evaluation(_tidy(blocks), _summary(blocks), dict(tables), findings,
                       options.rule(own), options, metrics=tuple(metric_list),
                       policies=tuple(dict.fromkeys(policy for policy, _ in pairs)))
+
+
+def _same_groups(view: TieTable, scoring: TieTable) -> TieTable:
+    """``view`` (the qrels' groups), or ``scoring`` when the two hold the same groups: the
+    groups of a positively graded document are among those of a qrels document, so equal
+    counts mean equal tables (qrels without a judged non-relevant document in another
+    group), resolved once, not twice (a tenth of a second a policy on 7M rows)."""
+    return scoring if view.n_groups == scoring.n_groups else view
 
 
 def as_metrics(metrics: "str | Metric | Iterable[str | Metric]") -> list[Metric]:
@@ -663,8 +681,15 @@ def _tidy(blocks: list[Block]) -> pd.DataFrame:
         labels = list(dict.fromkeys(names))
         codes = np.repeat([labels.index(name) for name in names], lengths)
         columns[column] = pd.Categorical.from_codes(codes, categories=labels)
-    query = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, dtype=object)
-    return pd.DataFrame({"run": columns["run"], "query": pd.array(query, dtype="str"),
+    # a run's blocks share one array of query ids (per relevance level and -J): each is
+    # made strings once, and the column is taken from those (not 355 x 7,000 str objects)
+    shared = {id(b[1]): b[1] for b in blocks}
+    pool = list(shared.values())
+    offsets = dict(zip(shared, np.cumsum([0] + [len(ids) for ids in pool])))
+    strings = pd.array(np.concatenate(pool) if pool else np.zeros(0, dtype=object), dtype="str")
+    query = strings.take(np.concatenate([offsets[id(b[1])] + np.arange(len(b[1]))
+                                         for b in blocks]) if blocks else np.zeros(0, dtype=int))
+    return pd.DataFrame({"run": columns["run"], "query": query,
                          "metric": columns["metric"], "policy": columns["policy"],
                          "value": np.concatenate([b[4] for b in blocks])})
 

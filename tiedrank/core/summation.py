@@ -93,27 +93,55 @@ def exact_sums(groups: np.ndarray, values: np.ndarray, n_groups: int) -> list[Ex
     """
     groups = np.asarray(groups, dtype=np.int64)
     values = np.asarray(values, dtype=np.float64)
-    not_nan = ~np.isnan(values)
-    count = np.bincount(groups[not_nan], minlength=n_groups)
-    posinf = np.bincount(groups[values == np.inf], minlength=n_groups)
-    neginf = np.bincount(groups[values == -np.inf], minlength=n_groups)
-    finite = np.isfinite(values) & (values != 0)
+    count = np.bincount(groups, minlength=n_groups)
+    posinf = neginf = np.zeros(n_groups, dtype=np.int64)
+    finite = np.isfinite(values)
+    if not finite.all():  # NaN is not counted; infinities are, apart
+        count = count - np.bincount(groups[np.isnan(values)], minlength=n_groups)
+        posinf = np.bincount(groups[values == np.inf], minlength=n_groups)
+        neginf = np.bincount(groups[values == -np.inf], minlength=n_groups)
+    finite &= values != 0
     fraction, exponent = np.frexp(values[finite])
     mantissa = np.ldexp(fraction, 53).astype(np.int64)  # exact: 53 significant bits
-    key = groups[finite] * _EXPONENT_SPAN + (exponent.astype(np.int64) - 53 + _SHIFT)
-    order = np.argsort(key, kind="stable")
-    key, mantissa = key[order], mantissa[order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, int)
-    sign = np.sign(mantissa)
-    magnitude = np.abs(mantissa)
-    high = np.add.reduceat(sign * (magnitude >> _HALF), starts) if len(starts) else starts
-    low = np.add.reduceat(sign * (magnitude & ((1 << _HALF) - 1)), starts) if len(starts) else starts
+    shift = exponent.astype(np.int64) - 53 + _SHIFT
+    bin_shift, group_of, high, low = _bins(groups[finite], shift, mantissa, n_groups)
     scaled = [0] * n_groups
-    for bin_key, h, lo in zip(key[starts].tolist(), high.tolist(), low.tolist()):
-        group, shift = divmod(bin_key, _EXPONENT_SPAN)
-        scaled[group] += ((h << _HALF) + lo) << shift
+    for group, s, h, lo in zip(group_of.tolist(), bin_shift.tolist(), high.tolist(), low.tolist()):
+        scaled[group] += ((int(h) << _HALF) + int(lo)) << s
     return [ExactSum(scaled[g], int(count[g]), int(posinf[g]), int(neginf[g]))
             for g in range(n_groups)]
+
+
+def _bins(groups: np.ndarray, shift: np.ndarray, mantissa: np.ndarray,
+          n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The (group, exponent) bins of the values: each bin's shift and group, and the
+    sums of its mantissas' high and low parts, exact.
+
+    Counted, not sorted, when the bins are few next to the values: every part is at most
+    2**27 in size, so a float64 running sum of fewer than 2**26 of them is an exact integer
+    (np.bincount's). Else sorted by bin and summed in int64. Either way the same integers."""
+    # mantissa = high * 2**26 + low with low in [0, 2**26) (the shift floors): |high| <= 2**27
+    high_half = mantissa >> _HALF
+    low_half = mantissa - (high_half << _HALF)
+    present = np.bincount(shift, minlength=_EXPONENT_SPAN) > 0
+    exponents = np.flatnonzero(present)
+    n_bins = n_groups * len(exponents)
+    if len(mantissa) < 1 << 26 and n_bins <= 4 * len(mantissa) + 4096:
+        rank = np.cumsum(present) - 1
+        key = groups * len(exponents) + rank[shift]
+        high = np.bincount(key, weights=high_half, minlength=n_bins)
+        low = np.bincount(key, weights=low_half, minlength=n_bins)
+        used = np.flatnonzero(np.bincount(key, minlength=n_bins))
+        group_of, exponent_of = np.divmod(used, max(len(exponents), 1))
+        return exponents[exponent_of], group_of, high[used], low[used]
+    key = groups * _EXPONENT_SPAN + shift
+    order = np.argsort(key, kind="stable")
+    key, high_half, low_half = key[order], high_half[order], low_half[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, int)
+    high = np.add.reduceat(high_half, starts) if len(starts) else starts
+    low = np.add.reduceat(low_half, starts) if len(starts) else starts
+    group_of, bin_shift = np.divmod(key[starts], _EXPONENT_SPAN)
+    return bin_shift, group_of, high, low
 
 
 MIN_GEO_MEAN = 1e-5

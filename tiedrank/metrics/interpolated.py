@@ -267,11 +267,17 @@ def _expected_levels(table: TieTable, recalls: np.ndarray) -> np.ndarray:
     lower = _per_query_max(groups, np.where(active, groups.last_value[:, None], 0.0),
                            table.n_queries)
     values[:] = lower
+    # levels of one query with the same cutoff have the same value (every quantity here is
+    # a function of the query and c): each is computed at its first such level and copied
+    # (11 levels of R = 1 share c = 1, of R = 3 three cutoffs)
+    same = np.stack([np.argmax(need == need[:, [level]], axis=1) for level in range(n_levels)],
+                    axis=1)
     random = active & (groups.m < groups.n)[:, None]  # groups whose order matters
+    random &= (same == np.arange(n_levels))[groups.query]
     if random.any():
         pairs, expectation = _expectation(groups, random, need, lower)
         values[pairs[:, 0], pairs[:, 1]] = expectation
-    return values
+    return np.take_along_axis(values, same, axis=1)
 
 
 class _Groups:
@@ -474,10 +480,7 @@ def _path_counts(lanes: _Lanes, request_group: np.ndarray,
     lane_rank = np.arange(len(lanes.group)) - group_first[lanes.group]
     requests_of = np.bincount(request_group, minlength=len(lanes.count))
     first_request = np.cumsum(requests_of) - requests_of
-    from scipy.special import gammaln  # here, not at import: the CLI starts without scipy
-
-    log_count = gammaln(lanes.n + 1.0) - gammaln(lanes.m + 1.0) - gammaln(lanes.n - lanes.m + 1.0)
-    wide = log_count[lanes.group] > _FLOAT64_LOG_COUNT
+    wide = _wide_groups(lanes.n, lanes.m)[lanes.group]
     if wide.any() and np.finfo(np.longdouble).maxexp <= 1024:
         raise ValueError("iprec_at_recall: a tie group is too large to count its orderings "
                          "on this platform (C(n, m) past float64 and no 80-bit long "
@@ -504,14 +507,24 @@ def _path_counts(lanes: _Lanes, request_group: np.ndarray,
     # a chunk: lanes whose last bound l_m is close (the rows a step sums run up to the
     # largest), by threshold inside (close bounds at every step)
     order = np.lexsort((lanes.value, top, wide))
+    # a lane of a group with one relevant document adds nothing: its pass is row m = 1
+    # alone, where U_1(r) = [r >= l_1] counts no r < l_1. Left out of its chunk's work, it
+    # still shapes the chunk (the chunks, their height and whether a bound is left at the
+    # first row: the other lanes' numbers are the same bits as with it)
+    several = lanes.m[lanes.group] > 1
+    top_order, wide_order = top[order], wide[order]
     start = 0
     while start < len(order):
-        stop = _chunk_end(top[order], wide[order], start)
+        stop = _chunk_end(top_order, wide_order, start)
         chunk = order[start:stop]
-        chunk = chunk[np.argsort(-lanes.m[lanes.group[chunk]], kind="stable")]
-        _count_chunk(lanes, chunk, requests_of, first_request, request_i0, request_offset,
-                     lane_rank, counts, np.longdouble if wide[chunk[0]] else np.float64)
         start = stop
+        counted = chunk[several[chunk]]
+        if len(counted) == 0:
+            continue
+        counted = counted[np.argsort(-lanes.m[lanes.group[counted]], kind="stable")]
+        _count_chunk(lanes, counted, requests_of, first_request, request_i0, request_offset,
+                     lane_rank, counts, np.longdouble if wide[chunk[0]] else np.float64,
+                     int(top[chunk].max()), bool(top[chunk].any()))
     # divide by each request's count at t = 1 (C(n, m)), the last lane of its group
     normaliser = counts[request_offset + per_request - 1]
     probability = (counts / np.repeat(normaliser, per_request)).astype(np.float64)
@@ -519,6 +532,21 @@ def _path_counts(lanes: _Lanes, request_group: np.ndarray,
     # float64's range (a long double count) stays the smallest float64, never 0, so the
     # steps of F divide by it (the error is below 1e-307)
     return np.maximum(probability, np.finfo(np.float64).tiny), request_offset
+
+
+def _wide_groups(n: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Per group, whether log C(n, m) > ``_FLOAT64_LOG_COUNT`` (its counts need the long
+    double). C(n, m) <= 2^n, so a group of at most 1,008 documents never is: scipy's
+    gammaln (a third of a second of imports) is only loaded for larger ones."""
+    wide = np.zeros(len(n), dtype=bool)
+    large = np.flatnonzero(n * np.log(2.0) > _FLOAT64_LOG_COUNT - 1.0)
+    if len(large):
+        from scipy.special import gammaln  # here, not at import: the CLI starts without scipy
+
+        n, m = n[large], m[large]
+        wide[large] = (gammaln(n + 1.0) - gammaln(m + 1.0) - gammaln(n - m + 1.0)
+                       > _FLOAT64_LOG_COUNT)
+    return wide
 
 
 def _bound(lanes: _Lanes, lane: np.ndarray, i: np.ndarray) -> np.ndarray:
@@ -541,7 +569,8 @@ def _chunk_end(top: np.ndarray, wide: np.ndarray, start: int) -> int:
 
 def _count_chunk(lanes: _Lanes, lane: np.ndarray, requests_of: np.ndarray,
                  first_request: np.ndarray, request_i0: np.ndarray, request_offset: np.ndarray,
-                 lane_rank: np.ndarray, counts: np.ndarray, dtype) -> None:
+                 lane_rank: np.ndarray, counts: np.ndarray, dtype, height: int,
+                 bound_at_first: bool) -> None:
     """The backward pass over i for ``lane`` (sorted by m descending), into ``counts``.
 
     Step k is row i = m - k of every lane (the lanes with m > k, a prefix, still run).
@@ -550,12 +579,13 @@ def _count_chunk(lanes: _Lanes, lane: np.ndarray, requests_of: np.ndarray,
     r >= l_m on no bound binds (l_i <= l_m for every i), so U_i(r) = C(K - r + m - i, m - i)
     and their sum is B_i = C(K - l_m + m - i, m - i) (hockey stick), written at row l_m
     before each running sum. A lane's pass is sum_i (l_m - l_i) numbers, not m (K + 1):
-    small for the large thresholds, whose bounds are low."""
+    small for the large thresholds, whose bounds are low. ``height`` (the largest l_m) and
+    ``bound_at_first`` (some l_m above 0) are those of the chunk's every lane, counted here
+    or not."""
     group = lanes.group[lane]
     m = lanes.m[group]
     K = (lanes.n - lanes.m)[group]
     top = _bound(lanes, lane, m)  # l_m (<= K: t is at least the group's worst case)
-    height = int(top.max())
     # every (lane, i0) to read, by the step k = m - i0 at which row i0 is reached
     owner, offset = _segments(requests_of[group])
     request = first_request[group][owner] + offset
@@ -579,7 +609,8 @@ def _count_chunk(lanes: _Lanes, lane: np.ndarray, requests_of: np.ndarray,
             masked = min(int(bound.max()), height)  # below a lane's bound: 0
             rows[low:masked] *= np.arange(low, masked)[:, None] >= bound
         here = slice(step_start[k], step_start[k + 1])
-        vacuous = not bound.any()  # this row and all below it: no bound left
+        # this row and all below it: no bound left (at the first row, in the whole chunk)
+        vacuous = not (bound.any() or (k == 0 and bound_at_first))
         if vacuous:  # every i0 still to read has the count of this row (rows below are free)
             here = slice(step_start[k], len(step))
         if here.start < here.stop:

@@ -343,8 +343,14 @@ def num_nonrelevant_judged_retrieved(table: TieTable) -> np.ndarray:
     """``num_nonrel_judged_ret``: retrieved documents judged non-relevant (0 <= grade <
     relevance level); unjudged and negatively graded ones are not counted (trec_eval's
     num_ret - num_nonpool - num_unjudged_in_pool - num_rel_ret). Needs the whole table."""
-    nonrel = table.doc_judged & (table.doc_grade >= 0) & ~table.doc_relevant
-    return per_query_docs(table, nonrel.astype(np.float64))
+    # the judged documents are few: found first, then placed in their queries' CSR
+    # segments (no array the size of the run is built: a repeat of the query index, or
+    # masks, cost 0.2 s of fresh memory on 7M documents)
+    judged = np.flatnonzero(table.doc_judged)
+    grade = table.doc_grade[judged]
+    nonrel = judged[(grade >= 0) & (grade < table.rel_level)]
+    query = np.searchsorted(table.query_start, nonrel, side="right") - 1
+    return np.bincount(query, minlength=table.n_queries).astype(np.float64)
 
 
 def set_precision(table: TieTable) -> np.ndarray:
