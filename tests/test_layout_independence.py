@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -220,3 +221,22 @@ def test_every_all_trec_measure_of_a_query_is_the_same_alone_and_after_others(ti
     crowd_run, crowd_qrels = _crowded(run, qrels)
     crowd = evaluate({"sys": crowd_run}, crowd_qrels, metrics, ties=ties).per_query
     assert _csv(crowd[crowd["query"].isin(target)]) == _csv(alone)
+
+
+@pytest.mark.parametrize("query", ["q13", "q43"])
+def test_interpolated_precision_of_a_query_alone_has_the_bits_it_has_among_others(query):
+    """The exact expectation of iprec_at_recall counts every tie group's orderings in chunks
+    of groups from the whole table: a sum of one column was numpy's pairwise sum, whose tree
+    followed the chunk's height, and a chunk ended its pass when every group in it had no
+    bound left, so a value's last bits moved with the other queries (the LLMJudge run below:
+    9 of its 75 values, these two queries among them)."""
+    from tiedrank.io import read_qrels, read_run
+
+    sample = Path(__file__).resolve().parents[1] / "sample_data" / "llmjudge"
+    run = read_run(sample / "runs" / "Olz-gpt4o.txt").frame[["query", "doc", "score"]]
+    qrels = read_qrels(sample / "qrels.test.txt").frame[["query", "doc", "relevance"]]
+    metrics = ["iprec_at_recall.0.1,0.5", "11pt_avg"]
+    together = evaluate({"sys": run}, qrels, metrics, ties="expected").per_query
+    alone = evaluate({"sys": run[run["query"] == query]}, qrels[qrels["query"] == query],
+                     metrics, ties="expected").per_query
+    assert _csv(together[together["query"] == query]) == _csv(alone)

@@ -473,61 +473,69 @@ def _path_counts(lanes: _Lanes, request_group: np.ndarray,
     """P(G_g <= t | i0) for every lane t of every requested (group, i0).
 
     Returns the probabilities, one segment per request (its group's lanes in order), and
-    the offset of each request's segment."""
+    the offset of each request's segment. Each is a function of its group alone (the
+    arithmetic, the dtype, the order of every sum): the same bits whatever other groups,
+    queries or runs are counted with it."""
     per_request = lanes.count[request_group]
     request_offset = np.cumsum(per_request) - per_request
     group_first = np.cumsum(lanes.count) - lanes.count
     lane_rank = np.arange(len(lanes.group)) - group_first[lanes.group]
     requests_of = np.bincount(request_group, minlength=len(lanes.count))
     first_request = np.cumsum(requests_of) - requests_of
-    wide = _wide_groups(lanes.n, lanes.m)[lanes.group]
+    wide_group = _wide_groups(lanes.n, lanes.m)
+    wide = wide_group[lanes.group]
     if wide.any() and np.finfo(np.longdouble).maxexp <= 1024:
         raise ValueError("iprec_at_recall: a tie group is too large to count its orderings "
                          "on this platform (C(n, m) past float64 and no 80-bit long "
                          "double); evaluate with round= fewer decimals, or cut the run "
                          "with depth=")
-    dtype = np.longdouble if wide.any() else np.float64
     top = _bound(lanes, np.arange(len(lanes.group)), lanes.m[lanes.group])  # l_m of each lane
     # each count starts as its orderings with r_{i0} >= l_m, where no bound binds (the pass
-    # adds those with r_{i0} < l_m): requests in blocks of at most an eighth of
-    # _CHUNK_CELLS numbers (the sums hold several arrays of that size at once)
-    counts = np.empty(int(per_request.sum()), dtype=dtype)
-    by_width = np.argsort((lanes.n - lanes.m)[request_group], kind="stable")
+    # adds those with r_{i0} < l_m): requests in blocks of one dtype and at most an eighth
+    # of _CHUNK_CELLS numbers (the sums hold several arrays of that size at once). A group
+    # counts in float64 unless its C(n, m) needs the long double; the array holds both
+    # (a float64 count is exact in a long double one)
+    counts = np.empty(int(per_request.sum()), dtype=np.longdouble if wide.any() else np.float64)
+    request_wide = wide_group[request_group]
+    by_width = np.lexsort(((lanes.n - lanes.m)[request_group], request_wide))
     widths = (lanes.n - lanes.m)[request_group][by_width] + 1
     start = 0
     while start < len(by_width):  # widths ascending: a block's widest is its last
-        held = np.arange(1, len(widths) - start + 1) * widths[start:]
+        end = start + int(np.searchsorted(request_wide[by_width[start:]], True)
+                          if not request_wide[by_width[start]] else len(by_width) - start)
+        held = np.arange(1, end - start + 1) * widths[start:end]
         stop = start + max(1, int(np.searchsorted(held, _CHUNK_CELLS // 8, side="right")))
         block = by_width[start:stop]
         owner, offset = _segments(per_request[block])
-        tails = _free_ways(lanes, request_group[block], request_i0[block], dtype)
+        tails = _free_ways(lanes, request_group[block], request_i0[block],
+                           np.longdouble if request_wide[block[0]] else np.float64)
         counts[request_offset[block][owner] + offset] = tails[
             owner, top[group_first[request_group[block]][owner] + offset]]
         start = stop
+    # the pass adds the orderings with r_{i0} < l_m: none when l_m = 0, none for i0 = m
+    # (U_m(r) = [r >= l_m]); so the lanes of a group whose every request reads i0 = m (one
+    # relevant document: most groups), or whose l_m is 0, have no pass
+    least_i0 = request_i0[first_request]  # every group of the lanes has a request
+    counted = np.flatnonzero((top > 0) & (least_i0 < lanes.m)[lanes.group])
     # a chunk: lanes whose last bound l_m is close (the rows a step sums run up to the
     # largest), by threshold inside (close bounds at every step)
-    order = np.lexsort((lanes.value, top, wide))
-    # a lane of a group with one relevant document adds nothing: its pass is row m = 1
-    # alone, where U_1(r) = [r >= l_1] counts no r < l_1. Left out of its chunk's work, it
-    # still shapes the chunk (the chunks, their height and whether a bound is left at the
-    # first row: the other lanes' numbers are the same bits as with it)
-    several = lanes.m[lanes.group] > 1
+    order = counted[np.lexsort((lanes.value[counted], top[counted], wide[counted]))]
     top_order, wide_order = top[order], wide[order]
     start = 0
     while start < len(order):
         stop = _chunk_end(top_order, wide_order, start)
         chunk = order[start:stop]
+        chunk = chunk[np.argsort(-lanes.m[lanes.group[chunk]], kind="stable")]
+        _count_chunk(lanes, chunk, requests_of, first_request, request_i0, request_offset,
+                     lane_rank, counts, np.longdouble if wide_order[start] else np.float64)
         start = stop
-        counted = chunk[several[chunk]]
-        if len(counted) == 0:
-            continue
-        counted = counted[np.argsort(-lanes.m[lanes.group[counted]], kind="stable")]
-        _count_chunk(lanes, counted, requests_of, first_request, request_i0, request_offset,
-                     lane_rank, counts, np.longdouble if wide[chunk[0]] else np.float64,
-                     int(top[chunk].max()), bool(top[chunk].any()))
-    # divide by each request's count at t = 1 (C(n, m)), the last lane of its group
-    normaliser = counts[request_offset + per_request - 1]
-    probability = (counts / np.repeat(normaliser, per_request)).astype(np.float64)
+    # divide by each request's count at t = 1 (C(n, m)), the last lane of its group, in
+    # the group's dtype
+    normaliser = np.repeat(counts[request_offset + per_request - 1], per_request)
+    probability = np.empty(len(counts))
+    long = np.repeat(request_wide, per_request)
+    probability[~long] = counts[~long].astype(np.float64) / normaliser[~long].astype(np.float64)
+    probability[long] = (counts[long] / normaliser[long]).astype(np.float64)
     # a lane is at least the group's worst case, so its probability is positive; one under
     # float64's range (a long double count) stays the smallest float64, never 0, so the
     # steps of F divide by it (the error is below 1e-307)
@@ -569,8 +577,7 @@ def _chunk_end(top: np.ndarray, wide: np.ndarray, start: int) -> int:
 
 def _count_chunk(lanes: _Lanes, lane: np.ndarray, requests_of: np.ndarray,
                  first_request: np.ndarray, request_i0: np.ndarray, request_offset: np.ndarray,
-                 lane_rank: np.ndarray, counts: np.ndarray, dtype, height: int,
-                 bound_at_first: bool) -> None:
+                 lane_rank: np.ndarray, counts: np.ndarray, dtype) -> None:
     """The backward pass over i for ``lane`` (sorted by m descending), into ``counts``.
 
     Step k is row i = m - k of every lane (the lanes with m > k, a prefix, still run).
@@ -579,13 +586,14 @@ def _count_chunk(lanes: _Lanes, lane: np.ndarray, requests_of: np.ndarray,
     r >= l_m on no bound binds (l_i <= l_m for every i), so U_i(r) = C(K - r + m - i, m - i)
     and their sum is B_i = C(K - l_m + m - i, m - i) (hockey stick), written at row l_m
     before each running sum. A lane's pass is sum_i (l_m - l_i) numbers, not m (K + 1):
-    small for the large thresholds, whose bounds are low. ``height`` (the largest l_m) and
-    ``bound_at_first`` (some l_m above 0) are those of the chunk's every lane, counted here
-    or not."""
+    small for the large thresholds, whose bounds are low. Every number of a lane is its
+    own column's: the rows above its l_m are 0 and its reads end where its own bounds
+    do, so its bits never depend on the lanes it shares the chunk with."""
     group = lanes.group[lane]
     m = lanes.m[group]
     K = (lanes.n - lanes.m)[group]
     top = _bound(lanes, lane, m)  # l_m (<= K: t is at least the group's worst case)
+    height = int(top.max())
     # every (lane, i0) to read, by the step k = m - i0 at which row i0 is reached
     owner, offset = _segments(requests_of[group])
     request = first_request[group][owner] + offset
@@ -595,6 +603,7 @@ def _count_chunk(lanes: _Lanes, lane: np.ndarray, requests_of: np.ndarray,
     step_start = np.searchsorted(step, np.arange(int(m.max()) + 1))
     table = np.zeros((height + 1, len(lane)), dtype=dtype)
     above = np.ones(len(lane), dtype=dtype)  # B_i; B_m = 1 (nothing after row m)
+    done = np.zeros(len(lane), dtype=bool)  # lanes whose every i0 is read
     for k in range(int(m.max())):
         running = int(np.searchsorted(-m, -k, side="left"))  # the lanes with m > k
         rows, column = table[:, :running], np.arange(running)
@@ -608,30 +617,33 @@ def _count_chunk(lanes: _Lanes, lane: np.ndarray, requests_of: np.ndarray,
             rows[top[:running], column] = 0.0  # B_i was a sum, not a row of U_i
             masked = min(int(bound.max()), height)  # below a lane's bound: 0
             rows[low:masked] *= np.arange(low, masked)[:, None] >= bound
-        here = slice(step_start[k], step_start[k + 1])
-        # this row and all below it: no bound left (at the first row, in the whole chunk)
-        vacuous = not (bound.any() or (k == 0 and bound_at_first))
-        if vacuous:  # every i0 still to read has the count of this row (rows below are free)
-            here = slice(step_start[k], len(step))
-        if here.start < here.stop:
+        # a lane with no bound left at this row (none below it either: l_i falls with i)
+        # has this row's orderings at every i0 it has still to read: its reads end here
+        free = np.zeros(len(lane), dtype=bool)
+        free[:running] = bound == 0
+        below = step_start[k + 1] + np.flatnonzero(free[owner[step_start[k + 1]:]])
+        here = np.concatenate([np.arange(step_start[k], step_start[k + 1]), below])
+        here = here[~done[owner[here]]]
+        done |= free
+        if len(here):
             who, what = owner[here], request[here]
             i = m[who] - k
             total = np.empty(len(who), dtype=dtype)
             for row in np.unique(i):  # a chunk holds a few m
                 chosen = i == row
-                # summed down the rows one row at a time (numpy adds along the slow axis
-                # in order), not by BLAS, whose blocking may follow the array's shape: a
-                # lane's bits then never depend on the lanes it shares a chunk with
-                ways = _prefix_ways(int(row), height, dtype)[:, None]
-                total[chosen] = (ways * rows[:height, who[chosen]]).sum(axis=0)
+                # a running sum down the rows, in order whatever the shape (a plain sum of
+                # one column is numpy's pairwise one, whose tree follows the chunk's
+                # height), never BLAS
+                terms = _prefix_ways(int(row), height, dtype)[:, None] * rows[:height,
+                                                                              who[chosen]]
+                total[chosen] = np.cumsum(terms, axis=0, out=terms)[-1]
             where = request_offset[what] + lane_rank[lane[who]]
-            if vacuous:  # a request of an i0 below this row: this row's orderings, not its own
-                early = request_i0[what] != i
-                counts[where[early]] = _free_ways(lanes, lanes.group[lane[who[early]]],
-                                                  i[early], dtype)[
-                    np.arange(int(early.sum())), top[who[early]]]
-            counts[where] += total
-        if vacuous:
+            early = request_i0[what] != i  # an i0 below this row: this row's orderings
+            counts[where[early]] = _free_ways(lanes, lanes.group[lane[who[early]]],
+                                              i[early], dtype)[
+                np.arange(int(early.sum())), top[who[early]]]
+            counts[where] = counts[where].astype(dtype) + total  # in the lane's dtype
+        if done[owner[step_start[k + 1]:]].all():  # nothing left to read
             break
 
 
