@@ -44,6 +44,7 @@ Examples
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -275,7 +276,7 @@ class TieTable:
         with a few relevant documents per query it is orders of magnitude smaller than
         the run. A resolved table's view keeps just its positively graded documents.
         """
-        return self._groups_holding(self.doc_grade > 0, "_scoring")
+        return self._groups_holding(lambda: self.doc_grade > 0, "_scoring")
 
     def qrels_groups(self) -> "TieTable":
         """The groups holding a document of the qrels (judged, or pooled with a negative
@@ -286,10 +287,12 @@ class TieTable:
         ranks of the others are kept (:attr:`group_above`), so it can be left out. Cached
         on the table, like :meth:`scoring`.
         """
-        return self._groups_holding(self.doc_judged, "_qrels_groups")
+        return self._groups_holding(lambda: self.doc_judged, "_qrels_groups")
 
-    def _groups_holding(self, marked: np.ndarray, slot: str) -> "TieTable":
-        """The groups holding a ``marked`` document, ranks and per-query counts kept."""
+    def _groups_holding(self, marked: Callable[[], np.ndarray], slot: str) -> "TieTable":
+        """The groups holding a document ``marked()`` marks, ranks and per-query counts kept
+        (the mask is made only when the view is not cached yet: kernels ask hundreds of
+        times, and each mask is the size of the run)."""
         cached = self.__dict__.get(slot)
         if cached is _ITSELF:
             return self
@@ -297,7 +300,7 @@ class TieTable:
             return cached
         # the groups of the marked documents, found from those few documents (a per-group
         # reduction and a per-document mask cost two passes over the run's size)
-        keep = np.unique(np.searchsorted(self.group_start, np.flatnonzero(marked),
+        keep = np.unique(np.searchsorted(self.group_start, np.flatnonzero(marked()),
                                          side="right") - 1)
         if len(keep) == self.n_groups:
             compact = self
