@@ -51,7 +51,11 @@ def test_a_subtopic_judgement_repeated_across_blocks_is_refused(tmp_path):
                    spill_dir=tmp_path)
 
 
-@pytest.mark.parametrize("client", [None, "local:2"])
+# the cluster case is slow (CI's second step, with the other cluster tests and no dashboard
+# test: an AppTest earlier in the same process leaves app.py as __main__, which the workers'
+# fork server would run again)
+@pytest.mark.parametrize("client", [None, pytest.param(
+    "local:2", marks=[pytest.mark.slow, pytest.mark.xdist_group("dask")])])
 def test_diversity_is_decided_from_the_whole_file_at_every_door(tmp_path, client):
     """A document judged under two subtopics only past the first block (the scaled doors
     read 16 MB blocks): one pass reads the whole file as diversity qrels, and so must the
