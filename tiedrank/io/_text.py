@@ -112,11 +112,21 @@ def single_spaced(data: bytes | bytearray, *, first: bool = True, last: bool = T
     """
     import numpy as np
 
-    for offset in (0, 1):
-        pairs = np.frombuffer(data, dtype="<u2", count=(len(data) - offset) // 2, offset=offset)
-        if ((pairs == 0x2020) | (pairs == 0x0A20) | (pairs == 0x200A)).any():
-            return False
+    view = memoryview(data)
+    # 128 KB at a time (each slice with the next one's first byte, so no pair is missed):
+    # the masks then come from the heap and are reused, where masks the size of a large
+    # input would each be fresh pages to fault in (64,000 faults for a 273 MB run)
+    for start in range(0, len(data), _PAIR_STEP):
+        part = view[start:start + _PAIR_STEP + 1]
+        for offset in (0, 1):
+            pairs = np.frombuffer(part, dtype="<u2", count=(len(part) - offset) // 2,
+                                  offset=offset)
+            if ((pairs == 0x2020) | (pairs == 0x0A20) | (pairs == 0x200A)).any():
+                return False
     return not (first and data[:1] == b" " or last and data[-1:] == b" ")
+
+
+_PAIR_STEP = 1 << 17
 
 
 def fail(problem: str, row: int, locate: Locator, source: str, expected: str,
