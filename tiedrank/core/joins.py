@@ -160,10 +160,18 @@ def ranking_order(query_code: np.ndarray, score: np.ndarray) -> np.ndarray | Non
         moved = np.argsort(block_query)
         new_start = np.cumsum(block_length[moved]) - block_length[moved]
         order = np.repeat(block_start[moved] - new_start, block_length[moved])
-        order += np.arange(n, dtype=order.dtype)  # in place: one array the size of the run
+        # + position, in place and a slice at a time: no second array the size of the run
+        # (an arange of 7M positions is 14,000 fresh pages to fault in)
+        for start in range(0, n, _STEP):
+            order[start:start + _STEP] += np.arange(start, min(start + _STEP, n),
+                                                    dtype=order.dtype)
         return order
     return pc.sort_indices(pa.table({"q": query_code, "s": score}),
                            sort_keys=[("q", "ascending"), ("s", "descending")]).to_numpy()
+
+
+_STEP = 1 << 18
+"""Positions a slice of the in-place additions of :func:`ranking_order`."""
 
 
 def byte_order(ids: pa.Array | pa.ChunkedArray) -> np.ndarray:
