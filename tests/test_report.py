@@ -156,3 +156,47 @@ def test_the_comparison_superscript_stays_markup():
 
     assert markdown_escape("0.8162<sup>bf</sup>") == "0.8162<sup>bf</sup>"
     assert markdown_escape("<sup>bf</sup>") == r"\<sup\>bf\</sup\>"  # a run so named
+
+
+def _reference_csv(frame: pd.DataFrame, digits: int) -> str:
+    """The CSV before the per-value paths: every cell through pandas and ``neutralised``."""
+    from tiedrank.report.formats import _cell
+
+    out = frame.copy()
+    for column in out.columns:
+        values = out[column]
+        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            continue
+        out[column] = values.astype(object).map(lambda v: _cell(v) if isinstance(v, str) else v)
+    out.columns = [_cell(c) if isinstance(c, str) else c for c in out.columns]
+    return out.to_csv(index=False, float_format=f"%.{digits}f")
+
+
+@pytest.mark.parametrize("digits", [0, 4, 17])
+def test_the_csv_is_the_text_pandas_writes_cell_by_cell(digits):
+    """``render(..., "csv")`` formats float64 columns itself and neutralises a categorical or
+    string column once per distinct value: the same text as pandas' own, cell by cell."""
+    import numpy as np
+
+    from tiedrank.report import natural_key, natural_rank
+
+    rng = np.random.default_rng(5)
+    texts = [*HOSTILE, "q1", "q10", "q2", "a,b", 'say "x"', "line\nbreak", "", " sp ", "é"]
+    n = 400
+    numbers = rng.normal(size=n) * 10.0 ** rng.integers(-20, 20, size=n)
+    numbers[rng.random(n) < 0.1] = np.nan
+    numbers[:4] = [-0.0, np.inf, -np.inf, 0.1]
+    picks = rng.integers(0, len(texts), size=n)
+    frame = pd.DataFrame({
+        "run": pd.Categorical([texts[i] for i in picks]),
+        "query": pd.Series([None if i % 7 == 0 else texts[i] for i in picks], dtype="str"),
+        "metric": pd.Categorical([None if i % 5 == 0 else texts[i] for i in picks]),
+        "mixed": pd.Series([texts[i] if i % 3 else float(i) for i in picks], dtype=object),
+        "=value": numbers, "small": numbers.astype(np.float32), "count": picks,
+    })
+    assert render(frame, "csv", digits=digits) == _reference_csv(frame, digits)
+    assert render(frame.iloc[0:0], "csv", digits=digits) == _reference_csv(frame.iloc[0:0], digits)
+    for column in ("run", "query", "metric", "mixed"):
+        values = frame[column]
+        unique = sorted(set(map(str, values)), key=natural_key)
+        assert natural_rank(values).tolist() == [unique.index(str(v)) for v in values]

@@ -51,9 +51,54 @@ def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
         values = out[column]
         if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
             continue
-        out[column] = values.astype(object).map(lambda v: _cell(v) if isinstance(v, str) else v)
+        cells = _each_value(values, _safe)
+        out[column] = (values.astype(object).map(_safe) if cells is None else
+                       pd.Series(cells, index=values.index, dtype=object))
     out.columns = [_cell(c) if isinstance(c, str) else c for c in out.columns]
     return out
+
+
+def _each_value(values, function) -> np.ndarray | None:
+    """``[function(v) for v in values]`` as an object array, ``function`` called once per
+    distinct value, for a categorical or string Series (``None`` for any other: there
+    equal values may print differently, ``1`` and ``1.0``). Its cells are what iterating
+    the Series gives (a missing one: the dtype's NA value, ``nan`` for a categorical); the
+    CSV of 60,000 per-query rows spent 0.3 s calling per cell."""
+    if not isinstance(values, pd.Series):
+        return None
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes, distinct, missing = values.cat.codes.to_numpy(), values.cat.categories, np.nan
+    elif isinstance(values.dtype, pd.StringDtype):
+        codes, distinct = pd.factorize(values)
+        missing = values.dtype.na_value
+    else:
+        return None
+    mapped = np.empty(len(distinct) + 1, dtype=object)
+    mapped[:-1] = [function(v) for v in distinct]
+    mapped[-1] = function(missing)  # code -1
+    return mapped[np.asarray(codes)]
+
+
+def _safe(value: object) -> object:
+    return _cell(value) if isinstance(value, str) else value
+
+
+def _csv(frame: pd.DataFrame, digits: int) -> str:
+    """``csv_safe(frame).to_csv(index=False, float_format=f"%.{digits}f")``, the same text,
+    with the float64 columns formatted here: one ``%`` over a column instead of pandas'
+    Python call per cell (300,000 numbers at 17 digits: 0.5 s less)."""
+    out = csv_safe(frame)
+    fmt = f"%.{digits}f"
+    for position, column in enumerate(out.columns):
+        values = out.iloc[:, position]
+        if values.dtype != np.float64 or values.empty:
+            continue
+        numbers = values.to_numpy()
+        text = np.array(((fmt + "\n") * len(numbers) % tuple(numbers.tolist())).split("\n")[:-1],
+                        dtype=object)
+        text[np.isnan(numbers)] = ""  # pandas' na_rep
+        out.isetitem(position, text)
+    return out.to_csv(index=False, float_format=fmt)
 
 
 _LATEX_SPECIAL = re.compile(r"[\\&%$#_{}~^]")
@@ -224,7 +269,7 @@ def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
     | RR | 0.5000 |
     """
     if fmt == "csv":  # string cells never start a spreadsheet formula
-        return csv_safe(frame).to_csv(index=False, float_format=f"%.{digits}f")
+        return _csv(frame, digits)
     if fmt == "json":
         return frame.to_json(orient="records", indent=1, double_precision=15)
     text = _rounded(frame, digits)
@@ -305,6 +350,9 @@ def natural_key(text: str) -> tuple:
 
 def natural_rank(values) -> np.ndarray:
     """Position of each value in natural order (ties share no rank: stable)."""
+    texts = _each_value(values, str)  # a categorical or string Series: str once a value
+    if texts is not None:
+        values = texts
     unique = sorted(set(map(str, values)), key=natural_key)
     position = {v: i for i, v in enumerate(unique)}
     return np.fromiter((position[str(v)] for v in values), dtype=np.int64, count=len(values))
