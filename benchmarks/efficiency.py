@@ -106,9 +106,17 @@ def _one_core_in_process() -> None:
 @contextlib.contextmanager
 def _timed_connect(record: dict):
     """Record how long ``tiedrank.distributed``'s connect takes to hand over a ready client
-    (cluster start-up and worker warm-up), around the CLI's own call."""
-    from tiedrank.distributed import cluster, scaled
+    (cluster start-up and worker warm-up), around the CLI's own call. A local cluster the
+    command started ahead, at its start (``--dask local:N``), is timed from the connect: the
+    wait left, not its whole start-up, most of which overlaps the command's own imports.
 
+    Only the light ``cluster`` module is imported here (and ``scaled``, which takes
+    ``connect`` by name, patched if it is already loaded), so that the child imports no more
+    before ``main`` than a ``tiedrank`` process does: importing the evaluation here would
+    delay the command's early start of the cluster behind pandas and tiedrank."""
+    from tiedrank.distributed import cluster
+
+    scaled = sys.modules.get("tiedrank.distributed.scaled")
     original = cluster.connect
 
     @contextlib.contextmanager
@@ -118,11 +126,16 @@ def _timed_connect(record: dict):
             record["startup_s"] = time.perf_counter() - started
             yield client
 
-    scaled.connect = cluster.connect = connect
+    cluster.connect = connect
+    if scaled is not None:
+        scaled.connect = connect
     try:
         yield
     finally:
-        scaled.connect = cluster.connect = original
+        cluster.connect = original
+        scaled = sys.modules.get("tiedrank.distributed.scaled")
+        if scaled is not None and scaled.connect is connect:
+            scaled.connect = original
 
 
 def child(task: str, payload: dict) -> dict:

@@ -43,6 +43,29 @@ def test_import_tiedrank_loads_neither_streamlit_nor_plotly_nor_scipy():
     assert not {"streamlit", "plotly", "scipy"} & loaded
 
 
+def test_the_command_starts_a_local_cluster_before_pandas():
+    """``import tiedrank`` is lazy (PEP 562): the ``tiedrank`` command imports neither pandas
+    nor numpy before it can start a local Dask cluster (its fork server then preloads on
+    another core while the command imports the rest); the public names and the
+    subpackages are there on first use, and the outer layers plug into the core's sockets at
+    the first read of a slot, wherever that read comes from."""
+    loaded = _imports_after("import tiedrank, tiedrank.cli, tiedrank.distributed.cluster")
+    assert not {"pandas", "numpy", "pyarrow", "distributed"} & loaded
+    done = subprocess.run([sys.executable, "-c", """
+import sys
+from tiedrank.core.peers import PEERS
+from tiedrank.core.report_socket import REPORT
+print("tiedrank.interop" in sys.modules, "tiedrank.report" in sys.modules)
+print("ranx" in PEERS.accepted, REPORT.build.__module__, "tiedrank.interop" in sys.modules)
+import tiedrank
+from tiedrank import evaluate, POLICIES
+print(evaluate.__module__, tiedrank.stats.__name__, sorted(set(tiedrank.__all__) - set(dir(tiedrank))))
+"""], capture_output=True, text=True, check=True)
+    assert done.stdout.split("\n")[:3] == [
+        "False False", "True tiedrank.report.grid True",
+        "tiedrank.core.evaluation tiedrank.stats []"]
+
+
 PAGE_LOGIC = [m for m in MODULES if m.startswith("tiedrank.dashboard") and m not in STREAMLIT_GLUE]
 
 # One interpreter imports the modules one after the other and says, after each, whether

@@ -10,24 +10,81 @@ The options of an evaluation are one value, checked once, which every door build
 
 >>> options = EvaluationOptions(ties="all", rel_level=2, round=3)  # doctest: +SKIP
 >>> table = build_tie_table(read_run("run.txt"), read_qrels("qrels.txt"), options)  # doctest: +SKIP
+
+The names below are imported on first use (PEP 562), so that ``import tiedrank`` (and the
+``tiedrank`` command, which starts a Dask cluster before its own imports when asked for one)
+costs no pandas until something needs it. The outer layers still plug into the core
+whenever any tiedrank module is in use: the first read of a slot of
+:data:`tiedrank.core.peers.PEERS` imports :mod:`tiedrank.interop`, and of
+:data:`tiedrank.core.report_socket.REPORT` :mod:`tiedrank.report`.
 """
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from . import _moved
-from . import interop  # the outer layer: plugs other tools' names and objects into the core
-from . import report  # plugs the report grid into Evaluation.grid / to_latex / to_markdown / to_html
-from .core.data import Qrels, Run
-from .core.errors import Finding, InputError
-from .core.evaluation import Evaluation, evaluate, parse_policies, tsrr_sweep
-from .core.options import EvaluationOptions
-from .io import read_qrels, read_run, write_qrels, write_run
-from .metrics import METRIC_NAMES, Metric, metric_values, parse_metric
-from .core.ties import POLICIES, TieTable, build_tie_table
+from .core import peers as _peers
+from .core import report_socket as _report_socket
 
 __version__ = "0.2.0"
 
 _moved.install()
+
+_PUBLIC = {
+    "Qrels": "core.data", "Run": "core.data",
+    "Finding": "core.errors", "InputError": "core.errors",
+    "Evaluation": "core.evaluation", "evaluate": "core.evaluation",
+    "parse_policies": "core.evaluation", "tsrr_sweep": "core.evaluation",
+    "EvaluationOptions": "core.options",
+    "read_qrels": "io", "read_run": "io", "write_qrels": "io", "write_run": "io",
+    "METRIC_NAMES": "metrics", "Metric": "metrics", "metric_values": "metrics",
+    "parse_metric": "metrics",
+    "POLICIES": "core.ties", "TieTable": "core.ties", "build_tie_table": "core.ties",
+}
+"""Public name -> the module (under ``tiedrank.``) it comes from."""
+_SUBPACKAGES = ("core", "interop", "io", "metrics", "report", "sampling", "simulate", "stats")
+"""Subpackages reachable as attributes of ``tiedrank`` (``tiedrank.stats.paired_test``)."""
 
 __all__ = [
     "Evaluation", "EvaluationOptions", "Finding", "InputError", "METRIC_NAMES", "Metric", "POLICIES", "Qrels", "Run",
     "TieTable", "build_tie_table", "evaluate", "metric_values", "parse_metric", "parse_policies",
     "read_qrels", "read_run", "tsrr_sweep", "write_qrels", "write_run",
 ]
+
+
+def _plug_peers() -> None:
+    from . import interop  # noqa: F401  (the outer layer: plugs other tools' names and objects)
+
+
+def _plug_report() -> None:
+    from . import report  # noqa: F401  (plugs the report grid into Evaluation.grid, to_latex, ...)
+
+
+_peers.fill_on_first_use(_plug_peers)
+_report_socket.fill_on_first_use(_plug_report)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(f"{__name__}.{_PUBLIC[name]}"), name)
+    elif name in _SUBPACKAGES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # once: the next access is an ordinary attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_PUBLIC, *_SUBPACKAGES})
+
+
+if TYPE_CHECKING:  # what type checkers and IDEs read
+    from .core.data import Qrels, Run
+    from .core.errors import Finding, InputError
+    from .core.evaluation import Evaluation, evaluate, parse_policies, tsrr_sweep
+    from .core.options import EvaluationOptions
+    from .core.ties import POLICIES, TieTable, build_tie_table
+    from .io import read_qrels, read_run, write_qrels, write_run
+    from .metrics import METRIC_NAMES, Metric, metric_values, parse_metric

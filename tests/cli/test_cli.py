@@ -155,3 +155,26 @@ def test_run_flushes_a_large_output_into_a_pipe():
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0
     assert done.stdout.count("\n") > 150 and done.stdout.endswith("\n")
+
+
+@pytest.mark.parametrize("argv, address", [
+    (["evaluate", "q", "r", "--dask", "local:2"], "local:2"),
+    (["evaluate", "q", "r", "-m", "RR", "--dask=local"], "local"),
+    (["evaluate", "--dask", "local:3", "q", "r"], "local:3"),
+    (["evaluate", "q", "r", "--dask", "tcp://127.0.0.1:8786"], None),
+    (["evaluate", "q", "r"], None),
+    (["compare", "q", "a", "b", "--dask", "local:2"], None),
+    (["evaluate", "q", "-", "--dask", "local:2"], None),  # standard input: refused first
+    (["evaluate", "--help", "--dask", "local:2"], None),
+    (["evaluate", "q", "r", "--", "--dask", "local:2"], None),
+])
+def test_a_local_cluster_is_started_ahead_only_when_asked_for(monkeypatch, argv, address):
+    """The raw arguments are read before the parser: ``--dask local[:N]`` of ``evaluate``
+    starts the cluster ahead, nothing else does."""
+    from tiedrank import cli
+    from tiedrank.distributed import cluster
+
+    asked = []
+    monkeypatch.setattr(cluster, "start_ahead", lambda *args: asked.append(args[0]) or True)
+    assert cli._start_cluster_ahead(argv) == (address is not None)
+    assert asked == ([] if address is None else [address])

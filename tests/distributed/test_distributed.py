@@ -397,3 +397,51 @@ def test_local_workers_start_ready_and_single_threaded(client):
         assert fact["preloaded"]
         if "forkserver" in multiprocessing.get_all_start_methods():
             assert not fact["parent_is_client"]
+
+
+def test_cli_starts_a_local_cluster_ahead_and_prints_what_one_pass_prints(files, capsys,
+                                                                          monkeypatch):
+    """``--dask local:N``: the command starts the cluster before it imports its subcommands
+    (the fork server preloads the task modules meanwhile), the evaluation's connect takes
+    it, and it is closed by the end of the command; the output is one pass's, byte for byte."""
+    pytest.importorskip("distributed")
+    from tiedrank.distributed import cluster
+
+    started, connected = [], []
+    start_ahead, connect = cluster.start_ahead, cluster.connect
+    monkeypatch.setattr(cluster, "start_ahead",
+                        lambda *args: started.append(args) or start_ahead(*args))
+
+    def counting_connect(*args, **kwargs):
+        connected.append(dict(cluster._AHEAD))
+        return connect(*args, **kwargs)
+
+    monkeypatch.setattr(cluster, "connect", counting_connect)
+    monkeypatch.setattr("tiedrank.distributed.scaled.connect", counting_connect)
+    common = ["evaluate", files["qrels"], *files["runs"][:2], "-m", "AP", "-m", "RR@10",
+              "--ties", "all,random(seed=2)", "-q", "--format", "csv", "--digits", "17"]
+    assert _main(common) == 0
+    one = capsys.readouterr().out
+    assert _main(common + ["--dask", "local:2"]) == 0
+    assert capsys.readouterr().out == one
+    assert started == [("local:2", cluster.EVALUATION_MODULES)]
+    assert [list(waiting) for waiting in connected] == [[2]]  # taken by the connect
+    assert cluster._AHEAD == {} and cluster._CLOSING == []
+    # a cluster started ahead that no connect takes (the input is refused) is closed too
+    assert _main(["evaluate", files["qrels"], "missing-run.txt", "--dask=local:1"]) == 2
+    assert "missing-run.txt" in capsys.readouterr().err
+    assert cluster._AHEAD == {} and cluster._CLOSING == []
+
+
+def test_the_command_with_a_local_cluster_prints_what_one_pass_prints(files, tmp_path):
+    """The console script's path (``python -m tiedrank``: :func:`tiedrank.cli.run`), in a
+    process of its own: the cluster started ahead, the same bytes as one pass."""
+    pytest.importorskip("distributed")
+    import subprocess
+
+    common = [sys.executable, "-m", "tiedrank", "evaluate", files["qrels"], *files["runs"][:2],
+              "-m", "AP", "-q", "--format", "csv", "--digits", "17"]
+    one = subprocess.run(common, capture_output=True, text=True, check=True, cwd=tmp_path)
+    dask = subprocess.run(common + ["--dask", "local:2"], capture_output=True, text=True,
+                          check=True, cwd=tmp_path, timeout=120)
+    assert dask.stdout == one.stdout and one.stdout.count("\n") > 100

@@ -28,14 +28,16 @@ from typing import NoReturn
 
 from .. import __version__
 from ..core.machine import without_huge_page_advice
-from . import compare, dashboard, docs, evaluate, metrics, simulate
-from ._common import flush_output, named_streams, report_unexpected, run_handler
 
 __all__ = ["build_parser", "main", "run"]
+# The subcommands (pandas, tiedrank's core) are imported by build_parser, after a local Dask
+# cluster asked for has started its fork server (_start_cluster_ahead).
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``tiedrank`` command, with every subcommand."""
+    from . import compare, dashboard, docs, evaluate, metrics, simulate
+
     parser = argparse.ArgumentParser(
         prog="tiedrank", description="Tie-aware evaluation of ranked output: the exact "
         "expectation over all tie orderings, the best and worst case, and trec_eval's order.")
@@ -49,6 +51,24 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``tiedrank`` command with ``argv``; returns the exit status (for scripts and
     tests; the console script is :func:`run`)."""
+    ahead = _start_cluster_ahead(sys.argv[1:] if argv is None else list(argv))
+    try:
+        return _main(argv)
+    finally:
+        if ahead:
+            _finish_ahead()
+
+
+def _finish_ahead() -> None:
+    from ..distributed.cluster import finish_ahead
+
+    finish_ahead()
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    from . import dashboard
+    from ._common import run_handler
+
     parser = build_parser()
     if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (tiedrank[completion])
         _complete(parser)
@@ -58,6 +78,40 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unrecognized arguments: {' '.join(unknown)}")
         setattr(args, dashboard.PASSES_THROUGH, unknown)
     return run_handler(args)
+
+
+SUBCOMMANDS_WITH_DASK = ("evaluate",)
+
+
+def _start_cluster_ahead(argv: list[str]) -> bool:
+    """Given ``--dask local[:N]`` (a subcommand that takes it), start that cluster now, in
+    the background, before this process imports pandas and tiedrank's core: its fork server
+    preloads the task modules on another core meanwhile
+    (:func:`tiedrank.distributed.cluster.start_ahead`; the evaluation's ``connect`` then
+    takes it). Say whether one was started. Read from the raw arguments, before the parser
+    (which imports every subcommand); a wrong guess costs time only: a cluster no one takes
+    is closed at the end of :func:`main`."""
+    if "_ARGCOMPLETE" in os.environ:
+        return False
+    options = argv[:argv.index("--")] if "--" in argv else argv
+    commands = [a for a in options if not a.startswith("-")]
+    if not commands or commands[0] not in SUBCOMMANDS_WITH_DASK or \
+            {"-h", "--help", "--version", "-"} & set(options):  # "-": refused before a cluster
+        return False
+    address = None
+    for i, arg in enumerate(options):
+        if arg == "--dask" and i + 1 < len(options):
+            address = options[i + 1]
+        elif arg.startswith("--dask="):
+            address = arg.split("=", 1)[1]
+    if address is None or not address.strip().startswith("local"):
+        return False
+    from ..distributed.cluster import EVALUATION_MODULES, start_ahead
+
+    try:
+        return start_ahead(address, EVALUATION_MODULES)
+    except Exception:  # let the evaluation's own connect start it, and word any error
+        return False
 
 
 def _complete(parser: argparse.ArgumentParser) -> None:
@@ -81,8 +135,11 @@ def run() -> NoReturn:
     message were written. So the Python-level exit handlers run (temporary files, Dask,
     logging), the streams are flushed, and the process ends with ``os._exit``.
     """
-    named_streams()
+    ahead = _start_cluster_ahead(sys.argv[1:])  # first: before numpy and the rest
     without_huge_page_advice()
+    from ._common import flush_output, named_streams, report_unexpected
+
+    named_streams()
     try:
         code = main()
     except SystemExit as stop:  # argparse: --help, --version and usage errors
@@ -93,6 +150,11 @@ def run() -> NoReturn:
         if code is not None:
             print(code, file=sys.stderr)
         code = 0 if code is None else 1
+    if ahead:  # main() found it started: the local cluster, closed
+        try:
+            _finish_ahead()
+        except BaseException as error:
+            code = code or report_unexpected(error)
     atexit._run_exitfuncs()
     code = flush_output(code)
     os._exit(code)

@@ -7,7 +7,8 @@ ranx's metric names, trec_eval's ``-m`` lists and its text output, ir_measures' 
 objects, ranx's ``Run``/``Qrels``, pytrec_eval's dicts, ir_measures' and ir_datasets' tuples)
 are translated by :mod:`tiedrank.interop`, the outer layer, which plugs its translators in
 here when it is imported, as ir_measures' providers register themselves. ``tiedrank``
-imports it first thing, so the slots are filled whenever any tiedrank module is in use.
+has it imported at the first read of a slot (:class:`~tiedrank.core.sockets.Socket`), so the
+slots are filled whenever any tiedrank module is in use.
 
 The core imports nothing from ``interop`` (``tests/test_layering.py`` checks it): it calls a
 slot without knowing which tool answers. Each slot's default is the core alone: no other
@@ -22,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from .sockets import Socket
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,7 @@ def _own_name(metric: Any) -> str:
 
 
 @dataclass
-class Peers:
+class Peers(Socket):
     """The slots :mod:`tiedrank.interop` fills (see the module docstring)."""
 
     read_metric: Callable[[Any, str], Any] = _no_metric
@@ -94,7 +97,9 @@ class Peers:
 
 
 PEERS = Peers()
-"""The one socket; :func:`tiedrank.interop.plug` fills it."""
+"""The one socket; :func:`tiedrank.interop.plug` fills it (``tiedrank`` registers that
+import to run at the first read of a slot: :class:`~tiedrank.core.sockets.Socket`)."""
+fill_on_first_use = Peers.fill_on_first_use
 
 
 def plug(**slots: Any) -> None:

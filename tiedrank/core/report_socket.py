@@ -4,7 +4,8 @@ grid (:mod:`tiedrank.report.grid`) that sits above it.
 The grid's significance letters come from :mod:`tiedrank.stats`, which imports
 :mod:`tiedrank.core.evaluation`; so the evaluation cannot import the grid (an import circle,
 which ``tests/test_layering.py`` refuses, inside a function too). :mod:`tiedrank.report`
-plugs its builder in here when it is imported, and ``tiedrank`` imports it first thing, as
+plugs its builder in here when it is imported, and ``tiedrank`` has it imported at the first
+read of the slot (:class:`~tiedrank.core.sockets.Socket`), as
 :mod:`tiedrank.interop` fills :mod:`tiedrank.core.peers`.
 """
 from __future__ import annotations
@@ -13,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .sockets import Socket
+
 
 def _unplugged(evaluation: Any, **options: Any) -> Any:
     raise RuntimeError("no report builder is plugged in: import tiedrank (its tiedrank.report "
@@ -20,7 +23,7 @@ def _unplugged(evaluation: Any, **options: Any) -> Any:
 
 
 @dataclass
-class ReportSocket:
+class ReportSocket(Socket):
     """The one slot :mod:`tiedrank.report` fills."""
 
     build: Callable[..., Any] = _unplugged
@@ -29,6 +32,7 @@ class ReportSocket:
 
 REPORT = ReportSocket()
 """The socket; :func:`plug_report` fills it."""
+fill_on_first_use = ReportSocket.fill_on_first_use
 
 
 def plug_report(build: Callable[..., Any]) -> None:

@@ -18,6 +18,7 @@ Examples
 --------
 >>> import pandas as pd
 >>> from tiedrank import evaluate as one_pass
+>>> from tiedrank.distributed import evaluate
 >>> run = pd.DataFrame({"query": ["q1", "q1", "q2", "q2"], "doc": ["a", "b", "c", "d"],
 ...                     "score": [1.0, 1.0, 0.5, 0.5]})
 >>> qrels = pd.DataFrame({"query": ["q1", "q2"], "doc": ["b", "d"], "relevance": [1, 2]})
@@ -27,12 +28,42 @@ Examples
 ...                              ties=["expected", "random(seed=1)"]).per_query)
 True
 """
-from .buckets import BucketSet, split, temporary_directory
-from .cluster import SchedulerUnreachable, WorkersLost, connect, sweep, verdict_stability
-from .evaluation import read_per_query
-from .output import OutputError
-from .scaled import choose_buckets, evaluate
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_PUBLIC = {
+    "BucketSet": "buckets", "split": "buckets", "temporary_directory": "buckets",
+    "SchedulerUnreachable": "cluster", "WorkersLost": "cluster", "connect": "cluster",
+    "sweep": "cluster", "verdict_stability": "cluster",
+    "read_per_query": "evaluation", "OutputError": "output",
+    "choose_buckets": "scaled", "evaluate": "scaled",
+}
+"""Public name -> its module; imported on first use (PEP 562), so that the ``tiedrank``
+command can start a local cluster (:mod:`~tiedrank.distributed.cluster`, no pandas) before
+it imports the rest."""
 
 __all__ = ["BucketSet", "OutputError", "SchedulerUnreachable", "WorkersLost", "choose_buckets",
            "connect", "evaluate", "read_per_query", "split", "sweep", "temporary_directory",
            "verdict_stability"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_PUBLIC[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_PUBLIC})
+
+
+if TYPE_CHECKING:
+    from .buckets import BucketSet, split, temporary_directory
+    from .cluster import SchedulerUnreachable, WorkersLost, connect, sweep, verdict_stability
+    from .evaluation import read_per_query
+    from .output import OutputError
+    from .scaled import choose_buckets, evaluate

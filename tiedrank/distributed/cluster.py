@@ -22,16 +22,18 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import CancelledError
 from contextlib import contextmanager
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import Remedied, Remedy
 from ..core.progress import step
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported where used: ``tiedrank`` starts a local cluster before pandas
 
 DEFAULT_LOCAL_WORKERS = 2
 CONNECT_TIMEOUT = 5.0
@@ -170,9 +172,13 @@ def describe_address(address: Any) -> str:
 
 
 @contextmanager
-def connect(address: Any, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
+def connect(address: Any, *, timeout: float = CONNECT_TIMEOUT,
+            modules: Sequence[str] = ()) -> Iterator[Any]:
     """A ``distributed.Client`` for ``address`` (see the module docstring), closed on exit
-    when it was opened here.
+    when it was opened here. ``modules``: what the tasks import besides
+    :data:`TASK_MODULES` is left to them; the given ones are imported once per worker (at
+    ``local:N``, preloaded by the fork server), default :data:`TASK_MODULES`. A ``local:N``
+    cluster this process started ahead (:func:`start_ahead`) is taken as it is.
 
     Raises
     ------
@@ -200,14 +206,26 @@ def connect(address: Any, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
         n_workers = int(local.group(1) or DEFAULT_LOCAL_WORKERS)
         if n_workers < 1:
             raise ValueError(f"local:N needs N >= 1 worker, got {address!r}")
+        modules = tuple(modules) or TASK_MODULES
+        with _AHEAD_LOCK:
+            ahead = _AHEAD.pop(n_workers, None)
+        if ahead is not None:  # started at the command's start, before its own imports
+            try:
+                client = ahead.ready()
+                if not set(modules) <= set(ahead.modules):  # what it did not preload
+                    _warm_up(client, modules)
+                yield client
+            finally:
+                ahead.close(wait=False)  # joined by finish_ahead, after the output
+            return
         # the fork server imports on the other core while this process imports Dask
-        fork_server = _dask_installed() and _start_fork_server()
+        fork_server = _dask_installed() and _start_fork_server(modules)
         distributed = _distributed()
         cluster = _local_cluster(distributed, n_workers, fork_server)
         try:
             with distributed.Client(cluster) as client:
                 client.register_plugin(_one_arrow_thread(distributed), name="tiedrank-threads")
-                _warm_up(client)
+                _warm_up(client, modules)
                 yield client
         finally:
             cluster.close()
@@ -233,21 +251,24 @@ def connect(address: Any, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
         client.close()
 
 
-def _warm_up(client: Any) -> None:
+def _warm_up(client: Any, modules: Sequence[str] = ()) -> None:
     """:func:`warm_up` on every worker; a worker that dies meanwhile is left to the bounded
     waits of :func:`run_all` and :func:`share`, which say so in the words of the options."""
     try:
-        client.run(warm_up, on_error="ignore")
+        client.run(warm_up, tuple(modules) or TASK_MODULES, on_error="ignore")
     except OSError:  # CommClosedError: the broadcast lost a worker
         pass
 
 
 TASK_MODULES = ("tiedrank.distributed.evaluation", "tiedrank.simulate")
 """What the tasks import: preloaded once by the fork server, or imported by :func:`warm_up`."""
+EVALUATION_MODULES = ("tiedrank.distributed.evaluation",)
+"""What the evaluation's tasks import (:func:`tiedrank.distributed.evaluate`): the simulator
+is 0.25 s more of the fork server's preload, on the way to the first task."""
 
 
-def _start_fork_server() -> bool:
-    """Start Python's fork server with the task modules preloaded, if this platform has one
+def _start_fork_server(modules: Sequence[str] = TASK_MODULES) -> bool:
+    """Start Python's fork server with ``modules`` preloaded, if this platform has one
     (Linux and macOS do), and say whether it is running.
 
     Workers are then forked from it instead of each spawned worker importing Dask, pandas,
@@ -263,7 +284,7 @@ def _start_fork_server() -> bool:
         return False
     # only counts before the server starts: a running one keeps the modules it has
     multiprocessing.get_context("forkserver").set_forkserver_preload(
-        ["distributed", *TASK_MODULES])
+        ["distributed", *modules])
     multiprocessing.forkserver.ensure_running()
     return True
 
@@ -315,14 +336,114 @@ def _one_arrow_thread(distributed: Any) -> Any:
     return OneArrowThread()
 
 
-def warm_up() -> None:
+def warm_up(modules: Sequence[str] = TASK_MODULES) -> None:
     """Import what the tasks use, once per worker (part of starting a cluster, so that the
     first tasks do not each pay for importing pandas, pyarrow and tiedrank; a no-op on
     workers forked from a fork server that preloaded them)."""
     import importlib
 
-    for module in TASK_MODULES:
+    for module in modules:
         importlib.import_module(module)
+
+
+# ---- a local cluster started ahead, while the command imports the rest --------------------
+class _Ahead:
+    """A ``local:N`` cluster starting in a background thread (:func:`start_ahead`): the fork
+    server is started and Dask imported by the caller, the cluster and its client built in
+    the thread while the caller goes on with its own imports."""
+
+    def __init__(self, n_workers: int, modules: Sequence[str]) -> None:
+        self.modules = tuple(modules)
+        self.fork_server = _start_fork_server(self.modules)
+        self.distributed = _distributed()
+        self.cluster = self.client = self.error = None
+        self.closer: threading.Thread | None = None
+        self.thread = threading.Thread(target=self._start, args=(n_workers,), daemon=True,
+                                       name="tiedrank-local-cluster")
+        self.thread.start()
+
+    def _start(self, n_workers: int) -> None:
+        try:
+            self.cluster = _local_cluster(self.distributed, n_workers, self.fork_server)
+            self.client = self.distributed.Client(self.cluster)
+            self.client.register_plugin(_one_arrow_thread(self.distributed),
+                                        name="tiedrank-threads")
+            _warm_up(self.client, self.modules)
+        except BaseException as error:  # raised in the caller by ready()
+            self.error = error
+
+    def ready(self) -> Any:
+        """The client, once the cluster is up (its start's error, raised here)."""
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.client
+
+    def close(self, wait: bool = True) -> None:
+        """Close the client and the cluster; with ``wait=False`` in a thread of its own,
+        which :func:`finish_ahead` joins (the command prints meanwhile)."""
+        if self.closer is None:
+            self.closer = threading.Thread(target=self._close, daemon=True,
+                                           name="tiedrank-local-cluster-close")
+            if not wait:
+                with _AHEAD_LOCK:
+                    _CLOSING.append(self)
+            self.closer.start()
+        if wait:
+            self.closer.join()
+
+    def _close(self) -> None:
+        self.thread.join()
+        try:
+            if self.client is not None:
+                self.client.close()
+        finally:
+            if self.cluster is not None:
+                self.cluster.close()
+
+
+_AHEAD: dict[int, _Ahead] = {}
+"""Clusters started ahead, by worker count, until :func:`connect` takes one."""
+_CLOSING: list[_Ahead] = []
+_AHEAD_LOCK = threading.Lock()
+
+
+def start_ahead(address: str, modules: Sequence[str] = TASK_MODULES) -> bool:
+    """Start the ``local:N`` cluster of ``address`` now, in the background, for the next
+    :func:`connect` to it in this process; say whether one was started (not for another
+    address, nor without Dask, nor when one of N workers is already waiting).
+
+    The ``tiedrank`` command calls it first thing when given ``--dask local:N``: the fork
+    server then preloads the task modules on one core while the command imports pandas and
+    tiedrank on the other (0.9 s on two cores, which the cluster's start-up waited for), and
+    the cluster is built while the command reads its options. Whoever calls it calls
+    :func:`finish_ahead` at the end (it closes a cluster no one took).
+    """
+    local = _LOCAL.match(address.strip()) if isinstance(address, str) else None
+    if local is None or not _dask_installed():
+        return False
+    n_workers = int(local.group(1) or DEFAULT_LOCAL_WORKERS)
+    with _AHEAD_LOCK:
+        if n_workers < 1 or n_workers in _AHEAD:
+            return False
+    ahead = _Ahead(n_workers, modules)
+    with _AHEAD_LOCK:
+        _AHEAD[n_workers] = ahead
+    return True
+
+
+def finish_ahead() -> None:
+    """Close the clusters :func:`start_ahead` started that no :func:`connect` took, and wait
+    for those that closed in the background."""
+    with _AHEAD_LOCK:
+        unused, closing = list(_AHEAD.values()), list(_CLOSING)
+        _AHEAD.clear()
+        _CLOSING.clear()
+    for ahead in unused + closing:
+        try:
+            ahead.close()
+        except Exception:  # closing: nothing left to report
+            pass
 
 
 def _no_workers(client: Any, timeout: float, what: str) -> WorkersLost:
@@ -491,6 +612,8 @@ def sweep(parameter: str, values: Sequence[Any], *, seeds: Sequence[int] = (0,),
                               [(batch, shared) for batch in _batches(points, dask_client)],
                               name="sweep", timeout=timeout)
             frames = [frame for batch in batches for frame in batch]
+    import pandas as pd
+
     table = pd.concat(frames, ignore_index=True)
     if any(args[1] is None for args in arguments):
         table["value"] = pd.Series([args[1] for args in arguments], dtype=object)
@@ -528,6 +651,8 @@ def verdict_stability(runs: Mapping[str, Any], qrels: Any, metrics: Sequence[str
         ``policies``, ``test``, ``alpha``, ``n_draws``, ``seed``, ``n_resamples`` of
         :func:`tiedrank.stats.verdict_stability`.
     """
+    import pandas as pd
+
     from ..core.evaluation import parse_metrics
     from ..core.options import make_options
 

@@ -26,7 +26,7 @@ from .buckets import (
     split_run,
     temporary_directory,
 )
-from .cluster import CONNECT_TIMEOUT, check_timeout, connect, run_all, share
+from .cluster import CONNECT_TIMEOUT, EVALUATION_MODULES, check_timeout, connect, run_all, share
 from .evaluation import (
     Plan,
     combine,
@@ -199,7 +199,8 @@ def _evaluate(runs: Any, qrels: Any, plan: Plan, buckets: int, client: Any,
     duplicates = plan.options.duplicates
     items = [(name, _absolute(source)) for name, source in run_names(runs, columns)]
     # connect first: an unreachable scheduler fails in seconds, before any file is read
-    with nullcontext() if client is None else connect(client, timeout=timeout) as dask_client:
+    with nullcontext() if client is None else connect(
+            client, timeout=timeout, modules=EVALUATION_MODULES) as dask_client:
         def each(function, arguments, name):
             if dask_client is None:
                 results = []

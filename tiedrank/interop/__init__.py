@@ -16,7 +16,7 @@ None of these modules imports a peer tool except :mod:`~tiedrank.interop.measure
 
 This is the outer layer: it imports the core, the core never imports it. Importing it plugs
 its translators into the core's socket, :data:`tiedrank.core.peers.PEERS` (``tiedrank``
-imports it first thing), so every door reads other tools' names and objects and writes their
+has it imported at the first read of a slot), so every door reads other tools' names and objects and writes their
 formats without the core knowing any of them.
 """
 from ..core.peers import plug
