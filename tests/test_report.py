@@ -195,6 +195,14 @@ def test_the_csv_is_the_text_pandas_writes_cell_by_cell(digits):
         "=value": numbers, "small": numbers.astype(np.float32), "count": picks,
     })
     assert render(frame, "csv", digits=digits) == _reference_csv(frame, digits)
+    plain = [t for t in texts if not any(c in t for c in ',"\n\r')]
+    simple = pd.DataFrame({  # every cell plain text: the lines are joined without pandas
+        "run": pd.Categorical([plain[i % len(plain)] for i in picks]),
+        "query": pd.Series([plain[i % len(plain)] for i in picks], dtype="str"),
+        "=value": numbers, "other": -numbers})
+    assert render(simple, "csv", digits=digits) == _reference_csv(simple, digits)
+    assert render(simple[["=value"]], "csv", digits=digits) == _reference_csv(simple[["=value"]],
+                                                                            digits)
     assert render(frame.iloc[0:0], "csv", digits=digits) == _reference_csv(frame.iloc[0:0], digits)
     for column in ("run", "query", "metric", "mixed"):
         values = frame[column]

@@ -83,22 +83,46 @@ def _safe(value: object) -> object:
     return _cell(value) if isinstance(value, str) else value
 
 
+_QUOTED = (",", '"', "\n", "\r")
+"""What makes ``to_csv`` (the csv module, minimal quoting) quote a cell: the delimiter, the
+quote and a line end (a CR is not quoted by it, nor left by :func:`csv_safe`; listed to be
+safe)."""
+
+
 def _csv(frame: pd.DataFrame, digits: int) -> str:
     """``csv_safe(frame).to_csv(index=False, float_format=f"%.{digits}f")``, the same text,
-    with the float64 columns formatted here: one ``%`` over a column instead of pandas'
-    Python call per cell (300,000 numbers at 17 digits: 0.5 s less)."""
+    with the float64 columns formatted here (one ``%`` over a column instead of pandas'
+    Python call per cell) and, when every cell is then a string that needs no quoting, the
+    lines joined here (300,000 numbers at 17 digits in 60,000 rows: 0.75 -> 0.2 s)."""
     out = csv_safe(frame)
     fmt = f"%.{digits}f"
-    for position, column in enumerate(out.columns):
+    cells: list = []
+    formatted: dict[int, list[str]] = {}
+    for position in range(out.shape[1]):
         values = out.iloc[:, position]
         if values.dtype != np.float64 or values.empty:
+            cells.append(values.to_numpy() if values.dtype == object else None)
             continue
         numbers = values.to_numpy()
-        text = np.array(((fmt + "\n") * len(numbers) % tuple(numbers.tolist())).split("\n")[:-1],
-                        dtype=object)
-        text[np.isnan(numbers)] = ""  # pandas' na_rep
-        out.isetitem(position, text)
+        text = ((fmt + "\n") * len(numbers) % tuple(numbers.tolist())).split("\n")[:-1]
+        for missing in np.flatnonzero(np.isnan(numbers)).tolist():
+            text[missing] = ""  # pandas' na_rep
+        cells.append(formatted.setdefault(position, text))
+    header = list(out.columns)
+    if len(cells) >= 2 and all(c is not None and _plain(c) for c in [*cells, header]):
+        return "\n".join([",".join(header), *map(",".join, zip(*cells)), ""])
+    for position, text in formatted.items():  # pandas writes the rest (a single column: "")
+        out.isetitem(position, np.array(text, dtype=object))
     return out.to_csv(index=False, float_format=fmt)
+
+
+def _plain(cells) -> bool:
+    """Every cell a string that ``to_csv`` writes as it is (no quoting)."""
+    try:
+        text = "\x00".join(cells)
+    except TypeError:  # not every cell is a string: pandas writes it
+        return False
+    return not any(quoted in text for quoted in _QUOTED)
 
 
 _LATEX_SPECIAL = re.compile(r"[\\&%$#_{}~^]")
