@@ -322,16 +322,18 @@ def _one_arrow_thread(distributed: Any) -> Any:
     full size (found in CI: 2 threads per worker once other tests had run first). A plugin,
     not a one-off call, so that a worker replacing a dead one gets it too. The workers of a
     local cluster are this command's processes, so they also stop numpy advising huge
-    pages, as the command itself does (:func:`~tiedrank.core.machine.without_huge_page_advice`).
+    pages, as the command itself does (:func:`~tiedrank.core.machine.without_huge_page_advice`),
+    and keep their heap from one task to the next (:func:`~tiedrank.core.machine.heap_kept`).
     """
     class OneArrowThread(distributed.WorkerPlugin):  # local: distributed is imported late
         def setup(self, worker: Any) -> None:
             import pyarrow
 
-            from ..core.machine import without_huge_page_advice
+            from ..core.machine import heap_kept, without_huge_page_advice
 
             pyarrow.set_cpu_count(1)
             without_huge_page_advice()
+            heap_kept()
 
     return OneArrowThread()
 
