@@ -293,16 +293,21 @@ def _local_cluster(distributed: Any, n_workers: int, fork_server: bool) -> Any:
     """A ``LocalCluster`` of ``n_workers`` single-threaded worker processes on 127.0.0.1,
     forked from the fork server when there is one (:func:`_start_fork_server`).
 
-    glibc keeps its default, adaptive allocator thresholds in the workers: Dask sets
-    ``MALLOC_TRIM_THRESHOLD_=65536`` to hand memory back to the system early, and with that
-    fixed threshold every large numpy temporary is a fresh ``mmap`` to be faulted in again
-    (a simulator sweep point took 0.75-0.85 s in a worker against 0.50-0.60 s with the
-    default; benchmarks/RESULTS.md). Memory a task frees is still reused by the next task.
+    Dask's ``MALLOC_TRIM_THRESHOLD_=65536`` is not set in the workers: it hands memory back
+    to the system early, and every large numpy temporary was then a fresh ``mmap`` to be
+    faulted in again (a simulator sweep point took 0.75-0.85 s in a worker against
+    0.50-0.60 s without; benchmarks/RESULTS.md); the workers keep their heap instead
+    (:func:`_one_arrow_thread`). Dask's sampling profiler (a stack walk every 10 ms) is off
+    and its event-loop ticks and system monitor are slower (20 ms -> 200 ms, 0.5 -> 2 s): no
+    dashboard shows them here, and on two cores they take bits of the cores the tasks use.
     """
     import dask
 
     settings: dict[str, Any] = {
-        "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+        "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+        "distributed.worker.profile.enabled": False,
+        "distributed.admin.tick.interval": "200ms",
+        "distributed.admin.system-monitor.interval": "2s"}
     if fork_server:
         settings["distributed.worker.multiprocessing-method"] = "forkserver"
     with dask.config.set(settings):
