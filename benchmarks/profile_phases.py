@@ -51,6 +51,7 @@ PHASES: list[tuple[str, str, str | None]] = [
     ("tiedrank.io.read", "check_duplicates", "validate: duplicate (query, doc)"),
     ("tiedrank.io.read", "to_frame", "read: Arrow table to pandas frame"),
     ("tiedrank.core.evaluation", "build_tie_table", "table: build (rest)"),
+    ("tiedrank.core.evaluation", "build_own_tie_table", "table: build (rest)"),
     ("tiedrank.core.ties", "_qrels_side", "table: qrels side (R, ideal grades)"),
     ("tiedrank.core.ties", "_run_query_codes", "table: run query codes"),
     ("tiedrank.core.ties", "_join_grades", "table: join the qrels (grades)"),

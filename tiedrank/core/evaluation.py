@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +21,7 @@ from .peers import PEERS, MetricRequest
 from .report_socket import REPORT
 from .rounding import round_scores
 from .summation import exact_sums
-from .ties import TieTable, build_tie_table, truncate_run  # noqa: F401  (truncate_run re-exported)
+from .ties import TieTable, build_own_tie_table, build_tie_table, release_arrow_memory, truncate_run  # noqa: F401  (truncate_run re-exported)
 from .validation import InvalidParameterError
 
 DEFAULT_METRICS = ("RR", "P@10", "AP", "nDCG@10")
@@ -234,19 +234,35 @@ def label_runs(runs, options: EvaluationOptions | None = None) -> dict[str, Run]
     """Runs by name: a dict keeps its names, otherwise the TREC tag or file name; a
     repeated name becomes ``"name (2)"`` (:func:`unique_label`). Paths are read with the
     reading options of ``options`` (duplicates, columns)."""
-    from ..io import read_run  # local: io imports pyarrow.csv, not needed for table use
-
-    reading = (options or EvaluationOptions()).reading()
-    out: dict[str, Run] = {}
-    for name, item in run_sources(runs):
-        run = item if isinstance(item, Run) else read_run(item, name=name, **reading)
-        label = unique_label(run.name if name is None else name, out)
-        if label != run.name:
-            run = Run(label, run.frame, run.source, run.findings)
-        out[label] = run
+    out = {label: run for label, run, _ in labelled_runs(runs, options)}
     if not out:
         raise ValueError("no runs to evaluate")
     return out
+
+
+def labelled_runs(runs, options: EvaluationOptions | None = None
+                  ) -> Iterator[tuple[str, Run, bool]]:
+    """(label, run, read from a file here) of each run of ``runs`` in turn, each read only
+    when asked for, with the labels of :func:`label_runs` (a label depends on the labels
+    before it alone).
+
+    A caller that builds each run's table and lets the run go before asking for the next
+    holds one run's rows at a time, not every run's (:func:`build_tables`)."""
+    from ..io import read_run  # local: io imports pyarrow.csv, not needed for table use
+
+    reading = (options or EvaluationOptions()).reading()
+    taken: list[str] = []
+    for name, item in run_sources(runs):
+        run = item if isinstance(item, Run) else read_run(item, name=name, **reading)
+        label = unique_label(run.name if name is None else name, taken)
+        if label != run.name:
+            run = Run(label, run.frame, run.source, run.findings)
+        taken.append(label)
+        yield label, run, isinstance(item, (str, os.PathLike, bytes))
+        # before the next run is read: a caller done with this one (build_tables) has let
+        # it go, and pyarrow's pool would keep its Arrow columns for its own reuse
+        del run, item
+        release_arrow_memory()
 
 
 def read_qrels_input(qrels, options: EvaluationOptions | None = None) -> Qrels:
@@ -410,16 +426,27 @@ def build_tables(runs, qrels, options: EvaluationOptions | None = None) -> dict[
     """
     options = options or EvaluationOptions()
     check_argument_order(runs, qrels, options=options)
-    run_map = label_runs(runs, options)
-    qrels_obj = read_qrels_input(qrels, options)
+    labelled = labelled_runs(runs, options)
+    pending = next(labelled, None)  # the first run is read before the qrels, as it always
+    qrels_obj = read_qrels_input(qrels, options)  # was (which error a user sees first)
     _check_exp_gain(int(qrels_obj.frame["relevance"].max()) if len(qrels_obj.frame) else 0,
                     options.gain)
     # built with every document, so a measure with its own judged_only= has them
     every_document = options.replace(judged_only=False) if options.judged_only else options
     tables: dict[str, TieTable] = {}
-    for name, run in run_map.items():
-        table = build_tie_table(run, qrels_obj, every_document)
+    # a run read here is let go once its table is built: the table keeps the doc ids it
+    # needs (Arrow buffers shared with the run), not the query ids or the scores (150 MB
+    # on 7M lines), and the next run is read only then
+    while pending is not None:
+        (name, run, read_here), pending = pending, None
+        # a run read here from a file is this loop's alone: the build may drop its columns
+        build = build_own_tie_table if read_here else build_tie_table
+        table = build(run, qrels_obj, every_document)
+        del run
         tables[name] = table.view(judged_only=options.judged_only)
+        pending = next(labelled, None)
+    if not tables:
+        raise ValueError("no runs to evaluate")
     return tables
 
 
