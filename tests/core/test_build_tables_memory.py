@@ -1,0 +1,63 @@
+"""The one-pass door reads each run when its table is made and lets it go after (issue 33's
+memory): a run read from a file gives up its query ids and scores to the build as soon as the
+build has used them (:func:`tiedrank.core.ties.build_own_tie_table`). The oracle is the
+public :func:`build_tie_table` on the same run read apart, which drops nothing: every array
+of the two tables must be equal, and a run the caller passed in must come back untouched."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tiedrank import EvaluationOptions, Run, read_qrels, read_run
+from tiedrank.core.evaluation import build_tables
+from tiedrank.core.ties import build_tie_table
+
+QRELS = "0 0 b 1\n0 0 e 2\n1 0 a 1\n2 0 z 1\n"
+# in rank order (no sort: the build copies the scores), blocks out of query order (a block
+# move), rows out of order (Arrow's sort), and a query the qrels lack
+RUNS = {
+    "ranked": "0 Q0 a 1 3 r\n0 Q0 b 2 2 r\n0 Q0 c 3 2 r\n1 Q0 a 1 1 r\n1 Q0 d 2 1 r\n",
+    "blocks": "1 Q0 a 1 1 r\n1 Q0 d 2 1 r\n0 Q0 a 1 3 r\n0 Q0 b 2 2 r\n0 Q0 e 3 2 r\n",
+    "shuffled": "0 Q0 b 2 2 r\n1 Q0 d 2 1 r\n0 Q0 a 1 3 r\n9 Q0 x 1 5 r\n0 Q0 e 3 2 r\n"
+                "1 Q0 a 1 1 r\n",
+}
+OPTIONS = [EvaluationOptions(), EvaluationOptions(depth=2), EvaluationOptions(round=0),
+           EvaluationOptions(judged_only=True), EvaluationOptions(rel_level=2, complete=True)]
+
+
+def _arrays(table) -> dict:
+    return {f.name: getattr(table, f.name) for f in dataclasses.fields(table)
+            if isinstance(getattr(table, f.name), np.ndarray)}
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: repr(o)[:60])
+@pytest.mark.parametrize("layout", sorted(RUNS))
+def test_a_run_read_here_gives_the_table_of_the_public_build(tmp_path, layout, options):
+    run_path, qrels_path = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run_path.write_text(RUNS[layout])
+    qrels_path.write_text(QRELS)
+    built = build_tables([str(run_path)], str(qrels_path), options)["r"]
+    oracle = build_tie_table(read_run(run_path), read_qrels(qrels_path),
+                             options.replace(judged_only=False)).view(
+        judged_only=options.judged_only)
+    ours, theirs = _arrays(built), _arrays(oracle)
+    assert ours.keys() == theirs.keys()
+    for name in ours:
+        np.testing.assert_array_equal(ours[name], theirs[name], err_msg=name)
+    assert built.doc_ids().tolist() == oracle.doc_ids().tolist()
+
+
+def test_a_run_or_frame_the_caller_passes_comes_back_untouched():
+    frame = pd.DataFrame({"query": ["0", "0", "1"], "doc": ["a", "b", "a"],
+                          "score": [1.0, 1.0, 2.0]})
+    run = Run("mine", frame.copy())
+    qrels = pd.DataFrame({"query": ["0"], "doc": ["b"], "relevance": [1]})
+    build_tables({"f": frame, "r": run}, qrels)
+    pd.testing.assert_frame_equal(frame, pd.DataFrame({"query": ["0", "0", "1"],
+                                                       "doc": ["a", "b", "a"],
+                                                       "score": [1.0, 1.0, 2.0]}))
+    assert list(run.frame.columns) == ["query", "doc", "score"]
+    assert run.frame["score"].tolist() == [1.0, 1.0, 2.0]
