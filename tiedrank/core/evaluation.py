@@ -21,7 +21,8 @@ from .peers import PEERS, MetricRequest
 from .report_socket import REPORT
 from .rounding import round_scores
 from .summation import exact_sums
-from .ties import TieTable, build_own_tie_table, build_tie_table, release_arrow_memory, truncate_run  # noqa: F401  (truncate_run re-exported)
+from .machine import release_unused_memory
+from .ties import TieTable, build_own_tie_table, build_tie_table, truncate_run  # noqa: F401  (truncate_run re-exported)
 from .validation import InvalidParameterError
 
 DEFAULT_METRICS = ("RR", "P@10", "AP", "nDCG@10")
@@ -260,9 +261,9 @@ def labelled_runs(runs, options: EvaluationOptions | None = None
         taken.append(label)
         yield label, run, isinstance(item, (str, os.PathLike, bytes))
         # before the next run is read: a caller done with this one (build_tables) has let
-        # it go, and pyarrow's pool would keep its Arrow columns for its own reuse
+        # it go, and the allocators would keep its columns and the build's temporaries
         del run, item
-        release_arrow_memory()
+        release_unused_memory()
 
 
 def read_qrels_input(qrels, options: EvaluationOptions | None = None) -> Qrels:

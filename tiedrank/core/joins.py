@@ -130,6 +130,25 @@ def as_arrow_strings(series: pd.Series) -> pa.Array | pa.ChunkedArray:
     return array.cast(pa.string()) if pa.types.is_null(array.type) else array
 
 
+def narrow_offsets(ids: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """``ids`` with 32-bit offsets where they are 64-bit (pandas keeps its strings as
+    ``large_string``): each chunk whose text fits in 2 GiB is cast, its text shared, not
+    copied, so only the offsets are made again, at half their size (27 MB less for the
+    doc ids of a 7M-line run).
+
+    >>> narrow_offsets(pa.chunked_array([pa.array(["a", "bc"], pa.large_string())])).type
+    DataType(string)
+    """
+    if not pa.types.is_large_string(ids.type):
+        return ids
+    chunks = ids.chunks if isinstance(ids, pa.ChunkedArray) else [ids]
+    if any(chunk.nbytes >= 2**31 - 1 for chunk in chunks):
+        return ids  # a 32-bit offset could not reach the end of its text
+    narrowed = [chunk.cast(pa.string()) for chunk in chunks]
+    return pa.chunked_array(narrowed, pa.string()) if isinstance(ids, pa.ChunkedArray) \
+        else narrowed[0]
+
+
 def take_rows(array: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     """``array[rows]`` as one Arrow array, taken chunk by chunk.
 

@@ -16,15 +16,18 @@ Per tie group (``G`` groups, in ranked order)
     ``group_query``    query index of the group
     ``group_start``    index of the group's first document in the doc arrays
     ``group_size``     n_g
-    ``group_above``    a_g: documents of the same query strictly above the group (stored, so
-                       that a compact view keeps true ranks; see :meth:`TieTable.scoring`)
+    ``group_above``    a_g: documents of the same query strictly above the group (stored in
+                       a compact view, so that it keeps true ranks, see
+                       :meth:`TieTable.scoring`; a table of every document may be given
+                       None, and derives it on first use)
     ``group_relevant`` k_g: relevant documents (grade >= rel_level) in the group
     ``relevant_above`` K_{g-1}: relevant documents of the same query above the group
 
 Per document (``N`` retrieved documents, sorted by query then score descending; inside a
 group the order is the file order, or the policy's order after :meth:`TieTable.resolve`)
     ``doc_score``, ``doc_grade`` (0 for unjudged), ``doc_judged``, ``doc_row`` (row in the
-    run's frame, so ids are looked up lazily and never copied), ``doc_rank`` (1-based rank)
+    run's frame, so ids are looked up lazily and never copied; int32 for runs of fewer than
+    2**31 rows), ``doc_rank`` (1-based rank)
 
 A *resolved* table (``policy != "expected"``) has one group per document; the same kernels
 then return the metric of that single ordering, which is how every tie policy shares one
@@ -58,16 +61,40 @@ from .data import Qrels, Run
 from .errors import Finding
 from .hashing import hash_ids, mix, seed_word
 from .intents import table_intents
-from .joins import as_arrow_strings, byte_order, join_grades as _join_grades, place_grades, \
-    qrels_side as _qrels_side, ranking_order as _ranking_order, run_query_codes as _run_query_codes, \
-    take_rows
+from .joins import as_arrow_strings, byte_order, join_grades as _join_grades, narrow_offsets, \
+    place_grades, qrels_side as _qrels_side, ranking_order as _ranking_order, \
+    run_query_codes as _run_query_codes, take_rows
+from .machine import release_unused_memory
 from .policies import POLICIES
 from .rounding import round_scores
 from .segments import segment_count, segment_cumsum, segment_sum
+from .truncation import truncate_run  # noqa: F401  (also tiedrank.core.ties.truncate_run)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .options import EvaluationOptions
     from .intents import TableIntents
+
+class _DerivedAbove:
+    """The ``group_above`` field: a table of every document (the build's) is given None
+    and derives it on first use, ``group_start - query_start[group_query]``. A table of
+    7M lines then needs its 37 MB only if something asks for it (the compact views take
+    their groups' values without it: :meth:`TieTable.above_of`)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}"
+
+    def __get__(self, table: "TieTable | None", owner: type | None = None) -> np.ndarray:
+        if table is None:
+            raise AttributeError("group_above has no default")  # a required field
+        above = table.__dict__[self.slot]
+        if above is None:
+            above = table.above_of(slice(None))
+            table.__dict__[self.slot] = above
+        return above
+
+    def __set__(self, table: "TieTable", value: np.ndarray | None) -> None:
+        table.__dict__[self.slot] = value
+
 
 _MAX_LISTED = 20  # query ids listed in a Finding; the count is always complete
 _ITSELF = object()
@@ -92,7 +119,7 @@ class TieTable:
     group_query: np.ndarray
     group_start: np.ndarray
     group_size: np.ndarray
-    group_above: np.ndarray
+    group_above: np.ndarray = _DerivedAbove()  # type: ignore[assignment]
     doc_score: np.ndarray
     doc_grade: np.ndarray
     doc_judged: np.ndarray
@@ -151,7 +178,8 @@ class TieTable:
             if level != table.rel_level:
                 table = replace(table, rel_level=level,
                                 n_relevant=segment_count(table.ideal_grade >= level,
-                                                          table.ideal_start))
+                                                          table.ideal_start),
+                                group_above=table.__dict__["_group_above"])  # not derived
             table.__dict__["_base"] = base
             views[slot] = table
         return views[slot]
@@ -223,6 +251,14 @@ class TieTable:
         """1-based rank of each document inside its query."""
         offset = np.arange(len(self.doc_score), dtype=np.int64) - self.group_start[self.doc_group]
         return self.group_above[self.doc_group] + offset + 1
+
+    def above_of(self, groups: np.ndarray | slice) -> np.ndarray:
+        """``group_above[groups]``, without deriving the whole array when it is not stored."""
+        stored = self.__dict__["_group_above"]
+        if stored is not None:
+            return stored[groups]
+        query = self.group_query[groups]
+        return _above(self.group_start[groups], self.query_start, query)
 
     @cached_property
     def doc_relevant(self) -> np.ndarray:
@@ -316,7 +352,7 @@ class TieTable:
             compact = replace(
                 self, query_start=query_start, group_query=query,
                 group_start=(np.cumsum(size) - size).astype(np.int64), group_size=size,
-                group_above=self.group_above[keep], doc_score=self.doc_score[docs],
+                group_above=self.above_of(keep), doc_score=self.doc_score[docs],
                 doc_grade=self.doc_grade[docs], doc_judged=self.doc_judged[docs],
                 doc_row=self.doc_row[docs])
             compact.__dict__[slot] = _ITSELF
@@ -517,11 +553,14 @@ def _build(run: Run, qrels: Qrels, options: "EvaluationOptions", drop_columns: b
     if owned:
         score = round_scores(score, round)
     run_docs = as_arrow_strings(frame["doc"])
+    if drop_columns:  # the table's doc ids are the frame's no more: 32-bit offsets do
+        run_docs = narrow_offsets(run_docs)
+        del frame["doc"]
     judged_rows, judged_grade, judged_pairs = _join_grades(
         run_docs, as_arrow_strings(qframe["doc"]), query_code, side)
     # pyarrow's allocator keeps what the join freed (110 MB on 7M lines) for its own reuse;
     # what comes next (the sort, the table's arrays) is numpy's: hand it back first
-    release_arrow_memory()
+    release_unused_memory()
 
     n_rows = len(query_code)
     keep = query_code >= 0
@@ -554,20 +593,35 @@ def _build(run: Run, qrels: Qrels, options: "EvaluationOptions", drop_columns: b
         sc = sc.copy()
     if drop_columns:
         del frame["score"]  # sc is the table's own copy now
-    doc_grade, doc_judged = place_grades(rows, n_rows, judged_rows, judged_grade)
-    n_retrieved = np.bincount(qc, minlength=n_queries).astype(np.int64)
-    query_start = np.zeros(n_queries + 1, dtype=np.int64)
-    np.cumsum(n_retrieved, out=query_start[1:])
-    new_group = np.empty(len(qc), dtype=bool)
-    if len(qc):
+    # a row number is only looked up (ids, subtopics, file order): 4 bytes hold it; made
+    # first, while the table's other arrays are not there yet to add to its copy's peak
+    row_type = np.int32 if n_rows < 2**31 else np.int64
+    doc_row = np.arange(len(qc), dtype=row_type) if rows is None else rows.astype(row_type)
+    doc_grade, doc_judged = place_grades(None if rows is None else doc_row, n_rows,
+                                         judged_rows, judged_grade)
+    del rows
+    # then the table's arrays, in an order that frees the build's own (qc, new_group)
+    # before the last ones are made: the peak is the table, not table + temporaries
+    n_kept = len(qc)
+    new_group = np.empty(n_kept, dtype=bool)
+    if n_kept:
         new_group[0] = True
         np.not_equal(qc[1:], qc[:-1], out=new_group[1:])
         new_group[1:] |= sc[1:] != sc[:-1]
     group_start = np.asarray(np.flatnonzero(new_group), dtype=np.int64)
+    del new_group
+    group_query = np.asarray(qc[group_start], dtype=np.int64)
+    del qc
     group_size = np.empty_like(group_start)
     np.subtract(group_start[1:], group_start[:-1], out=group_size[:-1])
-    group_size[-1:] = len(qc) - group_start[-1:]
-    group_query = np.asarray(qc[group_start], dtype=np.int64)
+    group_size[-1:] = n_kept - group_start[-1:]
+    # where each query's first group starts (the groups are in query order): no array the
+    # size of the run (a bincount of qc made an int64 copy of it, 56 MB on 7M lines)
+    first_group = np.searchsorted(group_query, np.arange(n_queries + 1))
+    query_start = np.full(n_queries + 1, n_kept, dtype=np.int64)
+    inside = first_group < len(group_start)
+    query_start[inside] = group_start[first_group[inside]]
+    n_retrieved = np.diff(query_start)
 
     answered = n_retrieved > 0 if in_run is None else in_run
     for kind, mask, text in (
@@ -591,19 +645,12 @@ def _build(run: Run, qrels: Qrels, options: "EvaluationOptions", drop_columns: b
         n_relevant=n_relevant, n_retrieved=n_retrieved, query_start=query_start,
         ideal_start=side.ideal_start, ideal_grade=side.ideal_grade,
         group_query=group_query, group_start=group_start,
-        group_size=group_size, group_above=_above(group_start, query_start, group_query),
+        group_size=group_size, group_above=None,
         doc_score=sc, doc_grade=doc_grade, doc_judged=doc_judged,
-        doc_row=(np.arange(len(qc), dtype=np.int64) if rows is None else
-                 np.asarray(rows, dtype=np.int64)), run_docs=run_docs,
+        doc_row=doc_row, run_docs=run_docs,
         findings=tuple(run.findings) + tuple(qrels.findings) + tuple(findings),
         in_run=in_run, judged_only=bool(judged_only), complete=bool(complete),
         query_set=query_set, intents=table_intents(qrels, judged_rows, judged_pairs))
-
-
-def release_arrow_memory() -> None:
-    """Hand what pyarrow's allocator holds unused back to the system: it keeps freed Arrow
-    buffers for its own reuse (mimalloc), where the numpy work that follows cannot use them."""
-    pa.default_memory_pool().release_unused()
 
 
 def _above(group_start: np.ndarray, query_start: np.ndarray,
@@ -612,28 +659,6 @@ def _above(group_start: np.ndarray, query_start: np.ndarray,
     above = query_start[group_query]
     np.subtract(group_start, above, out=above)
     return above
-
-
-def truncate_run(run: Run, depth: int, round: int | None = None) -> Run:
-    """The first ``depth`` documents of each query in trec_eval's order (trec_eval ``-M``),
-    ranked by the scores rounded to ``round`` decimals when given (so near-ties that
-    rounding merges are cut as one tie group; the kept rows keep their own scores).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> run = Run("r", pd.DataFrame({"query": "q", "doc": ["a", "b", "c"], "score": [1.0, 2.0, 1.0]}))
-    >>> truncate_run(run, 2).frame["doc"].tolist()   # b first, then c before a (docno descending)
-    ['b', 'c']
-    """
-    frame = run.frame
-    score = frame["score"] if round is None else round_scores(frame["score"].to_numpy(), round)
-    # trec_eval's order: score descending, then docno descending (by bytes, as strcmp)
-    order = frame.assign(_doc=frame["doc"].astype(str).str.encode("utf-8"), _score=score) \
-        .sort_values(["query", "_score", "_doc"], ascending=[True, False, False], kind="stable")
-    kept = order[order.groupby("query", sort=False).cumcount() < depth]
-    return Run(run.name, frame.loc[np.sort(kept.index.to_numpy())].reset_index(drop=True),
-               run.source, run.findings)
 
 
 def tie_statistics(table: TieTable, top: int = 10) -> dict[str, float]:
