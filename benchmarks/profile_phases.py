@@ -58,6 +58,7 @@ PHASES: list[tuple[str, str, str | None]] = [
     ("tiedrank.core.ties", "_ranking_order", "table: sort (query, score desc)"),
     ("tiedrank.core.ties", "TieTable.scoring", "table: compact scoring view"),
     ("tiedrank.core.ties", "TieTable.resolve", None),
+    ("tiedrank.core.ties", "TieTable.resolve_scoring", None),
     ("tiedrank.core.evaluation", "metric_values", None),
     ("tiedrank.core.evaluation", "_summary", "summary: exact means"),
     ("tiedrank.core.evaluation", "_tidy", "summary: per-query long frame"),
@@ -124,7 +125,7 @@ def _minor_faults() -> int:
 
 def _label(attribute: str, args: tuple, kwargs: dict) -> str:
     """The label of a phase named from its call: the policy resolved, the kernel run."""
-    if attribute == "TieTable.resolve":
+    if attribute in ("TieTable.resolve", "TieTable.resolve_scoring"):
         return f"policy {args[1]}: resolve ties"
     metric = args[1] if len(args) > 1 else kwargs.get("metric")
     table = args[0]

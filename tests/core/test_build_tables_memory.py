@@ -61,3 +61,25 @@ def test_a_run_or_frame_the_caller_passes_comes_back_untouched():
                                                        "score": [1.0, 1.0, 2.0]}))
     assert list(run.frame.columns) == ["query", "doc", "score"]
     assert run.frame["score"].tolist() == [1.0, 1.0, 2.0]
+
+
+@pytest.mark.parametrize("policy", ["optimistic", "pessimistic", "trec_eval", "input",
+                                    "random"])
+def test_resolving_straight_to_the_scoring_view_gives_the_resolved_tables_view(policy):
+    """:meth:`TieTable.resolve_scoring` against the two steps it saves: resolve the whole
+    table, then take its compact scoring view (every array equal), on ties of every kind
+    (a group of positive and zero grades, a group of zero grades, unjudged documents)."""
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"query": np.repeat(["a", "b", "c"], 30),
+                          "doc": [f"d{i}" for i in rng.permutation(90)],
+                          "score": rng.integers(0, 4, 90).astype(float)})
+    qrels = pd.DataFrame({"query": ["a"] * 6 + ["b"] * 3, "doc": frame["doc"][[0, 3, 5, 7, 11, 13,
+                                                                               31, 40, 50]],
+                          "relevance": [2, 0, 1, 3, 0, -1, 1, 1, 0]})
+    table = build_tables({"r": frame}, qrels)["r"]
+    for view in (table, table.scoring()):
+        ours = view.resolve_scoring(policy, seed=3)
+        theirs = view.resolve(policy, seed=3).scoring()
+        assert ours.policy == theirs.policy and ours.scoring() is ours
+        for name, array in _arrays(theirs).items():
+            np.testing.assert_array_equal(_arrays(ours)[name], array, err_msg=name)

@@ -492,6 +492,10 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
                         if "qrels" in views else None,
                         "whole": table}              # resolve the smallest view a kernel reads
             invariant: dict[Metric, np.ndarray] = {}  # the same under every policy: once
+            # the views some kernel reads resolved whole; the others are resolved straight
+            # to their compact scoring view (TieTable.resolve_scoring)
+            read_whole = {id(expected[m.entry.view]) for m in group
+                          if m.entry.view != "scoring" and expected[m.entry.view] is not None}
             for policy in policies:
                 resolved: dict[tuple[int, bool], TieTable] = {}  # each view resolved once
                 for metric in (m for m in group if policy in scored[m]):
@@ -508,7 +512,9 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
                         continue
                     view = expected[metric.entry.view]  # one view may serve two names
                     key = (id(view), metric.entry.view == "scoring")
-                    if key not in resolved:
+                    if key not in resolved and key[1] and key[0] not in read_whole:
+                        resolved[key] = view.resolve_scoring(policy.name, policy.seed)
+                    elif key not in resolved:
                         source = resolved.get((id(view), False)) or view.resolve(
                             policy.name, policy.seed)
                         resolved[id(view), False] = source

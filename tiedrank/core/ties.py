@@ -375,18 +375,44 @@ class TieTable:
         """
         if policy == "expected":
             return self
+        return self._resolved(policy, seed, positive_only=False)
+
+    def resolve_scoring(self, policy: str, seed: int | None = None) -> "TieTable":
+        """``self.resolve(policy, seed).scoring()``, without the resolved table of every
+        document on the way: the positively graded documents in the policy's order, one
+        group each, ranks kept. All that the kernels of :meth:`scoring` read; resolving a
+        7M-line run's scoring view whole took 18 MB a policy for them to look past."""
+        if policy == "expected":
+            return self.scoring()
+        return self._resolved(policy, seed, positive_only=True)
+
+    def _resolved(self, policy: str, seed: int | None, positive_only: bool) -> "TieTable":
         if self.policy != "expected":
             raise ValueError("this table is already resolved; resolve the expected table")
         order = self.policy_order(policy, seed)
-        n = len(order)
-        offset = np.arange(n, dtype=np.int64) - self.group_start[self.doc_group]
-        return replace(
-            self, policy=policy if policy != "random" else f"random(seed={seed})",
-            group_query=self.doc_query, group_start=np.arange(n, dtype=np.int64),
-            group_size=np.ones(n, dtype=np.int64),
-            group_above=self.group_above[self.doc_group] + offset,
-            doc_score=self.doc_score[order], doc_grade=self.doc_grade[order],
-            doc_judged=self.doc_judged[order], doc_row=self.doc_row[order])
+        label = policy if policy != "random" else f"random(seed={seed})"
+        # the positions kept (all, or the positive grades'), in the policy's order: a
+        # position's group is its group before (policies only move documents inside one)
+        if positive_only:
+            kept = np.flatnonzero(self.doc_grade[order] > 0)
+            group, picked = self.doc_group[kept], order[kept]
+            query = self.group_query[group]
+            query_start = np.zeros(self.n_queries + 1, dtype=np.int64)
+            np.cumsum(np.bincount(query, minlength=self.n_queries), out=query_start[1:])
+        else:  # every position: the cached per-document arrays as they are
+            kept = np.arange(len(order), dtype=np.int64)
+            group, picked, query, query_start = self.doc_group, order, self.doc_query, \
+                self.query_start
+        n = len(kept)
+        table = replace(
+            self, policy=label, query_start=query_start, group_query=query,
+            group_start=np.arange(n, dtype=np.int64), group_size=np.ones(n, dtype=np.int64),
+            group_above=self.group_above[group] + kept - self.group_start[group],
+            doc_score=self.doc_score[picked], doc_grade=self.doc_grade[picked],
+            doc_judged=self.doc_judged[picked], doc_row=self.doc_row[picked])
+        if positive_only:
+            table.__dict__["_scoring"] = _ITSELF  # its own scoring view
+        return table
 
     def policy_order(self, policy: str, seed: int | None = None) -> np.ndarray:
         """Positions of the documents in ranked order under ``policy`` (a permutation that
@@ -659,29 +685,3 @@ def _above(group_start: np.ndarray, query_start: np.ndarray,
     above = query_start[group_query]
     np.subtract(group_start, above, out=above)
     return above
-
-
-def tie_statistics(table: TieTable, top: int = 10) -> dict[str, float]:
-    """Summary of a run's tie structure.
-
-    Returns
-    -------
-    dict
-        ``queries``: queries with results; ``queries_with_ties``: those with a group of 2+;
-        ``docs_in_ties``: share of retrieved documents in a group of 2+; ``largest_group``;
-        ``mean_group_size_top``: mean size of the groups that start within the top ``top``;
-        ``distinct_scores``: mean number of distinct scores per query.
-    """
-    tied = table.group_size > 1
-    with_docs = table.n_retrieved > 0
-    n_docs = int(table.n_retrieved.sum())
-    top_groups = table.group_above < top
-    groups_per_query = np.bincount(table.group_query, minlength=table.n_queries)
-    return {
-        "queries": int(with_docs.sum()),
-        "queries_with_ties": int(np.unique(table.group_query[tied]).size),
-        "docs_in_ties": float(table.group_size[tied].sum() / n_docs) if n_docs else 0.0,
-        "largest_group": int(table.group_size.max()) if table.n_groups else 0,
-        "mean_group_size_top": float(table.group_size[top_groups].mean()) if top_groups.any() else 0.0,
-        "distinct_scores": float(groups_per_query[with_docs].mean()) if with_docs.any() else 0.0,
-    }
