@@ -83,3 +83,28 @@ def test_resolving_straight_to_the_scoring_view_gives_the_resolved_tables_view(p
         assert ours.policy == theirs.policy and ours.scoring() is ours
         for name, array in _arrays(theirs).items():
             np.testing.assert_array_equal(_arrays(ours)[name], array, err_msg=name)
+
+
+def test_group_above_is_derived_as_counted_and_kept_by_compact_views():
+    """A built table derives ``group_above`` on first use (it is not stored): against a
+    count of the documents of the same query with a strictly higher score, and the
+    compact views (taken before and after it is derived) keep those values."""
+    rng = np.random.default_rng(9)
+    frame = pd.DataFrame({"query": rng.choice(["a", "b", "c", "d"], 200),
+                          "doc": [f"d{i}" for i in range(200)],
+                          "score": rng.integers(0, 6, 200).astype(float)})
+    qrels = pd.DataFrame({"query": frame["query"][::7], "doc": frame["doc"][::7],
+                          "relevance": rng.integers(0, 3, len(frame[::7]))})
+    table = build_tables({"r": frame}, qrels)["r"]
+    compact_before = table.scoring()
+    starts = table.group_start
+    query, score = frame["query"].to_numpy(), frame["score"].to_numpy()
+    first_rows = table.doc_row[starts]
+    counted = [int(((query == query[r]) & (score > score[r])).sum()) for r in first_rows]
+    assert table.group_above.tolist() == counted
+    holding = np.unique(np.searchsorted(starts, np.flatnonzero(table.doc_grade > 0),
+                                        side="right") - 1)
+    assert compact_before.group_above.tolist() == table.group_above[holding].tolist()
+    table.drop_views()
+    assert table.qrels_groups().group_above.tolist() == table.group_above[np.unique(
+        np.searchsorted(starts, np.flatnonzero(table.doc_judged), side="right") - 1)].tolist()
