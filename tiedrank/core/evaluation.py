@@ -467,9 +467,9 @@ def build_tables(runs, qrels, options: EvaluationOptions | None = None) -> dict[
     # built with every document, so a measure with its own judged_only= has them
     every_document = options.replace(judged_only=False) if options.judged_only else options
     tables: dict[str, TieTable] = {}
-    # a run read here is let go once its table is built: the table keeps the doc ids it
-    # needs (Arrow buffers shared with the run), not the query ids or the scores (150 MB
-    # on 7M lines), and the next run is read only then
+    # a run is let go once its table is built (the table keeps the doc ids, their text
+    # shared with the run's, not the query ids or the scores: 150 MB on 7M lines), and the
+    # next run is read only then
     while pending is not None:
         (name, run, read_here), pending = pending, None
         # a run read here from a file is this loop's alone: the build may drop its columns
