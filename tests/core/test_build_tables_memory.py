@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from tiedrank import EvaluationOptions, Run, read_qrels, read_run
-from tiedrank.core.evaluation import build_tables
+from tiedrank.core.evaluation import build_tables, score_tables
 from tiedrank.core.ties import build_tie_table
 
 QRELS = "0 0 b 1\n0 0 e 2\n1 0 a 1\n2 0 z 1\n"
@@ -108,3 +108,19 @@ def test_group_above_is_derived_as_counted_and_kept_by_compact_views():
     table.drop_views()
     assert table.qrels_groups().group_above.tolist() == table.group_above[np.unique(
         np.searchsorted(starts, np.flatnonzero(table.doc_judged), side="right") - 1)].tolist()
+
+
+def test_the_summary_summed_a_batch_of_blocks_at_a_time_is_the_same(monkeypatch):
+    """The means are exact sums, so summing whole blocks in batches (as a large evaluation
+    does) gives the same bits as one call over every block: batches of one block and of a
+    few against one batch of all (the bundled trec_eval run, 50 queries x 94 measures)."""
+    from tiedrank.core import evaluation
+
+    options = EvaluationOptions(ties=("expected", "trec_eval"))
+    tables = build_tables(["sample_data/trec_eval/results.test"],
+                          "sample_data/trec_eval/qrels.test", options)
+    one_call = score_tables(tables, ["all_trec"], options).summary
+    for at_once in (1, 120, 333):
+        monkeypatch.setattr(evaluation, "_SUMMED_AT_ONCE", at_once)
+        pd.testing.assert_frame_equal(score_tables(tables, ["all_trec"], options).summary,
+                                      one_call)

@@ -610,15 +610,29 @@ def _names(blocks: list[Block], position: int) -> list[str]:
             for b in blocks]
 
 
+_SUMMED_AT_ONCE = 1 << 18
+"""Per-query values :func:`_summary` sums in one call of :func:`exact_sums` (whole blocks)."""
+
+
 def _summary(blocks: list[Block]) -> pd.DataFrame:
     """Exact summary of each block (run, metric, policy), in the order evaluated: the mean,
     or the sum or geometric mean a metric declares (:class:`~tiedrank.core.summation.Summary`);
     a block with no query keeps its row (NaN, 0 queries)."""
     lengths = np.array([len(b[4]) for b in blocks], dtype=np.int64)
     kinds = [b[2].summary for b in blocks]
-    values = (np.concatenate([k.summand(b[4]) for k, b in zip(kinds, blocks)]) if blocks
-              else np.zeros(0))
-    sums = exact_sums(np.repeat(np.arange(len(blocks)), lengths), values, len(blocks))
+    # a batch of whole blocks at a time (each block is its own sum): exact_sums makes a
+    # dozen arrays the size of what it sums, 120 MB at once for all_trec on 7M lines
+    sums: list = []
+    ends = np.cumsum(lengths)
+    first = 0
+    while first < len(blocks):
+        start = int(ends[first] - lengths[first])
+        last = max(first + 1, int(np.searchsorted(ends, start + _SUMMED_AT_ONCE, side="right")))
+        values = np.concatenate([k.summand(b[4]) for k, b in zip(kinds[first:last],
+                                                                  blocks[first:last])])
+        sums += exact_sums(np.repeat(np.arange(last - first), lengths[first:last]), values,
+                           last - first)
+        first = last
     columns = {}
     for position, column in ((0, "run"), (2, "metric"), (3, "policy")):
         names = _names(blocks, position)
