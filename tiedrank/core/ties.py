@@ -216,10 +216,12 @@ class TieTable:
             raise ValueError("views are taken of the expected table")
         # trec_eval -J keeps the documents judged with a grade >= 0: a negative grade means
         # "in the pool but not judged" (form_res_rels.c; pytrec_eval agrees)
-        keep = self.doc_judged & (self.doc_grade >= 0)
-        size = segment_sum(keep.astype(np.int64), self.group_start)
-        nonempty = size > 0
-        size, group_query = size[nonempty], self.group_query[nonempty]
+        keep = np.flatnonzero(self.doc_judged & (self.doc_grade >= 0))
+        # the groups of those few documents, from their positions (a per-group sum over
+        # every document cost 0.14 s on 7M lines)
+        groups, size = np.unique(np.searchsorted(self.group_start, keep, side="right") - 1,
+                                 return_counts=True)
+        size, group_query = size.astype(np.int64), self.group_query[groups]
         n_retrieved = np.bincount(group_query, weights=size,
                                   minlength=self.n_queries).astype(np.int64)
         query_start = np.zeros(self.n_queries + 1, dtype=np.int64)
