@@ -51,12 +51,14 @@ PHASES: list[tuple[str, str, str | None]] = [
     ("tiedrank.io.read", "check_duplicates", "validate: duplicate (query, doc)"),
     ("tiedrank.io.read", "to_frame", "read: Arrow table to pandas frame"),
     ("tiedrank.core.evaluation", "build_tie_table", "table: build (rest)"),
+    ("tiedrank.core.evaluation", "build_own_tie_table", "table: build (rest)"),
     ("tiedrank.core.ties", "_qrels_side", "table: qrels side (R, ideal grades)"),
     ("tiedrank.core.ties", "_run_query_codes", "table: run query codes"),
     ("tiedrank.core.ties", "_join_grades", "table: join the qrels (grades)"),
     ("tiedrank.core.ties", "_ranking_order", "table: sort (query, score desc)"),
     ("tiedrank.core.ties", "TieTable.scoring", "table: compact scoring view"),
     ("tiedrank.core.ties", "TieTable.resolve", None),
+    ("tiedrank.core.ties", "TieTable.resolve_scoring", None),
     ("tiedrank.core.evaluation", "metric_values", None),
     ("tiedrank.core.evaluation", "_summary", "summary: exact means"),
     ("tiedrank.core.evaluation", "_tidy", "summary: per-query long frame"),
@@ -123,7 +125,7 @@ def _minor_faults() -> int:
 
 def _label(attribute: str, args: tuple, kwargs: dict) -> str:
     """The label of a phase named from its call: the policy resolved, the kernel run."""
-    if attribute == "TieTable.resolve":
+    if attribute in ("TieTable.resolve", "TieTable.resolve_scoring"):
         return f"policy {args[1]}: resolve ties"
     metric = args[1] if len(args) > 1 else kwargs.get("metric")
     table = args[0]

@@ -18,7 +18,8 @@ from tiedrank.io import read_qrels, read_run
 from tiedrank.simulate import (PRESETS, SWEEP_COLUMNS, RerankerSpec, bfloat16_round,
                                cast_scores, get_spec, make_queries, quantize_run, simulate,
                                simulate_run, sweep)
-from tiedrank.core.ties import build_tie_table, tie_statistics
+from tiedrank.core.tie_statistics import tie_statistics
+from tiedrank.core.ties import build_tie_table
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "simulated"

@@ -1,6 +1,7 @@
 """The row-wide steps of the table build against plain oracles: the run's query codes (from
 blocks of one query id, or each distinct id) against pandas' factorize, and the judged rows
-placed in the table's order against a dense join reordered."""
+placed in the table's order against a dense join reordered; rows taken chunk by chunk
+against pyarrow's own take."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +9,9 @@ import pandas as pd
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tiedrank.core.joins import place_grades, run_query_codes
+import pyarrow as pa
+
+from tiedrank.core.joins import place_grades, run_query_codes, take_rows
 
 QUERIES = np.array(["q1", "q10", "q2", "q3"], dtype=object)  # the qrels' (sorted) ids
 
@@ -48,3 +51,17 @@ def test_placed_grades_equal_the_dense_join_reordered(data, n):
     every_grade, every_judged = place_grades(None, n, judged_rows, grade[judged_rows])
     assert every_grade.tolist() == np.where(judged, grade, 0).tolist()
     assert every_judged.tolist() == judged.tolist()
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(chunks=st.lists(st.lists(st.text(max_size=3), max_size=5), min_size=0, max_size=5),
+       data=st.data())
+def test_rows_taken_chunk_by_chunk_equal_pyarrows_take(chunks, data):
+    """Any rows (repeated, in any order) of a chunked array with empty chunks."""
+    array = pa.chunked_array(chunks, type=pa.large_string())
+    n = len(array)
+    rows = np.array(data.draw(st.lists(st.integers(0, max(n - 1, 0)),
+                                       max_size=12 if n else 0)), dtype=np.int64)
+    expected = array.take(pa.array(rows, type=pa.int64())).to_pylist()
+    assert take_rows(array, rows).to_pylist() == expected
+    assert take_rows(array.combine_chunks(), rows).to_pylist() == expected

@@ -84,8 +84,12 @@ GROUPED = st.lists(
 @given(pairs=GROUPED)
 def test_block_check_never_misses_a_repeat(pairs):
     """True only when no (query, doc) repeats (oracle: a dictionary scan); for rows grouped
-    by query without repeats it says True (the fast path is taken)."""
+    by query without repeats it says True (the fast path is taken). Checked whole and in
+    slices of a few queries (the check goes slice by slice on large runs)."""
     distinct = duplicates._distinct_in_query_blocks(*_columns(pairs))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(duplicates, "_HASH_ROWS", 5)  # slices of one or a few queries
+        assert duplicates._distinct_in_query_blocks(*_columns(pairs)) == distinct
     assert not distinct or _scan(pairs) is None
     queries = [q for q, _ in pairs]
     grouped = all(queries.index(q) == i or queries[i - 1] == q for i, q in enumerate(queries))

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from ..io import read_run, write_qrels, write_run
 from ..io.outputs import check_outputs, replacing
 from ..simulate import PRECISION_ALIASES, PRESETS, QUANTIZE_METHODS, quantize_run, simulate
-from ..core.ties import build_tie_table, tie_statistics
+from ..core.tie_statistics import tie_statistics
+from ..core.ties import build_tie_table
 from ._common import add_columns, add_duplicates, integer_at_least, run_handler
 
 _PRECISION_CHOICES = sorted(PRECISION_ALIASES)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,11 +21,44 @@ from .peers import PEERS, MetricRequest
 from .report_socket import REPORT
 from .rounding import round_scores
 from .summation import exact_sums
-from .ties import TieTable, build_tie_table, truncate_run  # noqa: F401  (truncate_run re-exported)
+from .machine import release_unused_memory
+from .ties import TieTable, build_own_tie_table, build_tie_table, truncate_run  # noqa: F401  (truncate_run re-exported)
 from .validation import InvalidParameterError
 
 DEFAULT_METRICS = ("RR", "P@10", "AP", "nDCG@10")
 """The metrics the CLI evaluates when none is given."""
+
+
+class _MadeOnFirstUse:
+    """An :class:`Evaluation` field that may be given a :class:`Later` (a function and its
+    arguments) instead of its value: the value is made on first use and kept. The per-query
+    frame of ``-m all_trec`` on 7M lines (2.5M rows) is 0.2 s and 100 MB that a command
+    printing only the means never looks at."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}"
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            raise AttributeError("a required field")  # no default (dataclasses asks)
+        value = instance.__dict__[self.slot]
+        if isinstance(value, Later):
+            value = instance.__dict__[self.slot] = value()
+        return value
+
+    def __set__(self, instance: Any, value: Any) -> None:
+        instance.__dict__[self.slot] = value
+
+
+@dataclass(frozen=True)
+class Later:
+    """``function(*arguments)``, called when asked for (see :class:`_MadeOnFirstUse`)."""
+
+    function: Callable[..., Any]
+    arguments: tuple = ()
+
+    def __call__(self) -> Any:
+        return self.function(*self.arguments)
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,7 +93,7 @@ class Evaluation:
         name), in the order of the results; the frames show their labels.
     """
 
-    per_query: pd.DataFrame
+    per_query: pd.DataFrame = _MadeOnFirstUse()  # type: ignore[assignment]
     summary: pd.DataFrame
     tables: dict[str, TieTable]
     findings: list[Finding] = field(default_factory=list)
@@ -234,19 +267,35 @@ def label_runs(runs, options: EvaluationOptions | None = None) -> dict[str, Run]
     """Runs by name: a dict keeps its names, otherwise the TREC tag or file name; a
     repeated name becomes ``"name (2)"`` (:func:`unique_label`). Paths are read with the
     reading options of ``options`` (duplicates, columns)."""
-    from ..io import read_run  # local: io imports pyarrow.csv, not needed for table use
-
-    reading = (options or EvaluationOptions()).reading()
-    out: dict[str, Run] = {}
-    for name, item in run_sources(runs):
-        run = item if isinstance(item, Run) else read_run(item, name=name, **reading)
-        label = unique_label(run.name if name is None else name, out)
-        if label != run.name:
-            run = Run(label, run.frame, run.source, run.findings)
-        out[label] = run
+    out = {label: run for label, run, _ in labelled_runs(runs, options)}
     if not out:
         raise ValueError("no runs to evaluate")
     return out
+
+
+def labelled_runs(runs, options: EvaluationOptions | None = None
+                  ) -> Iterator[tuple[str, Run, bool]]:
+    """(label, run, read from a file here) of each run of ``runs`` in turn, each read only
+    when asked for, with the labels of :func:`label_runs` (a label depends on the labels
+    before it alone).
+
+    A caller that builds each run's table and lets the run go before asking for the next
+    holds one run's rows at a time, not every run's (:func:`build_tables`)."""
+    from ..io import read_run  # local: io imports pyarrow.csv, not needed for table use
+
+    reading = (options or EvaluationOptions()).reading()
+    taken: list[str] = []
+    for name, item in run_sources(runs):
+        run = item if isinstance(item, Run) else read_run(item, name=name, **reading)
+        label = unique_label(run.name if name is None else name, taken)
+        if label != run.name:
+            run = Run(label, run.frame, run.source, run.findings)
+        taken.append(label)
+        yield label, run, isinstance(item, (str, os.PathLike, bytes))
+        # before the next run is read: a caller done with this one (build_tables) has let
+        # it go, and the allocators would keep its columns and the build's temporaries
+        del run, item
+        release_unused_memory()
 
 
 def read_qrels_input(qrels, options: EvaluationOptions | None = None) -> Qrels:
@@ -410,16 +459,27 @@ def build_tables(runs, qrels, options: EvaluationOptions | None = None) -> dict[
     """
     options = options or EvaluationOptions()
     check_argument_order(runs, qrels, options=options)
-    run_map = label_runs(runs, options)
-    qrels_obj = read_qrels_input(qrels, options)
+    labelled = labelled_runs(runs, options)
+    pending = next(labelled, None)  # the first run is read before the qrels, as it always
+    qrels_obj = read_qrels_input(qrels, options)  # was (which error a user sees first)
     _check_exp_gain(int(qrels_obj.frame["relevance"].max()) if len(qrels_obj.frame) else 0,
                     options.gain)
     # built with every document, so a measure with its own judged_only= has them
     every_document = options.replace(judged_only=False) if options.judged_only else options
     tables: dict[str, TieTable] = {}
-    for name, run in run_map.items():
-        table = build_tie_table(run, qrels_obj, every_document)
+    # a run is let go once its table is built (the table keeps the doc ids, their text
+    # shared with the run's, not the query ids or the scores: 150 MB on 7M lines), and the
+    # next run is read only then
+    while pending is not None:
+        (name, run, read_here), pending = pending, None
+        # a run read here from a file is this loop's alone: the build may drop its columns
+        build = build_own_tie_table if read_here else build_tie_table
+        table = build(run, qrels_obj, every_document)
+        del run
         tables[name] = table.view(judged_only=options.judged_only)
+        pending = next(labelled, None)
+    if not tables:
+        raise ValueError("no runs to evaluate")
     return tables
 
 
@@ -464,6 +524,10 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
                         if "qrels" in views else None,
                         "whole": table}              # resolve the smallest view a kernel reads
             invariant: dict[Metric, np.ndarray] = {}  # the same under every policy: once
+            # the views some kernel reads resolved whole; the others are resolved straight
+            # to their compact scoring view (TieTable.resolve_scoring)
+            read_whole = {id(expected[m.entry.view]) for m in group
+                          if m.entry.view != "scoring" and expected[m.entry.view] is not None}
             for policy in policies:
                 resolved: dict[tuple[int, bool], TieTable] = {}  # each view resolved once
                 for metric in (m for m in group if policy in scored[m]):
@@ -480,7 +544,9 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
                         continue
                     view = expected[metric.entry.view]  # one view may serve two names
                     key = (id(view), metric.entry.view == "scoring")
-                    if key not in resolved:
+                    if key not in resolved and key[1] and key[0] not in read_whole:
+                        resolved[key] = view.resolve_scoring(policy.name, policy.seed)
+                    elif key not in resolved:
                         source = resolved.get((id(view), False)) or view.resolve(
                             policy.name, policy.seed)
                         resolved[id(view), False] = source
@@ -492,7 +558,7 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
         blocks += [(name, *values[policy, metric][:1], metric, policy,
                     values[policy, metric][1]) for policy, metric in pairs]
     own = [m.rel for m in metric_list if m.rel is not None]
-    return Evaluation(_tidy(blocks), _summary(blocks), dict(tables), findings,
+    return Evaluation(Later(_tidy, (blocks,)), _summary(blocks), dict(tables), findings,
                       options.rule(own), options, metrics=tuple(metric_list),
                       policies=tuple(dict.fromkeys(policy for policy, _ in pairs)))
 
@@ -544,15 +610,29 @@ def _names(blocks: list[Block], position: int) -> list[str]:
             for b in blocks]
 
 
+_SUMMED_AT_ONCE = 1 << 18
+"""Per-query values :func:`_summary` sums in one call of :func:`exact_sums` (whole blocks)."""
+
+
 def _summary(blocks: list[Block]) -> pd.DataFrame:
     """Exact summary of each block (run, metric, policy), in the order evaluated: the mean,
     or the sum or geometric mean a metric declares (:class:`~tiedrank.core.summation.Summary`);
     a block with no query keeps its row (NaN, 0 queries)."""
     lengths = np.array([len(b[4]) for b in blocks], dtype=np.int64)
     kinds = [b[2].summary for b in blocks]
-    values = (np.concatenate([k.summand(b[4]) for k, b in zip(kinds, blocks)]) if blocks
-              else np.zeros(0))
-    sums = exact_sums(np.repeat(np.arange(len(blocks)), lengths), values, len(blocks))
+    # a batch of whole blocks at a time (each block is its own sum): exact_sums makes a
+    # dozen arrays the size of what it sums, 120 MB at once for all_trec on 7M lines
+    sums: list = []
+    ends = np.cumsum(lengths)
+    first = 0
+    while first < len(blocks):
+        start = int(ends[first] - lengths[first])
+        last = max(first + 1, int(np.searchsorted(ends, start + _SUMMED_AT_ONCE, side="right")))
+        values = np.concatenate([k.summand(b[4]) for k, b in zip(kinds[first:last],
+                                                                  blocks[first:last])])
+        sums += exact_sums(np.repeat(np.arange(last - first), lengths[first:last]), values,
+                           last - first)
+        first = last
     columns = {}
     for position, column in ((0, "run"), (2, "metric"), (3, "policy")):
         names = _names(blocks, position)

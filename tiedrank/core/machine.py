@@ -2,7 +2,10 @@
 read-ahead both ask here)."""
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
+from functools import cache
 
 
 def usable_cores() -> int:
@@ -35,6 +38,33 @@ def without_huge_page_advice() -> None:
             return
 
 
+def release_unused_memory() -> None:
+    """Hand back to the system what the allocators keep of freed memory.
+
+    pyarrow's pool (mimalloc) keeps freed Arrow buffers for its own reuse, and glibc's
+    heap keeps freed arrays smaller than its mmap threshold (which rises to 32 MB once a
+    large array is freed): after a 7M-line table is built, 110 MB and 50 MB of the
+    process's resident memory are such free space, which the numpy work that follows
+    would not reuse in full. Called between the big steps of an evaluation (a few
+    milliseconds); a system without glibc keeps its heap as it is.
+    """
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@cache
+def _malloc_trim():
+    """glibc's ``malloc_trim``, or None (macOS, Windows, musl)."""
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
 M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4  # glibc's mallopt parameters (malloc.h)
 
 
@@ -50,8 +80,6 @@ def heap_kept() -> bool:
     only the workers tiedrank starts call it; ``MALLOC_MMAP_MAX_=0`` does the same for any
     process.
     """
-    import ctypes
-
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):  # not glibc (musl has no mallopt; macOS, Windows)

@@ -16,15 +16,18 @@ Per tie group (``G`` groups, in ranked order)
     ``group_query``    query index of the group
     ``group_start``    index of the group's first document in the doc arrays
     ``group_size``     n_g
-    ``group_above``    a_g: documents of the same query strictly above the group (stored, so
-                       that a compact view keeps true ranks; see :meth:`TieTable.scoring`)
+    ``group_above``    a_g: documents of the same query strictly above the group (stored in
+                       a compact view, so that it keeps true ranks, see
+                       :meth:`TieTable.scoring`; a table of every document may be given
+                       None, and derives it on first use)
     ``group_relevant`` k_g: relevant documents (grade >= rel_level) in the group
     ``relevant_above`` K_{g-1}: relevant documents of the same query above the group
 
 Per document (``N`` retrieved documents, sorted by query then score descending; inside a
 group the order is the file order, or the policy's order after :meth:`TieTable.resolve`)
     ``doc_score``, ``doc_grade`` (0 for unjudged), ``doc_judged``, ``doc_row`` (row in the
-    run's frame, so ids are looked up lazily and never copied), ``doc_rank`` (1-based rank)
+    run's frame, so ids are looked up lazily and never copied; int32 for runs of fewer than
+    2**31 rows), ``doc_rank`` (1-based rank)
 
 A *resolved* table (``policy != "expected"``) has one group per document; the same kernels
 then return the metric of that single ordering, which is how every tie policy shares one
@@ -58,15 +61,41 @@ from .data import Qrels, Run
 from .errors import Finding
 from .hashing import hash_ids, mix, seed_word
 from .intents import table_intents
-from .joins import as_arrow_strings, byte_order, join_grades as _join_grades, place_grades, \
-    qrels_side as _qrels_side, ranking_order as _ranking_order, run_query_codes as _run_query_codes
+from .joins import as_arrow_strings, byte_order, join_grades as _join_grades, narrow_offsets, \
+    place_grades, qrels_side as _qrels_side, ranking_order as _ranking_order, \
+    run_query_codes as _run_query_codes, take_rows
+from .machine import release_unused_memory
 from .policies import POLICIES
 from .rounding import round_scores
 from .segments import segment_count, segment_cumsum, segment_sum
+from .truncation import truncate_run  # noqa: F401  (also tiedrank.core.ties.truncate_run)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .options import EvaluationOptions
     from .intents import TableIntents
+
+
+class _DerivedAbove:
+    """The ``group_above`` field: a table of every document (the build's) is given None
+    and derives it on first use, ``group_start - query_start[group_query]``. A table of
+    7M lines then needs its 37 MB only if something asks for it (the compact views take
+    their groups' values without it: :meth:`TieTable.above_of`)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}"
+
+    def __get__(self, table: "TieTable | None", owner: type | None = None) -> np.ndarray:
+        if table is None:
+            raise AttributeError("group_above has no default")  # a required field
+        above = table.__dict__[self.slot]
+        if above is None:
+            above = table.above_of(slice(None))
+            table.__dict__[self.slot] = above
+        return above
+
+    def __set__(self, table: "TieTable", value: np.ndarray | None) -> None:
+        table.__dict__[self.slot] = value
+
 
 _MAX_LISTED = 20  # query ids listed in a Finding; the count is always complete
 _ITSELF = object()
@@ -91,7 +120,7 @@ class TieTable:
     group_query: np.ndarray
     group_start: np.ndarray
     group_size: np.ndarray
-    group_above: np.ndarray
+    group_above: np.ndarray = _DerivedAbove()  # type: ignore[assignment]
     doc_score: np.ndarray
     doc_grade: np.ndarray
     doc_judged: np.ndarray
@@ -150,7 +179,8 @@ class TieTable:
             if level != table.rel_level:
                 table = replace(table, rel_level=level,
                                 n_relevant=segment_count(table.ideal_grade >= level,
-                                                          table.ideal_start))
+                                                          table.ideal_start),
+                                group_above=table.__dict__["_group_above"])  # not derived
             table.__dict__["_base"] = base
             views[slot] = table
         return views[slot]
@@ -186,10 +216,12 @@ class TieTable:
             raise ValueError("views are taken of the expected table")
         # trec_eval -J keeps the documents judged with a grade >= 0: a negative grade means
         # "in the pool but not judged" (form_res_rels.c; pytrec_eval agrees)
-        keep = self.doc_judged & (self.doc_grade >= 0)
-        size = segment_sum(keep.astype(np.int64), self.group_start)
-        nonempty = size > 0
-        size, group_query = size[nonempty], self.group_query[nonempty]
+        keep = np.flatnonzero(self.doc_judged & (self.doc_grade >= 0))
+        # the groups of those few documents, from their positions (a per-group sum over
+        # every document cost 0.14 s on 7M lines)
+        groups, size = np.unique(np.searchsorted(self.group_start, keep, side="right") - 1,
+                                 return_counts=True)
+        size, group_query = size.astype(np.int64), self.group_query[groups]
         n_retrieved = np.bincount(group_query, weights=size,
                                   minlength=self.n_queries).astype(np.int64)
         query_start = np.zeros(self.n_queries + 1, dtype=np.int64)
@@ -222,6 +254,14 @@ class TieTable:
         """1-based rank of each document inside its query."""
         offset = np.arange(len(self.doc_score), dtype=np.int64) - self.group_start[self.doc_group]
         return self.group_above[self.doc_group] + offset + 1
+
+    def above_of(self, groups: np.ndarray | slice) -> np.ndarray:
+        """``group_above[groups]``, without deriving the whole array when it is not stored."""
+        stored = self.__dict__["_group_above"]
+        if stored is not None:
+            return stored[groups]
+        query = self.group_query[groups]
+        return _above(self.group_start[groups], self.query_start, query)
 
     @cached_property
     def doc_relevant(self) -> np.ndarray:
@@ -257,7 +297,7 @@ class TieTable:
     def doc_ids(self, positions: np.ndarray | slice | None = None) -> np.ndarray:
         """Document ids (str) of the given positions in ranked order (all by default)."""
         rows = self.doc_row if positions is None else self.doc_row[positions]
-        return np.asarray(self.run_docs.take(pa.array(rows)).to_numpy(zero_copy_only=False),
+        return np.asarray(take_rows(self.run_docs, rows).to_numpy(zero_copy_only=False),
                           dtype=object)
 
     def query_slice(self, query: str) -> slice:
@@ -315,7 +355,7 @@ class TieTable:
             compact = replace(
                 self, query_start=query_start, group_query=query,
                 group_start=(np.cumsum(size) - size).astype(np.int64), group_size=size,
-                group_above=self.group_above[keep], doc_score=self.doc_score[docs],
+                group_above=self.above_of(keep), doc_score=self.doc_score[docs],
                 doc_grade=self.doc_grade[docs], doc_judged=self.doc_judged[docs],
                 doc_row=self.doc_row[docs])
             compact.__dict__[slot] = _ITSELF
@@ -338,18 +378,44 @@ class TieTable:
         """
         if policy == "expected":
             return self
+        return self._resolved(policy, seed, positive_only=False)
+
+    def resolve_scoring(self, policy: str, seed: int | None = None) -> "TieTable":
+        """``self.resolve(policy, seed).scoring()``, without the resolved table of every
+        document on the way: the positively graded documents in the policy's order, one
+        group each, ranks kept. All that the kernels of :meth:`scoring` read; resolving a
+        7M-line run's scoring view whole took 18 MB a policy for them to look past."""
+        if policy == "expected":
+            return self.scoring()
+        return self._resolved(policy, seed, positive_only=True)
+
+    def _resolved(self, policy: str, seed: int | None, positive_only: bool) -> "TieTable":
         if self.policy != "expected":
             raise ValueError("this table is already resolved; resolve the expected table")
         order = self.policy_order(policy, seed)
-        n = len(order)
-        offset = np.arange(n, dtype=np.int64) - self.group_start[self.doc_group]
-        return replace(
-            self, policy=policy if policy != "random" else f"random(seed={seed})",
-            group_query=self.doc_query, group_start=np.arange(n, dtype=np.int64),
-            group_size=np.ones(n, dtype=np.int64),
-            group_above=self.group_above[self.doc_group] + offset,
-            doc_score=self.doc_score[order], doc_grade=self.doc_grade[order],
-            doc_judged=self.doc_judged[order], doc_row=self.doc_row[order])
+        label = policy if policy != "random" else f"random(seed={seed})"
+        # the positions kept (all, or the positive grades'), in the policy's order: a
+        # position's group is its group before (policies only move documents inside one)
+        if positive_only:
+            kept = np.flatnonzero(self.doc_grade[order] > 0)
+            group, picked = self.doc_group[kept], order[kept]
+            query = self.group_query[group]
+            query_start = np.zeros(self.n_queries + 1, dtype=np.int64)
+            np.cumsum(np.bincount(query, minlength=self.n_queries), out=query_start[1:])
+        else:  # every position: the cached per-document arrays as they are
+            kept = np.arange(len(order), dtype=np.int64)
+            group, picked, query, query_start = self.doc_group, order, self.doc_query, \
+                self.query_start
+        n = len(kept)
+        table = replace(
+            self, policy=label, query_start=query_start, group_query=query,
+            group_start=np.arange(n, dtype=np.int64), group_size=np.ones(n, dtype=np.int64),
+            group_above=self.group_above[group] + kept - self.group_start[group],
+            doc_score=self.doc_score[picked], doc_grade=self.doc_grade[picked],
+            doc_judged=self.doc_judged[picked], doc_row=self.doc_row[picked])
+        if positive_only:
+            table.__dict__["_scoring"] = _ITSELF  # its own scoring view
+        return table
 
     def policy_order(self, policy: str, seed: int | None = None) -> np.ndarray:
         """Positions of the documents in ranked order under ``policy`` (a permutation that
@@ -383,7 +449,7 @@ class TieTable:
         docno order, still a function of the ids).
         """
         rows, inverse = np.unique(self.doc_row[positions], return_inverse=True)
-        doc_ids = self.run_docs.take(pa.array(rows))
+        doc_ids = take_rows(self.run_docs, rows)
         doc_hash = hash_ids(doc_ids.to_numpy(zero_copy_only=False))[inverse]
         run_word = mix(hash_ids(np.array([self.run_name], dtype=object))[0]
                        ^ seed_word(0 if seed is None else seed))
@@ -413,7 +479,7 @@ class TieTable:
         if policy == "input":
             return np.argsort(np.argsort(self.doc_row[positions], kind="stable"), kind="stable")
         if policy == "trec_eval":
-            ids = self.run_docs.take(pa.array(self.doc_row[positions]))
+            ids = take_rows(self.run_docs, self.doc_row[positions])
             ascending = byte_order(ids)  # byte order, as strcmp
             rank = np.empty(len(positions), dtype=np.int64)
             rank[ascending] = np.arange(len(positions))
@@ -475,7 +541,21 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
             f"build_tie_table(run, qrels, EvaluationOptions({', '.join(f'{k}=...' for k in legacy)})) "
             "(tiedrank.EvaluationOptions); the loose keywords go in the next release",
             DeprecationWarning, stacklevel=2)
-    options = make_options("build_tie_table", options, **legacy)
+    return _build(run, qrels, make_options("build_tie_table", options, **legacy), False)
+
+
+def build_own_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions") -> TieTable:
+    """:func:`build_tie_table` for a run that nothing else holds (one the caller read):
+    each column of its frame is dropped from it as soon as the table has what it needs of
+    it, so it is freed while the table's arrays are made (the query ids and the scores:
+    150 MB of a 7M-line run, a sixth of the evaluation's peak; the doc ids stay in the
+    table, with 32-bit offsets). ``options`` is an
+    :class:`~tiedrank.core.options.EvaluationOptions`.
+    """
+    return _build(run, qrels, options, True)
+
+
+def _build(run: Run, qrels: Qrels, options: "EvaluationOptions", drop_columns: bool) -> TieTable:
     if options.depth is not None:
         # -M keeps the first `depth` of the ranking the table ranks: the rounded one
         run = truncate_run(run, options.depth, options.round)
@@ -488,6 +568,8 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
 
     frame = run.frame
     query_code, unknown = _run_query_codes(frame["query"], queries)
+    if drop_columns:
+        del frame["query"]
     if len(unknown):
         findings.append(Finding(
             "queries_not_in_qrels",
@@ -501,8 +583,14 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
     if owned:
         score = round_scores(score, round)
     run_docs = as_arrow_strings(frame["doc"])
+    if drop_columns:  # the table's doc ids are the frame's no more: 32-bit offsets do
+        run_docs = narrow_offsets(run_docs)
+        del frame["doc"]
     judged_rows, judged_grade, judged_pairs = _join_grades(
         run_docs, as_arrow_strings(qframe["doc"]), query_code, side)
+    # pyarrow's allocator keeps what the join freed (110 MB on 7M lines) for its own reuse;
+    # what comes next (the sort, the table's arrays) is numpy's: hand it back first
+    release_unused_memory()
 
     n_rows = len(query_code)
     keep = query_code >= 0
@@ -533,24 +621,38 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
         del order
     if not owned:
         sc = sc.copy()
-    doc_grade, doc_judged = place_grades(rows, n_rows, judged_rows, judged_grade)
-    n_retrieved = np.bincount(qc, minlength=n_queries).astype(np.int64)
-    query_start = np.zeros(n_queries + 1, dtype=np.int64)
-    np.cumsum(n_retrieved, out=query_start[1:])
-    new_group = np.empty(len(qc), dtype=bool)
-    if len(qc):
+    if drop_columns:
+        del frame["score"]  # sc is the table's own copy now
+    # a row number is only looked up (ids, subtopics, file order): 4 bytes hold it; made
+    # first, while the table's other arrays are not there yet to add to its copy's peak
+    row_type = np.int32 if n_rows < 2**31 else np.int64
+    doc_row = np.arange(len(qc), dtype=row_type) if rows is None else rows.astype(row_type)
+    doc_grade, doc_judged = place_grades(None if rows is None else doc_row, n_rows,
+                                         judged_rows, judged_grade)
+    del rows
+    # then the table's arrays, in an order that frees the build's own (qc, new_group)
+    # before the last ones are made: the peak is the table, not table + temporaries
+    n_kept = len(qc)
+    new_group = np.empty(n_kept, dtype=bool)
+    if n_kept:
         new_group[0] = True
         np.not_equal(qc[1:], qc[:-1], out=new_group[1:])
         new_group[1:] |= sc[1:] != sc[:-1]
     group_start = np.asarray(np.flatnonzero(new_group), dtype=np.int64)
+    del new_group
+    group_query = np.asarray(qc[group_start], dtype=np.int64)
+    del qc
     group_size = np.empty_like(group_start)
     np.subtract(group_start[1:], group_start[:-1], out=group_size[:-1])
-    group_size[-1:] = len(qc) - group_start[-1:]
-    group_query = np.asarray(qc[group_start], dtype=np.int64)
+    group_size[-1:] = n_kept - group_start[-1:]
+    # where each query's first group starts (the groups are in query order): no array the
+    # size of the run (a bincount of qc made an int64 copy of it, 56 MB on 7M lines)
+    first_group = np.searchsorted(group_query, np.arange(n_queries + 1))
+    query_start = np.full(n_queries + 1, n_kept, dtype=np.int64)
+    inside = first_group < len(group_start)
+    query_start[inside] = group_start[first_group[inside]]
+    n_retrieved = np.diff(query_start)
 
-    # pyarrow's allocator keeps what the joins freed (110 MB on 7M lines) for its own reuse;
-    # what comes next (views, orders, kernels) is numpy's: hand it back to the system
-    pa.default_memory_pool().release_unused()
     answered = n_retrieved > 0 if in_run is None else in_run
     for kind, mask, text in (
             ("queries_missing_from_run", ~answered, "no results in run {run}; "
@@ -573,10 +675,9 @@ def build_tie_table(run: Run, qrels: Qrels, options: "EvaluationOptions | None" 
         n_relevant=n_relevant, n_retrieved=n_retrieved, query_start=query_start,
         ideal_start=side.ideal_start, ideal_grade=side.ideal_grade,
         group_query=group_query, group_start=group_start,
-        group_size=group_size, group_above=_above(group_start, query_start, group_query),
+        group_size=group_size, group_above=None,
         doc_score=sc, doc_grade=doc_grade, doc_judged=doc_judged,
-        doc_row=(np.arange(len(qc), dtype=np.int64) if rows is None else
-                 np.asarray(rows, dtype=np.int64)), run_docs=run_docs,
+        doc_row=doc_row, run_docs=run_docs,
         findings=tuple(run.findings) + tuple(qrels.findings) + tuple(findings),
         in_run=in_run, judged_only=bool(judged_only), complete=bool(complete),
         query_set=query_set, intents=table_intents(qrels, judged_rows, judged_pairs))
@@ -588,51 +689,3 @@ def _above(group_start: np.ndarray, query_start: np.ndarray,
     above = query_start[group_query]
     np.subtract(group_start, above, out=above)
     return above
-
-
-def truncate_run(run: Run, depth: int, round: int | None = None) -> Run:
-    """The first ``depth`` documents of each query in trec_eval's order (trec_eval ``-M``),
-    ranked by the scores rounded to ``round`` decimals when given (so near-ties that
-    rounding merges are cut as one tie group; the kept rows keep their own scores).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> run = Run("r", pd.DataFrame({"query": "q", "doc": ["a", "b", "c"], "score": [1.0, 2.0, 1.0]}))
-    >>> truncate_run(run, 2).frame["doc"].tolist()   # b first, then c before a (docno descending)
-    ['b', 'c']
-    """
-    frame = run.frame
-    score = frame["score"] if round is None else round_scores(frame["score"].to_numpy(), round)
-    # trec_eval's order: score descending, then docno descending (by bytes, as strcmp)
-    order = frame.assign(_doc=frame["doc"].astype(str).str.encode("utf-8"), _score=score) \
-        .sort_values(["query", "_score", "_doc"], ascending=[True, False, False], kind="stable")
-    kept = order[order.groupby("query", sort=False).cumcount() < depth]
-    return Run(run.name, frame.loc[np.sort(kept.index.to_numpy())].reset_index(drop=True),
-               run.source, run.findings)
-
-
-def tie_statistics(table: TieTable, top: int = 10) -> dict[str, float]:
-    """Summary of a run's tie structure.
-
-    Returns
-    -------
-    dict
-        ``queries``: queries with results; ``queries_with_ties``: those with a group of 2+;
-        ``docs_in_ties``: share of retrieved documents in a group of 2+; ``largest_group``;
-        ``mean_group_size_top``: mean size of the groups that start within the top ``top``;
-        ``distinct_scores``: mean number of distinct scores per query.
-    """
-    tied = table.group_size > 1
-    with_docs = table.n_retrieved > 0
-    n_docs = int(table.n_retrieved.sum())
-    top_groups = table.group_above < top
-    groups_per_query = np.bincount(table.group_query, minlength=table.n_queries)
-    return {
-        "queries": int(with_docs.sum()),
-        "queries_with_ties": int(np.unique(table.group_query[tied]).size),
-        "docs_in_ties": float(table.group_size[tied].sum() / n_docs) if n_docs else 0.0,
-        "largest_group": int(table.group_size.max()) if table.n_groups else 0,
-        "mean_group_size_top": float(table.group_size[top_groups].mean()) if top_groups.any() else 0.0,
-        "distinct_scores": float(groups_per_query[with_docs].mean()) if with_docs.any() else 0.0,
-    }

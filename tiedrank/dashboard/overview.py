@@ -18,7 +18,8 @@ from pandas.io.formats.style import Styler
 from ..core.evaluation import ALL_POLICIES, Evaluation
 from ..stats import outcome
 from ..report import Report, build_report, markdown_literal
-from ..core.ties import TieTable, tie_statistics
+from ..core.tie_statistics import tie_statistics
+from ..core.ties import TieTable
 
 BEST_MARKER = "★"
 """Put before the cell of the best run per metric (by expectation)."""
@@ -328,7 +329,7 @@ TIE_STAT_LABELS = {
 
 
 def tie_statistics_frame(tables: Mapping[str, TieTable], top: int = 10) -> pd.DataFrame:
-    """One row per run: :func:`tiedrank.core.ties.tie_statistics` with readable column names."""
+    """One row per run: :func:`tiedrank.core.tie_statistics.tie_statistics` with readable column names."""
     rows = []
     for name, table in tables.items():
         stats = tie_statistics(table, top=top)

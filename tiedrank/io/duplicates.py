@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..core.errors import Finding, Remedy
+from ..core.joins import take_rows
 from ._arrow import string_layout
 from ._parallel import parallel_map
 from ._text import Locator, fail
@@ -71,11 +72,11 @@ def check_duplicates(table: pa.Table, locate: Locator, source: str, policy: str,
     if rows is None:
         return table, []
     sub = pd.DataFrame({
-        "query": table.column("query").take(pa.array(rows)).to_pylist(),
-        "doc": table.column("doc").take(pa.array(rows)).to_pylist(),
+        "query": take_rows(table.column("query"), rows).to_pylist(),
+        "doc": take_rows(table.column("doc"), rows).to_pylist(),
         "row": rows,
     })
-    sub["score"] = table.column("score").take(pa.array(rows)).to_numpy()
+    sub["score"] = take_rows(table.column("score"), rows).to_numpy()
     ordered = sub.sort_values("score", ascending=False, kind="stable")
     dropped = ordered.loc[ordered.duplicated(["query", "doc"], keep="first")]
     keep = np.ones(table.num_rows, dtype=bool)
@@ -184,19 +185,31 @@ def _distinct_in_query_blocks(query: pa.ChunkedArray, doc: pa.ChunkedArray) -> b
     change = pc.not_equal(query.slice(1), query.slice(0, n - 1))
     block_start = np.concatenate(([0], np.flatnonzero(np.concatenate(
         [chunk.to_numpy(zero_copy_only=False) for chunk in change.chunks])) + 1))
-    if len(pc.unique(query.take(pa.array(block_start)))) != len(block_start):
+    if len(pc.unique(take_rows(query, block_start))) != len(block_start):
         return False  # a query in several blocks
     length = np.diff(np.append(block_start, n))
     width = int(length.max())
     if len(block_start) * width > 2 * n + 1024:
         return False  # a few long queries among short ones: the padding would cost more
-    key = np.concatenate(parallel_map(hash_strings,
-                                      [doc.slice(start, _HASH_ROWS) for start in range(0, n, _HASH_ROWS)]))
-    if len(block_start) * width == n:
+    # a slice of whole queries at a time (about _HASH_ROWS rows), each hashed and checked
+    # on its own: nothing the size of the run is made (its hashes were 2 x 56 MB on 7M lines)
+    per_slice = max(1, _HASH_ROWS // width)
+    firsts = range(0, len(block_start), per_slice)
+    return all(parallel_map(
+        lambda first: _distinct_in_blocks(doc, block_start[first:first + per_slice],
+                                          length[first:first + per_slice], width), firsts))
+
+
+def _distinct_in_blocks(doc: pa.ChunkedArray, block_start: np.ndarray, length: np.ndarray,
+                        width: int) -> bool:
+    """No document hash repeats within any of these consecutive query blocks."""
+    key = hash_strings(doc.slice(int(block_start[0]), int(length.sum())))
+    if (length == width).all():
         matrix = key.reshape(len(block_start), width)
     else:  # hashes of each query left-aligned in its row, the rest the largest hash
+        local_start = np.cumsum(length) - length
         matrix = np.full((len(block_start), width), np.iinfo(np.uint64).max, dtype=np.uint64)
-        column = np.arange(n, dtype=np.int64) - np.repeat(block_start, length)
+        column = np.arange(len(key), dtype=np.int64) - np.repeat(local_start, length)
         matrix[np.repeat(np.arange(len(block_start)), length), column] = key
     del key
     matrix.sort(axis=1)
@@ -272,8 +285,8 @@ def _duplicate_rows(query: pa.ChunkedArray, doc: pa.ChunkedArray) -> np.ndarray 
 def _exact_duplicates(query: pa.ChunkedArray, doc: pa.ChunkedArray,
                       candidates: np.ndarray) -> np.ndarray | None:
     # exact check on the candidates: equal hashes need not be equal ids
-    sub = pd.DataFrame({"q": query.take(pa.array(candidates)).to_pylist(),
-                        "d": doc.take(pa.array(candidates)).to_pylist()})
+    sub = pd.DataFrame({"q": take_rows(query, candidates).to_pylist(),
+                        "d": take_rows(doc, candidates).to_pylist()})
     exact = sub.duplicated(keep=False).to_numpy()
     return candidates[exact] if exact.any() else None
 

@@ -46,7 +46,7 @@ def sweep(parameter: str, values: Sequence[Any], *, base_spec: "RerankerSpec | s
     DataFrame
         Columns parameter, value, metric, expected, best, worst, trec_eval (means over the
         queries, from ``evaluate(..., ties="all").report()``) and docs_in_ties (share of
-        retrieved documents in a tie group of 2+, from :func:`tiedrank.core.ties.tie_statistics`).
+        retrieved documents in a tie group of 2+, from :func:`tiedrank.core.tie_statistics.tie_statistics`).
 
     Examples
     --------
@@ -56,7 +56,7 @@ def sweep(parameter: str, values: Sequence[Any], *, base_spec: "RerankerSpec | s
     """
     from ..core.evaluation import build_tables, score_tables  # local: they pull in the io readers
     from ..core.options import make_options
-    from ..core.ties import tie_statistics
+    from ..core.tie_statistics import tie_statistics
     from ..metrics import parse_metric
 
     check("parameter", parameter, [Options(*SWEEP_PARAMETERS)], function="sweep")
