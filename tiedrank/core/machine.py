@@ -63,26 +63,3 @@ def _malloc_trim():
         return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
     except (OSError, AttributeError):
         return None
-
-
-M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4  # glibc's mallopt parameters (malloc.h)
-
-
-def heap_kept() -> bool:
-    """Have glibc serve every allocation from its heap and keep what is freed (no ``mmap``
-    of large blocks, no trim), so that the arrays of a later task reuse pages already
-    faulted in instead of fresh ones; say whether it took (glibc only).
-
-    For the worker processes of a local Dask cluster, which run one task after another: 12
-    evaluation tasks on ``local:2`` faulted 166,000-174,000 pages instead of 227,000-233,000
-    (benchmarks/RESULTS.md), for a worker's peak memory 30-50 MB higher, kept until it ends.
-    A library must not do this in its caller's process (it changes the caller's memory), so
-    only the workers tiedrank starts call it; ``MALLOC_MMAP_MAX_=0`` does the same for any
-    process.
-    """
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):  # not glibc (musl has no mallopt; macOS, Windows)
-        return False
-    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
-    return bool(mallopt(M_MMAP_MAX, 0)) and bool(mallopt(M_TRIM_THRESHOLD, 2**31 - 1))

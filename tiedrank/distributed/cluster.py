@@ -296,8 +296,7 @@ def _local_cluster(distributed: Any, n_workers: int, fork_server: bool) -> Any:
     Dask's ``MALLOC_TRIM_THRESHOLD_=65536`` is not set in the workers: it hands memory back
     to the system early, and every large numpy temporary was then a fresh ``mmap`` to be
     faulted in again (a simulator sweep point took 0.75-0.85 s in a worker against
-    0.50-0.60 s without; benchmarks/RESULTS.md); the workers keep their heap instead
-    (:func:`_one_arrow_thread`). Dask's sampling profiler (a stack walk every 10 ms) is off
+    0.50-0.60 s without; benchmarks/RESULTS.md). Dask's sampling profiler (a stack walk every 10 ms) is off
     and its event-loop ticks and system monitor are slower (20 ms -> 200 ms, 0.5 -> 2 s): no
     dashboard shows them here, and on two cores they take bits of the cores the tasks use.
     """
@@ -327,18 +326,16 @@ def _one_arrow_thread(distributed: Any) -> Any:
     full size (found in CI: 2 threads per worker once other tests had run first). A plugin,
     not a one-off call, so that a worker replacing a dead one gets it too. The workers of a
     local cluster are this command's processes, so they also stop numpy advising huge
-    pages, as the command itself does (:func:`~tiedrank.core.machine.without_huge_page_advice`),
-    and keep their heap from one task to the next (:func:`~tiedrank.core.machine.heap_kept`).
+    pages, as the command itself does (:func:`~tiedrank.core.machine.without_huge_page_advice`).
     """
     class OneArrowThread(distributed.WorkerPlugin):  # local: distributed is imported late
         def setup(self, worker: Any) -> None:
             import pyarrow
 
-            from ..core.machine import heap_kept, without_huge_page_advice
+            from ..core.machine import without_huge_page_advice
 
             pyarrow.set_cpu_count(1)
             without_huge_page_advice()
-            heap_kept()
 
     return OneArrowThread()
 
