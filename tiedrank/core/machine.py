@@ -38,19 +38,25 @@ def without_huge_page_advice() -> None:
             return
 
 
-def release_unused_memory() -> None:
-    """Hand back to the system what the allocators keep of freed memory.
-
-    pyarrow's pool (mimalloc) keeps freed Arrow buffers for its own reuse, and glibc's
-    heap keeps freed arrays smaller than its mmap threshold (which rises to 32 MB once a
-    large array is freed): after a 7M-line table is built, 110 MB and 50 MB of the
-    process's resident memory are such free space, which the numpy work that follows
-    would not reuse in full. Called between the big steps of an evaluation (a few
-    milliseconds); a system without glibc keeps its heap as it is.
-    """
+def release_arrow_memory() -> None:
+    """Hand back to the system the freed Arrow buffers pyarrow's pool (mimalloc) keeps for
+    its own reuse: after a parse or a join, hundreds of MB on 7M lines that the numpy work
+    that follows would not reuse."""
     import pyarrow as pa
 
     pa.default_memory_pool().release_unused()
+
+
+def release_unused_memory() -> None:
+    """:func:`release_arrow_memory`, and glibc's heap trimmed too.
+
+    glibc keeps freed arrays smaller than its mmap threshold (which rises to 32 MB once a
+    large array is freed): after a 7M-line table is built, 50 MB of the process's resident
+    memory is such free space. Trimming costs page faults when the heap grows again, so
+    it is done between whole runs of one process (a few milliseconds each), not in each
+    bucket or Dask task; a system without glibc keeps its heap as it is.
+    """
+    release_arrow_memory()
     trim = _malloc_trim()
     if trim is not None:
         trim(0)

@@ -64,7 +64,7 @@ from .intents import table_intents
 from .joins import as_arrow_strings, byte_order, join_grades as _join_grades, narrow_offsets, \
     place_grades, qrels_side as _qrels_side, ranking_order as _ranking_order, \
     run_query_codes as _run_query_codes, take_rows
-from .machine import release_unused_memory
+from .machine import release_arrow_memory, release_unused_memory
 from .policies import POLICIES
 from .rounding import round_scores
 from .segments import segment_count, segment_cumsum, segment_sum
@@ -590,7 +590,7 @@ def _build(run: Run, qrels: Qrels, options: "EvaluationOptions", drop_columns: b
         run_docs, as_arrow_strings(qframe["doc"]), query_code, side)
     # pyarrow's allocator keeps what the join freed (110 MB on 7M lines) for its own reuse;
     # what comes next (the sort, the table's arrays) is numpy's: hand it back first
-    release_unused_memory()
+    release_arrow_memory()
 
     n_rows = len(query_code)
     keep = query_code >= 0
@@ -623,6 +623,10 @@ def _build(run: Run, qrels: Qrels, options: "EvaluationOptions", drop_columns: b
         sc = sc.copy()
     if drop_columns:
         del frame["score"]  # sc is the table's own copy now
+        # and the heap's holes (the codes, the sort's order) handed back before the table's
+        # arrays are made; a bucket or Dask task (its run not its own) would fault them in
+        # again for nothing, so only the one-pass door's build does it
+        release_unused_memory()
     # a row number is only looked up (ids, subtopics, file order): 4 bytes hold it; made
     # first, while the table's other arrays are not there yet to add to its copy's peak
     row_type = np.int32 if n_rows < 2**31 else np.int64

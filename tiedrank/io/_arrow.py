@@ -8,7 +8,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..core.machine import release_unused_memory
+from ..core.machine import release_arrow_memory
 
 # pandas' default string dtype in pandas 3 ("str"): pyarrow-backed, NaN as missing value.
 STR_DTYPE = pd.StringDtype(storage="pyarrow", na_value=np.nan)
@@ -85,5 +85,5 @@ def to_frame(columns: "pa.Table | list[pa.ChunkedArray]", names: tuple[str, ...]
         data[name] = STR_DTYPE.__from_arrow__(column) if is_text(column.type) else \
             column.to_pandas()
         del column
-        release_unused_memory()  # else pyarrow's pool keeps the column for its own reuse
+        release_arrow_memory()  # else pyarrow's pool keeps the column for its own reuse
     return pd.DataFrame(data, copy=False)

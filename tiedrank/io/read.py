@@ -11,7 +11,7 @@ import pyarrow as pa
 from ..core import progress
 from ..core.data import QRELS_COLUMNS, RUN_COLUMNS, Qrels, Run
 from ..core.errors import Finding, InputError
-from ..core.machine import release_unused_memory
+from ..core.machine import release_arrow_memory
 from ..core.peers import PEERS
 from ..core.validation import Options, validate_params
 from ._arrow import to_frame
@@ -125,7 +125,7 @@ def read_run(source: Any, *, format: str | None = None, name: str | None = None,
         raw, tag = read_nested_json(loaded), None
     else:
         raw, tag = read_tabular(loaded, fmt, ("query", "doc", "score"), columns), None
-    release_unused_memory()  # the parse's blocks (280 MB on 7M lines), before the checks
+    release_arrow_memory()  # the parse's blocks (280 MB on 7M lines), before the checks
     table, findings = _typed_table(raw, fmt, loaded, SCORE, duplicates)
     columns = table.columns
     del raw, table  # the frame takes the columns over one by one, each freed then
