@@ -74,8 +74,9 @@ def to_frame(columns: "pa.Table | list[pa.ChunkedArray]", names: tuple[str, ...]
     keeps text with 64-bit offsets, so a converted column is a new array), and the
     conversion of a 7M-line run holds one column twice at a time, not all three.
 
-    >>> to_frame([pa.chunked_array([["q"]]), pa.chunked_array([[1.5]])], ("query", "score")).dtypes.tolist()
-    [<StringDtype(na_value=nan)>, dtype('float64')]
+    >>> frame = to_frame([pa.chunked_array([["q"]]), pa.chunked_array([[1.5]])], ("query", "score"))
+    >>> frame["query"].tolist(), frame["score"].tolist()
+    (['q'], [1.5])
     """
     if isinstance(columns, pa.Table):
         columns = columns.columns
