@@ -33,7 +33,6 @@ the package's own parser and a hash fixed forever.
 """
 from __future__ import annotations
 
-import ctypes
 import gzip
 import os
 import shutil
@@ -56,7 +55,7 @@ from ..core.data import Qrels, Run
 from ..core.errors import Finding, InputError
 from ..core.evaluation import run_sources, unique_labels
 from ..core.hashing import bucket_of_hashes, hash_ids
-from ..core.machine import usable_cores
+from ..core.machine import release_unused_memory, usable_cores
 from ..core.progress import step
 from ..io.duplicates import KEEP_MAX
 from ..io.outputs import owned_prefix, sweep_stale, writing
@@ -406,12 +405,7 @@ def release_memory() -> None:
     per split, not after each bucket: a bucket reuses its predecessor's memory, and
     handing that back cost about 1 s of page faults over 13 buckets.
     """
-    pa.default_memory_pool().release_unused()
-    try:
-        trim = ctypes.CDLL(None).malloc_trim  # glibc only
-    except (OSError, AttributeError, TypeError):
-        return
-    trim(0)
+    release_unused_memory()  # Arrow's pool, then glibc's heap (where there is glibc)
 
 
 def check_visible(source: Any) -> None:

@@ -39,7 +39,7 @@ def _returns_memory(reader: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return reader(*args, **kwargs)
         finally:
-            pa.default_memory_pool().release_unused()
+            release_arrow_memory()
     return read
 
 
