@@ -227,8 +227,11 @@ def test_a_killed_worker_changes_nothing(files, one_pass, tmp_path):
         dask_client.register_plugin(KillOnce(str(marker)), name="kill-once")
         ev = D.evaluate(files["runs"], files["qrels"], METRICS, ties=POLICIES, buckets=6,
                         client=dask_client, spill_dir=tmp_path)
-        # the replacement worker is set up like the first ones (Arrow at one thread)
+        # the replacement worker is set up like the first ones (Arrow and numpy helpers at
+        # one thread)
         assert set(dask_client.run(lambda: __import__("pyarrow").cpu_count()).values()) == {1}
+        assert set(dask_client.run(
+            lambda: __import__("tiedrank.io._parallel").io._parallel.WORKERS).values()) == {1}
     assert marker.exists()  # a worker really died
     _assert_same(ev, one_pass)
     assert _leftovers(tmp_path) == []
@@ -374,7 +377,8 @@ def test_local_workers_start_ready_and_single_threaded(client):
     them), glibc's adaptive allocator thresholds kept (Dask's MALLOC_TRIM_THRESHOLD_=65536
     made a sweep point 40% slower), and Arrow sized to the worker's one thread (also after
     other tests have run in this process: CI found 2 threads there, with Dask's
-    OMP_NUM_THREADS=1 alone)."""
+    OMP_NUM_THREADS=1 alone), as are tiedrank's numpy helper threads (sized at import, in
+    the unpinned fork server: two per worker made 1M-line tasks 0.30-0.45 s, not 0.25)."""
     import multiprocessing
 
     def describe():
@@ -383,6 +387,7 @@ def test_local_workers_start_ready_and_single_threaded(client):
         return {"parent_is_client": os.getppid() == CLIENT_PID,  # spawned by the nanny here
                 "trim": os.environ.get("MALLOC_TRIM_THRESHOLD_"),
                 "arrow_threads": pyarrow.cpu_count(),
+                "numpy_helper_threads": __import__("tiedrank.io._parallel").io._parallel.WORKERS,
                 # true on every path (warm_up imports them too): the fork-server evidence
                 # is the parent check below, this one that the modules are there at all
                 "preloaded": "tiedrank.distributed.evaluation" in sys.modules,
@@ -394,6 +399,7 @@ def test_local_workers_start_ready_and_single_threaded(client):
     for fact in facts:
         assert fact["trim"] is None
         assert fact["arrow_threads"] == 1, fact
+        assert fact["numpy_helper_threads"] == 1, fact
         assert fact["preloaded"]
         if "forkserver" in multiprocessing.get_all_start_methods():
             assert not fact["parent_is_client"]

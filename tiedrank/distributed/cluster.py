@@ -224,7 +224,7 @@ def connect(address: Any, *, timeout: float = CONNECT_TIMEOUT,
         cluster = _local_cluster(distributed, n_workers, fork_server)
         try:
             with distributed.Client(cluster) as client:
-                client.register_plugin(_one_arrow_thread(distributed), name="tiedrank-threads")
+                client.register_plugin(_one_thread_each(distributed), name="tiedrank-threads")
                 _warm_up(client, modules)
                 yield client
         finally:
@@ -317,27 +317,33 @@ def _local_cluster(distributed: Any, n_workers: int, fork_server: bool) -> Any:
             dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
 
 
-def _one_arrow_thread(distributed: Any) -> Any:
-    """A worker plugin sizing Arrow's thread pool to the worker's one thread, so that N
-    workers keep N cores busy, not 2N threads.
+def _one_thread_each(distributed: Any) -> Any:
+    """A worker plugin sizing Arrow's thread pool and tiedrank's numpy helper threads to
+    the worker's one thread, so that N workers keep N cores busy, not 2N or 3N threads.
 
     Dask's OMP_NUM_THREADS=1 (which Arrow reads) is not enough: it is set in the worker
     after the fork, and a pool that already exists in the fork server is inherited at its
-    full size (found in CI: 2 threads per worker once other tests had run first). A plugin,
-    not a one-off call, so that a worker replacing a dead one gets it too. The workers of a
-    local cluster are this command's processes, so they also stop numpy advising huge
-    pages, as the command itself does (:func:`~tiedrank.core.machine.without_huge_page_advice`).
+    full size (found in CI: 2 threads per worker once other tests had run first). The
+    numpy helpers (:mod:`tiedrank.io._parallel`) count the cores once, at import, which is
+    in the fork server, unpinned: on two cores each worker ran its duplicate checks and
+    score scans on two more threads, four busy threads on two cores (a 1M-line task took
+    0.30-0.45 s against 0.24 s in one process). A plugin, not a one-off call, so that a
+    worker replacing a dead one gets it too. The workers of a local cluster are this
+    command's processes, so they also stop numpy advising huge pages, as the command
+    itself does (:func:`~tiedrank.core.machine.without_huge_page_advice`).
     """
-    class OneArrowThread(distributed.WorkerPlugin):  # local: distributed is imported late
+    class OneThreadEach(distributed.WorkerPlugin):  # local: distributed is imported late
         def setup(self, worker: Any) -> None:
             import pyarrow
 
             from ..core.machine import without_huge_page_advice
+            from ..io import _parallel
 
             pyarrow.set_cpu_count(1)
+            _parallel.WORKERS = 1
             without_huge_page_advice()
 
-    return OneArrowThread()
+    return OneThreadEach()
 
 
 def warm_up(modules: Sequence[str] = TASK_MODULES) -> None:
@@ -370,7 +376,7 @@ class _Ahead:
         try:
             self.cluster = _local_cluster(self.distributed, n_workers, self.fork_server)
             self.client = self.distributed.Client(self.cluster)
-            self.client.register_plugin(_one_arrow_thread(self.distributed),
+            self.client.register_plugin(_one_thread_each(self.distributed),
                                         name="tiedrank-threads")
             _warm_up(self.client, self.modules)
         except BaseException as error:  # raised in the caller by ready()
