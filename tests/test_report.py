@@ -208,3 +208,85 @@ def test_the_csv_is_the_text_pandas_writes_cell_by_cell(digits):
         values = frame[column]
         unique = sorted(set(map(str, values)), key=natural_key)
         assert natural_rank(values).tolist() == [unique.index(str(v)) for v in values]
+
+
+def _reference_text_cells(frame: pd.DataFrame, digits: int) -> list[list[str]]:
+    """The cells of the text formats, one Python call per cell (how they were made before
+    they were made a column at a time): floats rounded, missing cells empty, the rest str."""
+    rows = []
+    for row in frame.itertuples(index=False):
+        rows.append(["" if pd.isna(v) else f"{v:.{digits}f}" if isinstance(v, float) else str(v)
+                     for v in row])
+    return rows
+
+
+@pytest.mark.parametrize("digits", [0, 4, 17])
+def test_the_text_formats_hold_every_cell_a_column_at_a_time_gives(digits):
+    """The table, Markdown, LaTeX and HTML formats read each column once (floats by one
+    ``%`` over the column, categories once each): the same cells as one call per cell, a
+    missing text cell empty (pandas 3 keeps it missing through astype(str): a TypeError)."""
+    import numpy as np
+
+    rng = np.random.default_rng(8)
+    n = 60
+    texts = ["q1", "q10", "a|b", "<i>x</i>", "50%", "é", "x_y"]
+    picks = rng.integers(0, len(texts), size=n)
+    numbers = rng.normal(size=n) * 10.0 ** rng.integers(-5, 8, size=n)
+    numbers[rng.random(n) < 0.2] = np.nan
+    frame = pd.DataFrame({
+        "run": pd.Categorical([None if i % 6 == 0 else texts[i] for i in picks]),
+        "query": pd.Series([None if i % 5 == 0 else texts[i] for i in picks], dtype="str"),
+        "value": numbers, "count": picks})
+    cells = _reference_text_cells(frame, digits)
+    table = render(frame, "table", digits=digits).split("\n")
+    widths = [max([len(c)] + [len(row[j]) for row in cells]) for j, c in enumerate(frame.columns)]
+    numeric = [False, False, True, True]
+    assert table[1:] == ["  ".join(v.rjust(w) if num else v.ljust(w)
+                                   for v, w, num in zip(row, widths, numeric)).rstrip()
+                         for row in cells]
+    assert any(row[0] == "" for row in cells) and any(row[1] == "" for row in cells)
+    assert render(frame, "html", digits=digits).count("<tr>") == n + 1
+    markdown = render(frame, "markdown", digits=digits).split("\n")[2:]
+    assert [line.split(" | ")[2] for line in markdown] == [row[2] for row in cells]
+
+
+def test_per_query_table_is_pandas_pivot_in_reading_order():
+    """``per_query_table`` (numpy over the codes) against pandas' pivot_table and a sort by
+    run, natural query order and metric: the CLI's ``-q`` table before it was rewritten."""
+    import numpy as np
+
+    from tiedrank.core.policies import REPORT_COLUMNS
+    from tiedrank.report import natural_rank, per_query_table
+
+    rng = np.random.default_rng(4)
+    queries = ["q2", "q10", "q1", "Q1", "a b", "10", "9", "é", "q01"]
+    rows = []
+    for run in ["b", "a"]:
+        for policy in ["trec_eval", "expected", "optimistic"]:
+            for metric in ["nDCG@10", "RR", "AP"]:
+                for query in queries:
+                    value = np.nan if (query == "9" and metric == "RR") or rng.random() < 0.05 \
+                        else rng.random()
+                    rows.append((run, query, metric, policy, value))
+    long = pd.DataFrame(rows, columns=["run", "query", "metric", "policy", "value"])
+    long = long.sample(frac=1.0, random_state=1)  # any row order, trec_eval's first: the
+    first = long.index[long["policy"] == "trec_eval"][0]  # columns in order of appearance,
+    long = pd.concat([long.loc[[first]], long.drop(index=first)]).reset_index(drop=True)
+    for column, order in [("run", ["b", "a", "unused"]), ("metric", ["nDCG@10", "RR", "AP"]),
+                          ("policy", ["expected", "optimistic", "trec_eval"])]:
+        long[column] = pd.Categorical(long[column], categories=order)
+    long["query"] = long["query"].astype("str")
+    assert long["policy"].iloc[0] == "trec_eval"  # not the categories' order
+    expected = long.pivot_table(index=["run", "query", "metric"], columns="policy",
+                                values="value", observed=True, sort=False)
+    expected = expected.rename(columns=REPORT_COLUMNS).reset_index()
+    expected.columns.name = None
+    order = np.lexsort((expected["metric"].cat.codes, natural_rank(expected["query"]),
+                        expected["run"].cat.codes))
+    expected = expected.iloc[order].reset_index(drop=True)
+    got = per_query_table(long)
+    assert not ((got["query"] == "9") & (got["metric"] == "RR")).any()  # all missing: gone
+    pd.testing.assert_frame_equal(got, expected, check_categorical=False)
+    for column in ("run", "metric"):
+        assert list(got[column].cat.categories) == list(long[column].cat.categories)
+    assert per_query_table(long.iloc[0:0]).empty

@@ -12,12 +12,10 @@ import argparse
 import sys
 import warnings
 
-import numpy as np
-
 from ..core.evaluation import DEFAULT_METRICS, build_tables, metric_request, score_tables
 from ..interop.trec_eval import DEFAULT_GROUP, with_collection_size
-from ..core.policies import ALL_POLICIES, POLICIES, REPORT_COLUMNS
-from ..report import GRID_FORMATS, build_report, natural_rank, render, render_grid
+from ..core.policies import ALL_POLICIES, POLICIES
+from ..report import GRID_FORMATS, build_report, per_query_table, render, render_grid
 from ..core.summaries import summary_note
 from ..core.validation import check_arguments
 from . import scale
@@ -147,14 +145,8 @@ def show(evaluation, args: argparse.Namespace) -> int:
             print(f"# note: {finding.message}", file=sys.stderr)
         return 0
     if args.per_query and getattr(args, "out", None) is None:  # --out: rows are on disk
-        frame = evaluation.per_query.pivot_table(
-            index=["run", "query", "metric"], columns="policy", values="value",
-            observed=True, sort=False).rename(columns=REPORT_COLUMNS).reset_index()
-        frame.columns.name = None
         # runs and metrics in the order given; queries as people read them (q2 before q10)
-        order = np.lexsort((frame["metric"].cat.codes, natural_rank(frame["query"]),
-                            frame["run"].cat.codes))
-        frame = frame.iloc[order].reset_index(drop=True)
+        frame = per_query_table(evaluation.per_query)
     else:
         frame = evaluation.report()
         frame.insert(2, "queries", evaluation.summary.groupby(

@@ -324,7 +324,7 @@ def _one_thread_each(distributed: Any) -> Any:
     Dask's OMP_NUM_THREADS=1 (which Arrow reads) is not enough: it is set in the worker
     after the fork, and a pool that already exists in the fork server is inherited at its
     full size (found in CI: 2 threads per worker once other tests had run first). The
-    numpy helpers (:mod:`tiedrank.io._parallel`) count the cores once, at import, which is
+    numpy helpers (:func:`tiedrank.io.set_helper_threads`) count the cores once, at import, which is
     in the fork server, unpinned: on two cores each worker ran its duplicate checks and
     score scans on two more threads, four busy threads on two cores (a 1M-line task took
     0.30-0.45 s against 0.24 s in one process). A plugin, not a one-off call, so that a
@@ -337,10 +337,10 @@ def _one_thread_each(distributed: Any) -> Any:
             import pyarrow
 
             from ..core.machine import without_huge_page_advice
-            from ..io import _parallel
+            from ..io import set_helper_threads
 
             pyarrow.set_cpu_count(1)
-            _parallel.WORKERS = 1
+            set_helper_threads(1)
             without_huge_page_advice()
 
     return OneThreadEach()

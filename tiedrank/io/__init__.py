@@ -51,11 +51,12 @@ Modules
                 query's ranked list and tie groups beside its document texts
 ``_load``, ``_limits``, ``_lz4``, ``_text``, ``_json``, ``_arrow``, ``_parallel``: loading
 sources, the input limits, ranx's LZ4 files, text lines, the bounds on JSON (depth, record
-size) checked before any parser, Arrow helpers, threads (private).
+size) checked before any parser, Arrow helpers, threads (private; :func:`set_helper_threads` sizes the last).
 """
 from __future__ import annotations
 
 from ._load import InputLimits, SourceNotFound, input_limits, set_input_limits
+from ._parallel import set_helper_threads
 from .columns import ALIASES
 from .detect import FORMATS, detect_format
 from .groups import read_groups
@@ -78,6 +79,7 @@ __all__ = [
     "read_corpus",
     "read_groups",
     "read_query_text",
+    "set_helper_threads",
     "read_qrels",
     "read_run",
     "set_input_limits",

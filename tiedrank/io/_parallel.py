@@ -17,6 +17,19 @@ BLOCK_SIZE = 16 << 20
 WORKERS = max(1, min(2, usable_cores()))
 
 
+def set_helper_threads(count: int) -> None:
+    """Run the numpy helpers on ``count`` threads (at most 2) from now on: a process that
+    already keeps its cores busy otherwise (a Dask worker of one thread) asks for 1.
+
+    >>> from tiedrank.io import _parallel
+    >>> set_helper_threads(1); _parallel.WORKERS
+    1
+    >>> set_helper_threads(usable_cores())  # back to the default
+    """
+    global WORKERS
+    WORKERS = max(1, min(2, int(count)))
+
+
 def parallel_map(function: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
     """``list(map(function, items))``, on two threads when there is more than one item.
 

@@ -9,6 +9,8 @@
   significance letters and a dagger where the verdict does not survive a change of tie
   policy; built by :func:`build_report` (``Evaluation.grid()``), rendered by
   :mod:`tiedrank.report.grid_render`.
+* :mod:`tiedrank.report.per_query` -- :func:`per_query_table`: the per-query rows of
+  ``tiedrank evaluate -q``, one column per policy, queries in natural order.
 * :mod:`tiedrank.report.curves` -- :func:`precision_recall_curve`: a paper's interpolated
   precision-recall curve with its [worst, best] band over tie orderings.
 """
@@ -28,6 +30,7 @@ from .formats import (
     neutralised,
     render,
 )
+from .per_query import per_query_table
 from .curves import CURVE_COLUMNS, RECALL_LEVELS, precision_recall_curve
 from .grid import PAIRINGS, Report, Significance, build_report
 from .grid_render import GRID_FORMATS, render_grid
@@ -35,4 +38,4 @@ from .grid_render import GRID_FORMATS, render_grid
 __all__ = ["CURVE_COLUMNS", "RECALL_LEVELS", "precision_recall_curve", "FORMATS", "GRID_FORMATS", "render_grid", "MAX_DIGITS", "PAIRINGS", "Report", "Significance", "WORD_JOINER",
            "build_report", "csv_safe", "html_table", "latex_ascii", "latex_escape", "latex_literal",
            "markdown_escape", "markdown_literal", "natural_key", "natural_rank", "neutralised",
-           "render"]
+           "per_query_table", "render"]
