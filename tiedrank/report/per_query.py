@@ -49,9 +49,8 @@ def per_query_table(per_query: pd.DataFrame) -> pd.DataFrame:
     first = first[kept]
     frame = pd.DataFrame({
         "run": pd.Categorical.from_codes(run[first], dtype=per_query["run"].dtype),
-        "query": per_query["query"].to_numpy()[first],
+        "query": per_query["query"].iloc[first].reset_index(drop=True),  # its dtype kept
         "metric": pd.Categorical.from_codes(metric[first], dtype=per_query["metric"].dtype)})
-    frame["query"] = frame["query"].astype(per_query["query"].dtype)
     for column, name in enumerate(policies):
         frame[REPORT_COLUMNS.get(str(name), str(name))] = wide[kept, column]
     return frame
