@@ -169,11 +169,14 @@ def test_automatic_bucket_count(files, monkeypatch):
     monkeypatch.setattr(scaled, "AUTO_THRESHOLD_BYTES", 1000)
     monkeypatch.setattr(scaled, "BUCKET_BYTES", 20_000)
     size = max(os.path.getsize(files["runs"][0]), 4 * os.path.getsize(files["runs"][1]))
-    expected = -(-(size + os.path.getsize(files["qrels"])) // 20_000)
+    largest = size + os.path.getsize(files["qrels"])
+    monkeypatch.setattr(scaled, "WHOLE_RUN_BYTES", largest - 1)
+    expected = -(-largest // 20_000)
+    assert expected > 1
     assert D.choose_buckets(files["runs"], files["qrels"]) == expected
-    # many runs that each fit in a bucket: one task per run, no split (splitting them only
-    # reads and writes every row once more)
-    monkeypatch.setattr(scaled, "BUCKET_BYTES", size + os.path.getsize(files["qrels"]))
+    # runs that a task can hold whole: one task per run, no split (splitting them only
+    # reads and writes every row once more), however small the buckets would be
+    monkeypatch.setattr(scaled, "WHOLE_RUN_BYTES", largest)
     assert D.choose_buckets(files["runs"], files["qrels"]) == 1
 
 

@@ -40,7 +40,11 @@ AUTO_THRESHOLD_BYTES = 256 << 20
 """Below this much input (text bytes, gzip counted x4), ``buckets=None`` means one pass
 (one pass takes about 6x the text in RAM: 951 MB for a 169 MB, 5M-row run)."""
 BUCKET_BYTES = 128 << 20
-"""Input text per bucket when ``buckets=None`` chooses: a bucket then takes under 1 GB."""
+"""Input text per bucket when ``buckets=None`` splits: a bucket then takes under 1 GB."""
+WHOLE_RUN_BYTES = 320 << 20
+"""The largest run (with the qrels) that ``buckets=None`` reads whole, in one task, rather
+than split: the core takes the run's columns over as it builds the table, so a task holds
+about 2.5x the text (a 7M-line run of 273 MB: 666 MB with its per-query rows), under 1 GB."""
 _GZIP_RATIO = 4
 _BYTES_PER_ROW = 48  # a TREC run line, for in-memory inputs
 
@@ -65,13 +69,16 @@ def _source_bytes(source: Any) -> int:
 
 
 def choose_buckets(runs: Any, qrels: Any) -> int:
-    """Buckets for ``buckets=None``: 0 (one pass) below :data:`AUTO_THRESHOLD_BYTES`, else
-    one per :data:`BUCKET_BYTES` of input (the largest run decides: runs are done one by one),
-    1 when the largest run fits in one (runs read whole, one by one: no split).
+    """Buckets for ``buckets=None``: 0 (one pass) below :data:`AUTO_THRESHOLD_BYTES`; else
+    1 (each run read whole, in a task of its own: no split) when the largest run is at most
+    :data:`WHOLE_RUN_BYTES`, and one bucket per :data:`BUCKET_BYTES` of it beyond (runs are
+    done one by one, so the largest decides).
 
-    Splitting many runs that each fit in a bucket only reads and writes every row once
-    more: 12 runs x 1M rows (35 MB each) were split into 2 buckets, and on ``local:2`` the
-    split tasks took 4.8 s of the 6.8 s the tasks took (benchmarks/RESULTS.md, 2026-11-29).
+    Splitting runs that a task can hold whole only reads and writes every row once more:
+    12 runs x 1M rows (35 MB each) split into 2 buckets made the split tasks 4.8 s of the
+    6.8 s on ``local:2``; 12 runs x 4M rows (160 MB each) split into 2 took 12.5 s on
+    ``local:2`` (1.24x one core, 22.6 CPU s), whole 8.6 s (1.93x, 15.4 CPU s; the largest
+    process 637 MB; benchmarks/RESULTS.md, 2026-11-29).
 
     Examples
     --------
@@ -83,7 +90,7 @@ def choose_buckets(runs: Any, qrels: Any) -> int:
     if total < AUTO_THRESHOLD_BYTES:
         return 0
     largest = max(_source_bytes(s) for s in sources) + _source_bytes(qrels)
-    return math.ceil(largest / BUCKET_BYTES)
+    return 1 if largest <= WHOLE_RUN_BYTES else math.ceil(largest / BUCKET_BYTES)
 
 
 def evaluate(runs: Any, qrels: Any, metrics: Any, *,
