@@ -13,6 +13,7 @@ import pandas as pd
 from .argument_order import check_argument_order, files_swapped  # noqa: F401  (re-exported)
 from .data import Qrels, Run, exports_arrow
 from .errors import Finding
+from .first_use import MadeOnFirstUse
 from ..metrics import Metric, metric_values, parse_metric
 from ..metrics.registry import EXTREME_POLICIES
 from .policies import ALL_POLICIES, REPORT_COLUMNS, Policy, parse_policies  # noqa: F401  (ALL_POLICIES re-exported)
@@ -29,30 +30,10 @@ DEFAULT_METRICS = ("RR", "P@10", "AP", "nDCG@10")
 """The metrics the CLI evaluates when none is given."""
 
 
-class _MadeOnFirstUse:
-    """An :class:`Evaluation` field that may be given a :class:`Later` (a function and its
-    arguments) instead of its value: the value is made on first use and kept. The per-query
-    frame of ``-m all_trec`` on 7M lines (2.5M rows) is 0.2 s and 100 MB that a command
-    printing only the means never looks at."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.slot = f"_{name}"
-
-    def __get__(self, instance: Any, owner: type | None = None) -> Any:
-        if instance is None:
-            raise AttributeError("a required field")  # no default (dataclasses asks)
-        value = instance.__dict__[self.slot]
-        if isinstance(value, Later):
-            value = instance.__dict__[self.slot] = value()
-        return value
-
-    def __set__(self, instance: Any, value: Any) -> None:
-        instance.__dict__[self.slot] = value
-
-
 @dataclass(frozen=True)
 class Later:
-    """``function(*arguments)``, called when asked for (see :class:`_MadeOnFirstUse`)."""
+    """``function(*arguments)``, called when asked for: a field given one is made on first
+    use (:class:`~tiedrank.core.first_use.MadeOnFirstUse`)."""
 
     function: Callable[..., Any]
     arguments: tuple = ()
@@ -93,7 +74,10 @@ class Evaluation:
         name), in the order of the results; the frames show their labels.
     """
 
-    per_query: pd.DataFrame = _MadeOnFirstUse()  # type: ignore[assignment]
+    # given a Later when only the means may be asked for: the per-query frame of -m all_trec
+    # on 7M lines (2.5M rows) is 0.2 s and 100 MB that a command printing means never reads
+    per_query: pd.DataFrame = MadeOnFirstUse(  # type: ignore[assignment]
+        lambda evaluation, later: later(), pending=lambda stored: isinstance(stored, Later))
     summary: pd.DataFrame
     tables: dict[str, TieTable]
     findings: list[Finding] = field(default_factory=list)

@@ -60,6 +60,7 @@ import pyarrow.compute as pc
 from .data import Qrels, Run
 from .errors import Finding
 from .hashing import hash_ids, mix, seed_word
+from .first_use import MadeOnFirstUse
 from .intents import table_intents
 from .joins import as_arrow_strings, byte_order, join_grades as _join_grades, narrow_offsets, \
     place_grades, qrels_side as _qrels_side, ranking_order as _ranking_order, \
@@ -73,28 +74,6 @@ from .truncation import truncate_run  # noqa: F401  (also tiedrank.core.ties.tru
 if TYPE_CHECKING:  # pragma: no cover
     from .options import EvaluationOptions
     from .intents import TableIntents
-
-
-class _DerivedAbove:
-    """The ``group_above`` field: a table of every document (the build's) is given None
-    and derives it on first use, ``group_start - query_start[group_query]``. A table of
-    7M lines then needs its 37 MB only if something asks for it (the compact views take
-    their groups' values without it: :meth:`TieTable.above_of`)."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.slot = f"_{name}"
-
-    def __get__(self, table: "TieTable | None", owner: type | None = None) -> np.ndarray:
-        if table is None:
-            raise AttributeError("group_above has no default")  # a required field
-        above = table.__dict__[self.slot]
-        if above is None:
-            above = table.above_of(slice(None))
-            table.__dict__[self.slot] = above
-        return above
-
-    def __set__(self, table: "TieTable", value: np.ndarray | None) -> None:
-        table.__dict__[self.slot] = value
 
 
 _MAX_LISTED = 20  # query ids listed in a Finding; the count is always complete
@@ -120,7 +99,11 @@ class TieTable:
     group_query: np.ndarray
     group_start: np.ndarray
     group_size: np.ndarray
-    group_above: np.ndarray = _DerivedAbove()  # type: ignore[assignment]
+    # a table of every document (the build's) is given None and derives it on first use:
+    # 37 MB on 7M lines that the compact views never need (they take their groups' values
+    # with above_of)
+    group_above: np.ndarray = MadeOnFirstUse(  # type: ignore[assignment]
+        lambda table, stored: table.above_of(slice(None)))
     doc_score: np.ndarray
     doc_grade: np.ndarray
     doc_judged: np.ndarray
