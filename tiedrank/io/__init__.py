@@ -51,7 +51,8 @@ Modules
                 query's ranked list and tie groups beside its document texts
 ``_load``, ``_limits``, ``_lz4``, ``_text``, ``_json``, ``_arrow``, ``_parallel``: loading
 sources, the input limits, ranx's LZ4 files, text lines, the bounds on JSON (depth, record
-size) checked before any parser, Arrow helpers, threads (private; :func:`set_helper_threads` sizes the last).
+size) checked before any parser, Arrow helpers, threads (private; :func:`set_helper_threads`
+sizes the last).
 """
 from __future__ import annotations
 
@@ -79,9 +80,9 @@ __all__ = [
     "read_corpus",
     "read_groups",
     "read_query_text",
-    "set_helper_threads",
     "read_qrels",
     "read_run",
+    "set_helper_threads",
     "set_input_limits",
     "write_qrels",
     "write_run",

@@ -275,8 +275,9 @@ def markdown_escape(text: str) -> str:
 
 def _text_columns(frame: pd.DataFrame, digits: int) -> list[list[str]]:
     """Every column as its cells' text: floats rounded to ``digits``, the rest as
-    ``astype(str)`` writes them, missing cells empty. Plain lists: iterating pandas' Arrow-backed strings
-    cell by cell cost 3.8 s on 700,000 per-query rows of ``-m all_trec -q``."""
+    ``astype(str)`` writes them, missing cells empty. Plain lists: iterating pandas'
+    Arrow-backed strings cell by cell cost 3.8 s on 700,000 per-query rows of
+    ``-m all_trec -q``."""
     columns = []
     for position in range(frame.shape[1]):
         values = frame.iloc[:, position]
@@ -284,14 +285,17 @@ def _text_columns(frame: pd.DataFrame, digits: int) -> list[list[str]]:
             columns.append(_formatted(values.to_numpy(), f"%.{digits}f"))
         elif pd.api.types.is_float_dtype(values):  # float32, nullable Float64
             columns.append(["" if pd.isna(v) else f"{v:.{digits}f}" for v in values.tolist()])
-        elif isinstance(values.dtype, pd.CategoricalDtype):  # one str per category, shared
-            names = np.array([*map(str, values.cat.categories.astype(str).tolist()), ""],
-                             dtype=object)
-            columns.append(names[values.cat.codes.to_numpy()].tolist())  # code -1 -> ""
-        else:  # missing cells are empty, as in CSV (astype(str) keeps pandas 3's NA as NaN)
-            text = values.astype(object).where(values.notna(), "").astype(str).tolist()
-            columns.append(text)
+        else:  # categorical and string columns: one str per distinct value, shared
+            cells = _each_value(values, _text_cell)
+            columns.append(cells.tolist() if cells is not None else
+                           # missing cells empty, as in CSV (astype(str) keeps pandas 3's NA)
+                           values.astype(object).where(values.notna(), "").astype(str).tolist())
     return columns
+
+
+def _text_cell(value: object) -> str:
+    """A text format's cell: ``str(value)``, or "" for a missing value."""
+    return "" if pd.isna(value) else str(value)
 
 
 @validate_params({"fmt": [Options(*FORMATS)], "digits": [Interval(int, 0, MAX_DIGITS)]})
