@@ -98,9 +98,9 @@ def _one_core_in_process() -> None:
 
     pyarrow.set_cpu_count(1)
     pyarrow.set_io_thread_count(1)
-    from tiedrank.io import _parallel
+    from tiedrank.io import set_helper_threads
 
-    _parallel.WORKERS = 1  # it counts os.cpu_count(), blind to taskset's mask
+    set_helper_threads(1)  # as a Dask worker's plugin does (taskset alone already gives 1)
 
 
 @contextlib.contextmanager
