@@ -4,7 +4,7 @@ on one run's tie-group table.
 The run and qrels are ``benchmarks/generate.py``'s (6.98M lines by default). The table is
 built once (every tie policy's table is resolved and cached by a first, untimed scoring);
 then each metric is scored alone under every policy (``ties="all"``: expected, optimistic,
-pessimistic, trec_eval, input) with :func:`tiedrank.core.evaluation.score_tables`, three
+pessimistic, trec_eval, input) with :func:`tiedrank.evaluation.score_tables`, three
 times, and the least wall and CPU times are printed beside its peer family's:
 
     Judged@10 / unj@10     counts of the qrels documents in the top k, own extremes
@@ -61,7 +61,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from tiedrank import EvaluationOptions, read_qrels, read_run
-    from tiedrank.core.evaluation import build_tables, score_tables
+    from tiedrank.evaluation import build_tables, score_tables
 
     start = time.perf_counter()
     run = read_run(args.data / "run.txt", name="r")

@@ -1,6 +1,6 @@
 """TsRR alpha sweep: the tie-sensitive reciprocal rank of every run across alpha.
 
-The mean TsRR per run over a log-scale alpha range (``tiedrank.core.evaluation.tsrr_sweep``) with
+The mean TsRR per run over a log-scale alpha range (``tiedrank.evaluation.tsrr_sweep``) with
 MRR in trec_eval's order, E[RR] and TsRR2 as reference lines; a per-query table at one
 alpha; the formula; and its two pathologies on live toy examples. Widgets and layout only.
 """
@@ -38,7 +38,7 @@ from tiedrank.dashboard.ui import (
     stacking_columns,
 )
 from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
-from tiedrank.core.evaluation import tsrr_sweep
+from tiedrank.evaluation import tsrr_sweep
 
 SWEEP_POINTS = 201
 

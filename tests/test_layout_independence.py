@@ -19,7 +19,7 @@ import pytest
 from tiedrank import Qrels, Run, build_tie_table, evaluate
 from tiedrank.core.hashing import bucket_of
 from tiedrank.metrics import first_relevant_pmf
-from tiedrank.core.summaries import partial_summary
+from tiedrank.evaluation.summaries import partial_summary
 from tiedrank.core.summation import SUMMARY_KEYS, exact_sums
 
 METRICS = ["RR", "RR@10", "Success@5", "P@10", "R@10", "AP", "AP@10", "nDCG", "nDCG@10",

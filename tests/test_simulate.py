@@ -13,7 +13,7 @@ import pytest
 
 from tiedrank.cli.simulate import main as simulate_main
 from tiedrank.core.data import Run
-from tiedrank.core.evaluation import evaluate
+from tiedrank.evaluation import evaluate
 from tiedrank.io import read_qrels, read_run
 from tiedrank.simulate import (PRESETS, SWEEP_COLUMNS, RerankerSpec, bfloat16_round,
                                cast_scores, get_spec, make_queries, quantize_run, simulate,

@@ -34,8 +34,8 @@ _moved.install()
 _PUBLIC = {
     "Qrels": "core.data", "Run": "core.data",
     "Finding": "core.errors", "InputError": "core.errors",
-    "Evaluation": "core.evaluation", "evaluate": "core.evaluation",
-    "parse_policies": "core.evaluation", "tsrr_sweep": "core.evaluation",
+    "Evaluation": "evaluation", "evaluate": "evaluation",
+    "parse_policies": "core.policies", "tsrr_sweep": "evaluation",
     "EvaluationOptions": "core.options",
     "read_qrels": "io", "read_run": "io", "write_qrels": "io", "write_run": "io",
     "METRIC_NAMES": "metrics", "Metric": "metrics", "metric_values": "metrics",
@@ -43,7 +43,7 @@ _PUBLIC = {
     "POLICIES": "core.ties", "TieTable": "core.ties", "build_tie_table": "core.ties",
 }
 """Public name -> the module (under ``tiedrank.``) it comes from."""
-_SUBPACKAGES = ("core", "interop", "io", "metrics", "report", "sampling", "simulate", "stats")
+_SUBPACKAGES = ("core", "evaluation", "interop", "io", "metrics", "report", "sampling", "simulate", "stats")
 """Subpackages reachable as attributes of ``tiedrank`` (``tiedrank.stats.paired_test``)."""
 
 __all__ = [
@@ -83,7 +83,8 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # what type checkers and IDEs read
     from .core.data import Qrels, Run
     from .core.errors import Finding, InputError
-    from .core.evaluation import Evaluation, evaluate, parse_policies, tsrr_sweep
+    from .core.policies import parse_policies
+    from .evaluation import Evaluation, evaluate, tsrr_sweep
     from .core.options import EvaluationOptions
     from .core.ties import POLICIES, TieTable, build_tie_table
     from .io import read_qrels, read_run, write_qrels, write_run

@@ -85,7 +85,7 @@ def _options(subcommand: str) -> dict:
 
 
 def test_choices_and_defaults_come_from_the_library_constants():
-    from tiedrank.core.evaluation import DEFAULT_METRICS
+    from tiedrank.evaluation import DEFAULT_METRICS
     from tiedrank.core.options import QUERY_SETS
     from tiedrank.metrics import GAINS, METRIC_NAMES
     from tiedrank.report import FORMATS

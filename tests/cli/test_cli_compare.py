@@ -12,7 +12,7 @@ import pytest
 
 from tiedrank import stats as C
 from tiedrank.cli.compare import main as compare_main
-from tiedrank.core.evaluation import evaluate
+from tiedrank.evaluation import evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
 LLMJUDGE = next((p for p in (ROOT / "sample_data" / "llmjudge", Path("/work/shared/data/llmjudge"))

@@ -9,7 +9,7 @@ import pytest
 
 from tiedrank import parse_metric
 from tiedrank.cli import main
-from tiedrank.core.evaluation import metric_request
+from tiedrank.evaluation import metric_request
 from tiedrank.interop.names import metric_catalogue
 from tiedrank.metrics import REGISTRY
 

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tiedrank
-from tiedrank.core.evaluation import build_tables
+from tiedrank.evaluation import build_tables
 from tiedrank.core.options import EvaluationOptions
 from tiedrank.sampling import query_moments, sample_query_values, sample_run_means
 

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from tiedrank import EvaluationOptions, Run, read_qrels, read_run
-from tiedrank.core.evaluation import build_tables, score_tables
+from tiedrank.evaluation import build_tables, score_tables
 from tiedrank.core.ties import build_tie_table
 
 QRELS = "0 0 b 1\n0 0 e 2\n1 0 a 1\n2 0 z 1\n"

@@ -1,6 +1,6 @@
 """Objects past the doors: a metric name is parsed once, where it comes in.
 
-The door (here :func:`tiedrank.core.evaluation.parse_metrics`, as the CLI and the dashboard
+The door (here :func:`tiedrank.evaluation.parse_metrics`, as the CLI and the dashboard
 call it) makes the :class:`~tiedrank.metrics.Metric` objects; the scoring, the summaries (one
 pass and buckets), trec_eval's output and the CLI's note read them, and the evaluation keeps
 them. The oracle is a count of the parser's calls, not a restatement of the code: before,
@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from tiedrank import EvaluationOptions, distributed
-from tiedrank.core.evaluation import build_tables, parse_metrics, score_tables
-from tiedrank.core.summaries import summary_note
+from tiedrank.evaluation import build_tables, parse_metrics, score_tables
+from tiedrank.evaluation.summaries import summary_note
 from tiedrank.metrics import registry
 
 RUN = pd.DataFrame({"query": ["q1"] * 3 + ["q2"] * 3, "doc": list("abcdef"),

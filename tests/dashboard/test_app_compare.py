@@ -14,7 +14,7 @@ from tiedrank.dashboard import compare as view
 from tiedrank.dashboard.cache import SHARED
 from tiedrank.dashboard.datasets import _LLMJUDGE_RUNS, BUNDLED
 from tiedrank.dashboard.figures import compare as figures
-from tiedrank.core.evaluation import evaluate
+from tiedrank.evaluation import evaluate
 from tiedrank.io import read_qrels, read_run
 from tiedrank.report import render
 

@@ -50,7 +50,7 @@ from tiedrank.dashboard.tie_structure import (
     top_strip,
 )
 from tiedrank.core.data import Qrels, Run
-from tiedrank.core.evaluation import evaluate
+from tiedrank.evaluation import evaluate
 from tiedrank.io import query_documents, read_query_text
 from tiedrank.core.tie_statistics import tie_statistics
 from tiedrank.core.ties import build_tie_table

@@ -26,7 +26,7 @@ from tiedrank.dashboard.figures.tie_structure import ranked_list_figure, top_str
 from tiedrank.dashboard.spread import query_ranges
 from tiedrank.dashboard.tie_structure import top_strip
 from tiedrank.dashboard.tsrr import alpha_grid, appended_example, fully_tied_example, sweep_references
-from tiedrank.core.evaluation import evaluate, tsrr_sweep
+from tiedrank.evaluation import evaluate, tsrr_sweep
 from tiedrank.io import query_documents, read_qrels, read_run
 from tiedrank.sampling import first_relevant_distribution, sample_run_means
 

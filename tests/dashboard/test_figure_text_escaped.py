@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from tiedrank.core.data import Qrels, Run
-from tiedrank.core.evaluation import evaluate, tsrr_sweep
+from tiedrank.evaluation import evaluate, tsrr_sweep
 from tiedrank.dashboard import learn
 from tiedrank.dashboard import side_by_side as sbs
 from tiedrank.dashboard.drilldown import clicked_query

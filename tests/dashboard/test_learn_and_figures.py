@@ -33,7 +33,7 @@ from tiedrank.dashboard.tsrr import (
     tsrr_query_table,
 )
 from tiedrank.core.errors import InputError
-from tiedrank.core.evaluation import evaluate, tsrr_sweep
+from tiedrank.evaluation import evaluate, tsrr_sweep
 from tiedrank.io import read_qrels, read_run
 from tiedrank.metrics import metric_values
 from tiedrank.sampling import first_relevant_distribution, sample_run_means

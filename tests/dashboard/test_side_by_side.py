@@ -14,7 +14,7 @@ from tiedrank import EvaluationOptions
 from tiedrank.core.data import Qrels, Run
 from tiedrank.dashboard import side_by_side as sbs
 from tiedrank.dashboard.figures.side_by_side import slope_figure
-from tiedrank.core.evaluation import evaluate
+from tiedrank.evaluation import evaluate
 from tiedrank.io import read_qrels, read_run
 from tiedrank.core.ties import build_tie_table
 

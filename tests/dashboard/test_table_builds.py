@@ -9,7 +9,7 @@ import importlib
 
 from tiedrank.dashboard.cache import SHARED
 
-core = importlib.import_module("tiedrank.core.evaluation")  # the module (the package exports a function of that name)
+core = importlib.import_module("tiedrank.evaluation.scoring")  # the module that calls build_tie_table
 
 pytestmark = pytest.mark.usefixtures("navigation_pages")
 

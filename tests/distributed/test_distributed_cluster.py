@@ -262,7 +262,7 @@ def test_a_worker_that_cannot_see_a_run_file_names_its_host(cluster, files, tmp_
     from tiedrank import read_qrels
     from tiedrank.distributed.buckets import split_run
     from tiedrank.distributed.evaluation import Plan, evaluate_source
-    from tiedrank.core.evaluation import parse_metrics
+    from tiedrank.evaluation import parse_metrics
     from tiedrank.core.options import make_options
 
     _, _, client = cluster

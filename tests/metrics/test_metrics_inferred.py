@@ -19,7 +19,7 @@ from hypothesis_profiles import examples
 from oracles import all_orderings, check_per_query_against_pytrec_eval, make_inputs
 from tiedrank import EvaluationOptions
 from tiedrank.core.data import Qrels, Run
-from tiedrank.core.evaluation import evaluate
+from tiedrank.evaluation import evaluate
 from tiedrank.metrics import inferred, metric_values, parse_metric
 from tiedrank.core.ties import build_tie_table
 

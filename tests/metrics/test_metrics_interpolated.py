@@ -25,7 +25,7 @@ from hypothesis_profiles import examples
 from oracles import all_orderings, make_inputs, pytrec_eval_values, tied_and_tie_free
 from tiedrank import EvaluationOptions
 from tiedrank.cli import main
-from tiedrank.core.evaluation import evaluate
+from tiedrank.evaluation import evaluate
 from tiedrank.interop.names import trec_eval_name
 from tiedrank.interop.trec_eval import expand_metrics
 from tiedrank.metrics import interpolated, metric_values, parse_metric

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 from oracles import make_inputs
-from tiedrank.core.evaluation import evaluate
+from tiedrank.evaluation import evaluate
 from tiedrank.metrics import metric_values, parse_metric
 from tiedrank.sampling import first_relevant_distribution
 from tiedrank.core.ties import build_tie_table

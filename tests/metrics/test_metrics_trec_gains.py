@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from hypothesis_profiles import examples
 from oracles import all_orderings, check_per_query_against_pytrec_eval, make_inputs
 from tiedrank import EvaluationOptions
-from tiedrank.core.evaluation import evaluate
+from tiedrank.evaluation import evaluate
 from tiedrank.metrics import metric_values, parse_metric
 from tiedrank.metrics.trec_gains import relevance_strings
 from tiedrank.core.ties import build_tie_table

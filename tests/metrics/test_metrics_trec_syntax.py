@@ -16,7 +16,7 @@ import pytest
 
 from tiedrank import evaluate, read_qrels, read_run
 from tiedrank.core.data import Qrels, Run
-from tiedrank.core.evaluation import parse_metrics
+from tiedrank.evaluation import parse_metrics
 from tiedrank.interop.trec_eval import GROUPS, MEASURES, expand_metrics
 from tiedrank.metrics import REGISTRY, parse_metric
 

@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from tiedrank import stats as S
-from tiedrank.core.evaluation import evaluate
+from tiedrank.evaluation import evaluate
 from tiedrank.report import render
 from tiedrank.core.validation import InvalidParameterError
 

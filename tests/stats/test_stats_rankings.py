@@ -10,7 +10,7 @@ from stats_support import qrels_of, tie_table
 
 from tiedrank import stats as S
 from tiedrank.core.data import Run
-from tiedrank.core.evaluation import evaluate
+from tiedrank.evaluation import evaluate
 
 
 def test_policy_rankings_and_kendall_tau(flip_case):

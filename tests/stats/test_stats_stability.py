@@ -10,7 +10,7 @@ import pytest
 from stats_support import qrels_of, tie_table
 
 from tiedrank import stats as S
-from tiedrank.core.evaluation import evaluate
+from tiedrank.evaluation import evaluate
 from tiedrank.metrics import metric_values
 from tiedrank.sampling import enumerate_orderings
 from tiedrank.sampling.enumeration import ordering_table, query_orderings

@@ -322,7 +322,7 @@ def add_query_options(parser: argparse.ArgumentParser) -> None:
 def check_file_order(command: str, qrels: str, runs: Sequence[str]) -> None:
     """trec_eval's order is QRELS RUN: a run given where the qrels go and a qrels file among
     the runs (ranx's order) is one line saying which is which, before anything is read."""
-    from ..core.argument_order import files_swapped
+    from ..evaluation.argument_order import files_swapped
 
     swapped = files_swapped(list(runs), qrels)
     if swapped:

@@ -34,7 +34,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 
 from ..core.errors import InputError
-from ..core.evaluation import DEFAULT_METRICS, build_tables, parse_metrics, score_tables
+from ..evaluation import DEFAULT_METRICS, build_tables, parse_metrics, score_tables
 from ..io import read_groups
 from ..core.policies import ALL_POLICIES, POLICIES, parse_policies
 from ..report import GRID_FORMATS, build_report, markdown_literal, render, render_grid

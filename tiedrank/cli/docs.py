@@ -1,7 +1,7 @@
 """``tiedrank docs``: one query's tie groups with grade, score and document text.
 
 The table is built as ``evaluate`` builds it: the flags become one
-:class:`~tiedrank.core.options.EvaluationOptions` and :func:`tiedrank.core.evaluation.
+:class:`~tiedrank.core.options.EvaluationOptions` and :func:`tiedrank.evaluation.
 build_tables` reads the files and sorts the run, so ``--round``, ``-J``, ``--duplicates``,
 ``-l`` and the column mappings mean here what they mean there.
 """
@@ -53,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _docs(args: argparse.Namespace) -> int:
-    from ..core.evaluation import build_tables
+    from ..evaluation import build_tables
     from ..core.validation import Interval, check
     from ..io import group_documents, load_texts, read_query_text
 

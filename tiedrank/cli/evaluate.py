@@ -12,11 +12,11 @@ import argparse
 import sys
 import warnings
 
-from ..core.evaluation import DEFAULT_METRICS, build_tables, metric_request, score_tables
+from ..evaluation import DEFAULT_METRICS, build_tables, metric_request, score_tables
 from ..interop.trec_eval import DEFAULT_GROUP, with_collection_size
 from ..core.policies import ALL_POLICIES, POLICIES
 from ..report import GRID_FORMATS, build_report, per_query_table, render, render_grid
-from ..core.summaries import summary_note
+from ..evaluation.summaries import summary_note
 from ..core.validation import check_arguments
 from . import scale
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
@@ -68,7 +68,7 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
 
 
 def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
-    """The options of :func:`tiedrank.core.evaluation.evaluate`, as flags."""
+    """The options of :func:`tiedrank.evaluation.evaluate`, as flags."""
     fixed = ", ".join(p for p in POLICIES if p != "random")
     parser.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC",
                         help="metric, repeatable (`tiedrank metrics` lists them all with "

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from ..distributed.cluster import CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT
-from ..core.evaluation import Evaluation
+from ..evaluation import Evaluation
 from ..core.options import EvaluationOptions
 
 

@@ -3,8 +3,8 @@
 The CLI's flags, the dashboard's settings and its URL, :func:`tiedrank.evaluate`'s keyword
 arguments and :func:`tiedrank.distributed.evaluate` all build this frozen value, and it is
 checked once, when it is made, with the one message format of :mod:`tiedrank.core.validation`.
-Nothing downstream re-checks an option: :func:`tiedrank.core.evaluation.build_tables` and
-:func:`tiedrank.core.evaluation.score_tables` take it as it is, in one process or on a Dask worker
+Nothing downstream re-checks an option: :func:`tiedrank.evaluation.build_tables` and
+:func:`tiedrank.evaluation.score_tables` take it as it is, in one process or on a Dask worker
 (it pickles).
 
 The query set

@@ -91,9 +91,9 @@ class Peers(Socket):
     """What the readers accept, in words (for the message of a source they cannot read)."""
     format_trec_eval: Callable[..., str] = _no_format
     """``(evaluation, policy, *, run, per_query, counts) -> str``: trec_eval's text output
-    (:meth:`tiedrank.core.evaluation.Evaluation.to_trec_eval`)."""
+    (:meth:`tiedrank.evaluation.Evaluation.to_trec_eval`)."""
     ranx_name: Callable[[Any], str] = _own_name
-    """``metric -> ranx's name of it`` (:meth:`~tiedrank.core.evaluation.Evaluation.to_ranx`)."""
+    """``metric -> ranx's name of it`` (:meth:`~tiedrank.evaluation.Evaluation.to_ranx`)."""
 
 
 PEERS = Peers()

@@ -1,8 +1,8 @@
-"""The socket through which :class:`~tiedrank.core.evaluation.Evaluation` reaches the report
+"""The socket through which :class:`~tiedrank.evaluation.Evaluation` reaches the report
 grid (:mod:`tiedrank.report.grid`) that sits above it.
 
 The grid's significance letters come from :mod:`tiedrank.stats`, which imports
-:mod:`tiedrank.core.evaluation`; so the evaluation cannot import the grid (an import circle,
+:mod:`tiedrank.evaluation`; so the evaluation cannot import the grid (an import circle,
 which ``tests/test_layering.py`` refuses, inside a function too). :mod:`tiedrank.report`
 plugs its builder in here when it is imported, and ``tiedrank`` has it imported at the first
 read of the slot (:class:`~tiedrank.core.sockets.Socket`), as

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ..core.evaluation import Evaluation
+from ..evaluation import Evaluation
 from ..report import markdown_literal
 from ..report.grid_render import TEST_LABELS
 from ..stats import checkpoint_curve, checkpoint_steps

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from .. import stats as cmp
-from ..core.evaluation import ALL_POLICIES, Evaluation, parse_policies
+from ..evaluation import ALL_POLICIES, Evaluation, parse_policies
 from ..metrics import Metric
 from ..core.policies import POLICY_LABELS
 from ..core.summation import MIN_GEO_MEAN

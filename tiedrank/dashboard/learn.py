@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import Qrels, Run
-from ..core.evaluation import build_tables, score_tables
+from ..evaluation import build_tables, score_tables
 from ..metrics import Metric, metric_values
 from ..core.options import EvaluationOptions
 from ..sampling import count_orderings, enumerate_orderings, first_relevant_distribution

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from ..core.evaluation import ALL_POLICIES, Evaluation
+from ..evaluation import ALL_POLICIES, Evaluation
 from ..stats import outcome
 from ..report import Report, build_report, markdown_literal
 from ..core.tie_statistics import tie_statistics

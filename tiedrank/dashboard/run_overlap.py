@@ -21,7 +21,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import stats as cmp
-from ..core.evaluation import Evaluation
+from ..evaluation import Evaluation
 from ..report import markdown_literal
 from ..stats.overlap import VARIANTS
 

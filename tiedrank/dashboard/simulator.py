@@ -47,7 +47,7 @@ def simulator_presets() -> pd.DataFrame:
 def evaluate_set(run_set: RunSet, metrics: Sequence[str], settings: Settings):
     """The core's evaluation of a :class:`RunSet` with ``ties="all"`` at ``settings``
     (:meth:`Settings.options`: relevance level, gain, rounding)."""
-    from ..core.evaluation import build_tables, score_tables
+    from ..evaluation import build_tables, score_tables
 
     options = settings.options("all")
     return score_tables(build_tables(run_set.runs, run_set.qrels, options), list(metrics),

@@ -2,10 +2,10 @@
 pathologies on live toy examples.
 
 Every value goes through the core as ``evaluate`` computes it: the tables come from
-:func:`~tiedrank.core.evaluation.build_tables` with an :class:`~tiedrank.core.options.
-EvaluationOptions`, the per-query values from :func:`~tiedrank.core.evaluation.score_tables`
+:func:`~tiedrank.evaluation.build_tables` with an :class:`~tiedrank.core.options.
+EvaluationOptions`, the per-query values from :func:`~tiedrank.evaluation.score_tables`
 (E[RR] under ``expected``, RR under ``trec_eval``, TsRR and TsRR2), the curves over alpha from
-:func:`~tiedrank.core.evaluation.tsrr_sweep`.
+:func:`~tiedrank.evaluation.tsrr_sweep`.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ..core.evaluation import build_tables, score_tables, tsrr_sweep
+from ..evaluation import build_tables, score_tables, tsrr_sweep
 from ..core.options import EvaluationOptions
 from ..core.ties import TieTable
 from ..metrics import Metric, first_relevant_group
@@ -28,7 +28,7 @@ REFERENCE_POLICIES = ("expected", "trec_eval")
 
 def _query_values(table: TieTable, alpha: float | None = None) -> dict[str, np.ndarray]:
     """TsRR(alpha) (when given), TsRR2, E[RR] and RR in trec_eval's order of every query of
-    ``table``, scored by :func:`~tiedrank.core.evaluation.score_tables` with the options the
+    ``table``, scored by :func:`~tiedrank.evaluation.score_tables` with the options the
     table was built with (so every query of the table is in the result, in its order)."""
     metrics = ([Metric("TsRR", alpha=float(alpha))] if alpha is not None else []) + \
         [Metric("TsRR2"), Metric("RR")]

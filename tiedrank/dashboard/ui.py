@@ -85,7 +85,7 @@ from tiedrank.dashboard.my_runs import RunSet, add_runs
 from tiedrank.dashboard.labels import query_label
 from tiedrank.core.data import Qrels, Run
 from tiedrank.core.errors import Finding, InputError, Remedy
-from tiedrank.core.evaluation import Evaluation, build_tables, score_tables
+from tiedrank.evaluation import Evaluation, build_tables, score_tables
 from tiedrank.core.options import EvaluationOptions
 from tiedrank.io import read_query_text
 from tiedrank.core.ties import TieTable

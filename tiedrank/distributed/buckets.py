@@ -53,7 +53,7 @@ import pyarrow.parquet as pq
 
 from ..core.data import Qrels, Run
 from ..core.errors import Finding, InputError
-from ..core.evaluation import run_sources, unique_labels
+from ..evaluation import run_sources, unique_labels
 from ..core.hashing import bucket_of_hashes, hash_ids
 from ..core.machine import release_unused_memory, usable_cores
 from ..core.progress import step
@@ -444,7 +444,7 @@ def split_run(directory: str, index: int, name: str | None, source: Any, n_bucke
     """Write one run into the buckets (a task of its own: runs split in parallel on Dask).
 
     The part's ``name`` is the run's own (TREC tag, file stem or given name); repeated
-    names are told apart afterwards by :func:`~tiedrank.core.evaluation.unique_labels`.
+    names are told apart afterwards by :func:`~tiedrank.evaluation.unique_labels`.
     """
     check_visible(source)
     options = {"format": run_format, "name": name, "duplicates": duplicates,

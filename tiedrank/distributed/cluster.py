@@ -635,7 +635,7 @@ def stability_task(baseline: tuple[str, Any], run: tuple[str, Any], qrels: Any,
                    stability_options: Mapping[str, Any]) -> pd.DataFrame:
     """Verdict stability of one run against the baseline (evaluates just the pair, with
     the core's ``build_tables`` and ``score_tables``)."""
-    from ..core.evaluation import build_tables, score_tables
+    from ..evaluation import build_tables, score_tables
     from ..stats import verdict_stability
 
     ev = score_tables(build_tables(dict([baseline, run]), qrels, options), metrics, options)
@@ -663,7 +663,7 @@ def verdict_stability(runs: Mapping[str, Any], qrels: Any, metrics: Sequence[str
     """
     import pandas as pd
 
-    from ..core.evaluation import parse_metrics
+    from ..evaluation import parse_metrics
     from ..core.options import make_options
 
     options = make_options("verdict_stability", options) if options is not None else \

@@ -1,11 +1,11 @@
 """Evaluate bucket by bucket, then put the pieces together as one pass would have.
 
 One task is (run, bucket): load the bucket's qrels and the run's rows in it, call
-:func:`tiedrank.core.evaluation.evaluate`, and send back the per-query rows (or write them as
+:func:`tiedrank.evaluation.evaluate`, and send back the per-query rows (or write them as
 Parquet where the task runs) plus the *exact* partial sums of every (run, metric, policy)
 (:class:`tiedrank.core.summation.ExactSum`). Per-query values depend on (run, query, seed)
 alone and exact sums add in any order, so :func:`combine` rebuilds the one-pass
-:class:`~tiedrank.core.evaluation.Evaluation` bit for bit: per-query frame, summary and report.
+:class:`~tiedrank.evaluation.Evaluation` bit for bit: per-query frame, summary and report.
 """
 from __future__ import annotations
 
@@ -21,12 +21,12 @@ import pandas as pd
 
 from ..core.data import Qrels, Run
 from ..core.errors import Finding
-from ..core.evaluation import Evaluation, build_tables, score_tables, scored_pairs
+from ..evaluation import Evaluation, build_tables, score_tables, scored_pairs
 from ..interop.trec_eval import trec_eval_counts
 from ..io.outputs import writing
 from ..metrics import Metric
 from ..core.options import EvaluationOptions
-from ..core.summaries import partial_summary, summary_of
+from ..evaluation.summaries import partial_summary, summary_of
 from ..core.summation import SUMMARY_KEYS, ExactSum
 from .buckets import MARKER, BucketSet, RunPart, check_visible, load_qrels, load_run
 from .output import PER_QUERY_DIR, OutputError, read_manifest, write_manifest
@@ -42,8 +42,8 @@ _COUNTED = ("queries_not_in_qrels", "unjudged_documents", "queries_missing_from_
 class Plan:
     """What every task evaluates: the metrics and the one options value (plain, picklable).
 
-    Each task calls the core's :func:`~tiedrank.core.evaluation.build_tables` and
-    :func:`~tiedrank.core.evaluation.score_tables` with ``options``, as one pass does.
+    Each task calls the core's :func:`~tiedrank.evaluation.build_tables` and
+    :func:`~tiedrank.evaluation.score_tables` with ``options``, as one pass does.
     """
 
     metrics: tuple[Metric, ...]
@@ -56,7 +56,7 @@ class Plan:
 
     def pairs(self) -> list[tuple[str, str]]:
         """(policy label, metric name) of each result, in one-pass order (the core's
-        :func:`~tiedrank.core.evaluation.scored_pairs`: a wrapped ``Best(AP)`` under its policy only)."""
+        :func:`~tiedrank.evaluation.scored_pairs`: a wrapped ``Best(AP)`` under its policy only)."""
         return [(policy.label, metric.name)
                 for policy, metric in scored_pairs(self.metrics, self.options)]
 

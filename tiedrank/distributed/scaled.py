@@ -11,8 +11,8 @@ from typing import Any
 from ..core.data import Qrels, Run
 from ..core.errors import InputError, Remedy
 from ..core.progress import step
-from ..core.argument_order import check_argument_order
-from ..core.evaluation import (Evaluation, as_metrics, read_qrels_input,
+from ..evaluation.argument_order import check_argument_order
+from ..evaluation import (Evaluation, as_metrics, read_qrels_input,
                                unique_labels)
 from ..core.options import EvaluationOptions, make_options
 from .buckets import (

@@ -159,7 +159,7 @@ class TiedrankEvaluator(Evaluator):
         return self._iter_calc(run)
 
     def _iter_calc(self, run) -> Iterator[Value]:
-        from ..core.evaluation import evaluate  # local: keeps `import tiedrank.interop.measures` light
+        from ..evaluation import evaluate  # local: keeps `import tiedrank.interop.measures` light
 
         frame = RunConverter(run, strict=False).as_pd_dataframe()
         if len(frame) == 0:

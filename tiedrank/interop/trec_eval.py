@@ -46,7 +46,7 @@ from .trec_eval_params import (CUTOFFS, REAL_CUTOFFS, RELSTRING_DEFAULT, Paramet
                                read_parameters)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.evaluation import Evaluation
+    from ..evaluation import Evaluation
     from ..core.ties import TieTable
 
 _DEPTHS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -540,7 +540,7 @@ def trec_eval_counts(table: "TieTable") -> pd.DataFrame:
     retrieved; trec_eval's ``num_q`` is the number of rows and its ``all`` lines are the
     column sums. One pass reads them from the run's whole table; the scaled paths call this
     on each bucket's table and gather the rows (:attr:`Evaluation.counts
-    <tiedrank.core.evaluation.Evaluation>`): queries never span buckets, so the rows are the same.
+    <tiedrank.evaluation.Evaluation>`): queries never span buckets, so the rows are the same.
 
     Parameters
     ----------

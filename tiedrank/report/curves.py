@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ..core.evaluation import Evaluation, score_tables
+from ..evaluation import Evaluation, score_tables
 
 RECALL_LEVELS = tuple(round(0.1 * i, 1) for i in range(11))
 """trec_eval's eleven recall levels, 0.0 to 1.0."""

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.evaluation import Evaluation
+from ..evaluation import Evaluation
 from ..core.policies import ALL_POLICIES, REPORT_COLUMNS
 from ..core.report_socket import plug_report
 from ..core.validation import Interval, Options, validate_params

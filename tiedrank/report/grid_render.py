@@ -13,7 +13,7 @@ import math
 import re
 from typing import Any, Callable
 
-from ..core.summaries import summary_note
+from ..evaluation.summaries import summary_note
 from ..stats import scale_note
 from .formats import csv_safe, html_table, latex_literal, markdown_literal
 

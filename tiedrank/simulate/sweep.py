@@ -37,7 +37,7 @@ def sweep(parameter: str, values: Sequence[Any], *, base_spec: "RerankerSpec | s
     base_spec : RerankerSpec or preset name, default PRESETS["fine-grained"]
     qrels : Qrels, default make_queries(seed=seed)
     metric : str, default "RR"
-        Any metric :func:`tiedrank.core.evaluation.evaluate` accepts.
+        Any metric :func:`tiedrank.evaluation.evaluate` accepts.
     rel_level : int, default 1
     seed : int, default 0
 
@@ -54,7 +54,7 @@ def sweep(parameter: str, values: Sequence[Any], *, base_spec: "RerankerSpec | s
     >>> table[["value", "docs_in_ties"]].round(2).values.tolist()
     [[3, 1.0], [11, 0.99], [None, 0.0]]
     """
-    from ..core.evaluation import build_tables, score_tables  # local: they pull in the io readers
+    from ..evaluation import build_tables, score_tables  # local: they pull in the io readers
     from ..core.options import make_options
     from ..core.tie_statistics import tie_statistics
     from ..metrics import parse_metric

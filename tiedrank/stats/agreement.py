@@ -31,7 +31,7 @@ import pandas as pd
 
 from ..core.data import Run
 from ..core.errors import Finding
-from ..core.evaluation import label_runs, read_qrels_input
+from ..evaluation import label_runs, read_qrels_input
 from ..core.options import make_options
 from ..core.validation import Interval, InvalidParameterError, Options, check, validate_params
 

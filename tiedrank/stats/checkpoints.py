@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..core.evaluation import Evaluation
+from ..evaluation import Evaluation
 from ..core.validation import Options, validate_params
 from .paired_tests import ALPHA, RESAMPLES, SEED, TESTS, paired_test
 from .pairing import pair_columns, per_query_frame, resolve_metrics, resolve_policy, summands, value_matrix

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import Finding
-from ..core.evaluation import Evaluation
+from ..evaluation import Evaluation
 from ..metrics import Metric
 from ..core.validation import Options, validate_params
 from .corrections import CORRECTIONS, correct_pvalues

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..core.evaluation import Evaluation
+from ..evaluation import Evaluation
 from ..core.policies import REPORT_COLUMNS
 from ..metrics import Metric
 from .pairing import (

@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import Finding
-from ..core.evaluation import Evaluation
+from ..evaluation import Evaluation
 from ..io.groups import read_groups
-from ..core.summaries import summarize
+from ..evaluation.summaries import summarize
 from .pairing import MAX_LISTED, per_query_frame
 
 __all__ = ["GroupBreakdown", "group_breakdown", "read_groups"]

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..core.evaluation import Evaluation, parse_policies
+from ..evaluation import Evaluation, parse_policies
 from ..metrics import Metric, parse_metric
 from ..core.summation import exact_sums
 

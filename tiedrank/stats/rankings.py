@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..core.data import Run
-from ..core.evaluation import Evaluation
+from ..evaluation import Evaluation
 from ..metrics import Metric
 from ..core.ties import TieTable
-from ..core.summaries import summarize
+from ..evaluation.summaries import summarize
 from .pairing import per_query_frame, resolve_metric, resolve_policy
 
 __all__ = ["RankCorrelation", "policy_rankings", "rank_correlation", "ranking_agreement"]

@@ -28,7 +28,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from ..core.evaluation import ALL_POLICIES, Evaluation
+from ..evaluation import ALL_POLICIES, Evaluation
 from ..metrics import GAINS, Metric, parse_metric
 from ..sampling import lattice_win_probability, run_moments, samplable, sample_run_means
 from ..sampling.laws import LAW_FAMILIES
@@ -390,7 +390,7 @@ def pair_stability(evaluation: Evaluation, run: str, baseline: str, metric: str 
     draws, and the verdict and paired test under each fixed policy (the first one is the
     reference of ``agrees``).
 
-    Needs an :class:`~tiedrank.core.evaluation.Evaluation` with the ``policies`` evaluated (e.g.
+    Needs an :class:`~tiedrank.evaluation.Evaluation` with the ``policies`` evaluated (e.g.
     ``ties="all"``) and its expected tables (for sampling); ``gain`` must match the one
     the evaluation used. The draws are those of :func:`win_probability` with ``run`` as A
     and ``baseline`` as B, so ``p_win`` and ``se`` equal its numbers and the columns of

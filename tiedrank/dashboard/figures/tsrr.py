@@ -34,7 +34,7 @@ def sweep_figure(sweep: pd.DataFrame, references: pd.DataFrame | None = None, *,
     Parameters
     ----------
     sweep : DataFrame
-        Columns run, alpha, value (:func:`tiedrank.core.evaluation.tsrr_sweep`).
+        Columns run, alpha, value (:func:`tiedrank.evaluation.tsrr_sweep`).
     references : DataFrame, optional
         Columns run, reference, value (:func:`tiedrank.dashboard.tsrr.sweep_references`), drawn as
         horizontal lines across the alpha range in the run's colour.

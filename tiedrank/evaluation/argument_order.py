@@ -7,9 +7,9 @@ from typing import Any
 
 import pandas as pd
 
-from .data import Qrels, Run, exports_arrow
-from .options import EvaluationOptions
-from .peers import PEERS
+from ..core.data import Qrels, Run, exports_arrow
+from ..core.options import EvaluationOptions
+from ..core.peers import PEERS
 
 
 def check_argument_order(runs: Any, qrels: Any, function: str = "evaluate",

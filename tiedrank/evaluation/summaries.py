@@ -1,5 +1,5 @@
 """Each metric's summary of tidy per-query values: the summary frame of an
-:class:`~tiedrank.core.evaluation.Evaluation`, exact and order-independent.
+:class:`~tiedrank.evaluation.Evaluation`, exact and order-independent.
 
 A metric's registry entry declares how its per-query values become the run's value (the
 mean, the sum or trec_eval's geometric mean: :data:`~tiedrank.core.summation.SUMMARIES`);
@@ -15,8 +15,8 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from ..core.summation import SUMMARY_KEYS, ExactSum, Summary, exact_sums
 from ..metrics import Metric, parse_metric
-from .summation import SUMMARY_KEYS, ExactSum, Summary, exact_sums
 
 
 def summary_note(metrics: "list[str]") -> str | None:
@@ -38,7 +38,7 @@ def summarize(per_query: pd.DataFrame, keys: list[str] | None = None,
               metrics: Iterable[Metric] = ()) -> pd.DataFrame:
     """Each metric's summary of ``value`` per (run, metric, policy), exact and order-independent.
 
-    Returns the summary frame of :class:`tiedrank.core.evaluation.Evaluation`: run, metric,
+    Returns the summary frame of :class:`tiedrank.evaluation.Evaluation`: run, metric,
     policy (in order of first appearance), value (the metric's :class:`Summary` of the
     non-NaN values: the correctly rounded mean, the sum or the geometric mean) and n_queries
     (rows in the group). ``keys``: other grouping columns (they must include ``metric``),
