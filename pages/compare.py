@@ -34,7 +34,7 @@ from tiedrank.dashboard.ui import (
 )
 from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
 from tiedrank.core.errors import InputError
-from tiedrank.evaluation import ALL_POLICIES
+from tiedrank.core.policies import ALL_POLICIES
 from tiedrank.io import read_groups
 from tiedrank.core.policies import POLICY_LABELS
 from tiedrank.report import render

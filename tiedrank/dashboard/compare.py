@@ -33,7 +33,8 @@ import numpy as np
 import pandas as pd
 
 from .. import stats as cmp
-from ..evaluation import ALL_POLICIES, Evaluation, parse_policies
+from ..core.policies import ALL_POLICIES, parse_policies
+from ..evaluation import Evaluation
 from ..metrics import Metric
 from ..core.policies import POLICY_LABELS
 from ..core.summation import MIN_GEO_MEAN

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from ..evaluation import ALL_POLICIES, Evaluation
+from ..core.policies import ALL_POLICIES
+from ..evaluation import Evaluation
 from ..stats import outcome
 from ..report import Report, build_report, markdown_literal
 from ..core.tie_statistics import tie_statistics

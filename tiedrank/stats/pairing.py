@@ -33,7 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..evaluation import Evaluation, parse_policies
+from ..core.policies import parse_policies
+from ..evaluation import Evaluation
 from ..metrics import Metric, parse_metric
 from ..core.summation import exact_sums
 

@@ -28,7 +28,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from ..evaluation import ALL_POLICIES, Evaluation
+from ..core.policies import ALL_POLICIES
+from ..evaluation import Evaluation
 from ..metrics import GAINS, Metric, parse_metric
 from ..sampling import lattice_win_probability, run_moments, samplable, sample_run_means
 from ..sampling.laws import LAW_FAMILIES
