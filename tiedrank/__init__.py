@@ -13,19 +13,18 @@ The options of an evaluation are one value, checked once, which every door build
 
 The names below are imported on first use (PEP 562), so that ``import tiedrank`` (and the
 ``tiedrank`` command, which starts a Dask cluster before its own imports when asked for one)
-costs no pandas until something needs it. The outer layers still plug into the core
-whenever any tiedrank module is in use: the first read of a slot of
+costs no pandas until something needs it. The layers above the core plug into its sockets
+at one place, :mod:`tiedrank.plugins`: the first read of a slot of
 :data:`tiedrank.core.peers.PEERS` imports :mod:`tiedrank.interop`, and of
-:data:`tiedrank.core.report_socket.REPORT` :mod:`tiedrank.report`.
+:data:`tiedrank.core.report_socket.REPORT` :mod:`tiedrank.report`; the core reads a slot
+only for what it cannot answer itself (another tool's object or name, the report grid).
 """
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from . import _moved
-from .core import peers as _peers
-from .core import report_socket as _report_socket
+from . import _moved, plugins
 
 __version__ = "0.2.0"
 
@@ -52,17 +51,7 @@ __all__ = [
     "read_qrels", "read_run", "tsrr_sweep", "write_qrels", "write_run",
 ]
 
-
-def _plug_peers() -> None:
-    from . import interop  # noqa: F401  (the outer layer: plugs other tools' names and objects)
-
-
-def _plug_report() -> None:
-    from . import report  # noqa: F401  (plugs the report grid into Evaluation.grid, to_latex, ...)
-
-
-_peers.fill_on_first_use(_plug_peers)
-_report_socket.fill_on_first_use(_plug_report)
+plugins.install()
 
 
 def __getattr__(name: str) -> Any:

@@ -19,6 +19,7 @@ Rows keep the order of the file (the ``input`` tie policy depends on it).
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -80,6 +81,20 @@ class Qrels:
 
     def __len__(self) -> int:
         return len(self.frame)
+
+
+def own_source(source: object) -> bool:
+    """True for what tiedrank reads itself: a path, bytes, a file object, a DataFrame, an
+    Arrow exporter, a :class:`Run` or :class:`Qrels`. Only anything else is offered to the
+    peers' socket (:data:`~tiedrank.core.peers.PEERS`), so reading tiedrank's own inputs never
+    loads the layer that translates other tools' objects (:mod:`tiedrank.plugins`).
+
+    >>> own_source(pd.DataFrame()), own_source(b"q 0 d 1"), own_source({"q": {"d": 1.0}})
+    (True, True, False)
+    """
+    return isinstance(source, (str, bytes, bytearray, memoryview, os.PathLike, pd.DataFrame,
+                               Run, Qrels)) \
+        or exports_arrow(source) or hasattr(source, "read") or hasattr(source, "getvalue")
 
 
 def exports_arrow(source: object) -> bool:

@@ -6,9 +6,10 @@ bytes and DataFrames, results as tidy frames. Other tools' vocabularies (trec_ev
 ranx's metric names, trec_eval's ``-m`` lists and its text output, ir_measures' measure
 objects, ranx's ``Run``/``Qrels``, pytrec_eval's dicts, ir_measures' and ir_datasets' tuples)
 are translated by :mod:`tiedrank.interop`, the outer layer, which plugs its translators in
-here when it is imported, as ir_measures' providers register themselves. ``tiedrank``
-has it imported at the first read of a slot (:class:`~tiedrank.core.sockets.Socket`), so the
-slots are filled whenever any tiedrank module is in use.
+here when it is imported, as ir_measures' providers register themselves.
+:mod:`tiedrank.plugins` has it imported at the first read of a slot
+(:class:`~tiedrank.core.sockets.Socket`); the core reads a slot only for another tool's
+object or name, never for its own (a path, a DataFrame, ``nDCG@10``).
 
 The core imports nothing from ``interop`` (``tests/test_layering.py`` checks it): it calls a
 slot without knowing which tool answers. Each slot's default is the core alone: no other
@@ -82,7 +83,9 @@ class Peers(Socket):
     rows of ``(query_id, doc_id, value)``), which :attr:`as_table` converts."""
     peer_role: Callable[[Any], str | None] = lambda source: None
     """``"run"`` or ``"qrels"`` for another tool's object that says which it is (ranx's
-    ``Run`` and ``Qrels``), None otherwise (to tell a swapped ``evaluate(qrels, run)``)."""
+    ``Run`` and ``Qrels``), None otherwise (to tell a swapped ``evaluate(qrels, run)``).
+    Asked only of objects that are neither tiedrank's own sources nor plain dicts, lists or
+    tuples."""
     as_table: Callable[[Any, str], Any] | None = None
     """``(source, "score" | "relevance") -> (DataFrame query, doc, value; name or None)``."""
     is_nested_runs: Callable[[Any], bool] = lambda source: False
@@ -97,8 +100,8 @@ class Peers(Socket):
 
 
 PEERS = Peers()
-"""The one socket; :func:`tiedrank.interop.plug` fills it (``tiedrank`` registers that
-import to run at the first read of a slot: :class:`~tiedrank.core.sockets.Socket`)."""
+"""The one socket; :func:`tiedrank.interop.plug` fills it (:mod:`tiedrank.plugins`
+registers that import to run at the first read of a slot: :class:`~tiedrank.core.sockets.Socket`)."""
 fill_on_first_use = Peers.fill_on_first_use
 
 

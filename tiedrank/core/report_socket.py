@@ -4,8 +4,8 @@ grid (:mod:`tiedrank.report.grid`) that sits above it.
 The grid's significance letters come from :mod:`tiedrank.stats`, which imports
 :mod:`tiedrank.evaluation`; so the evaluation cannot import the grid (an import circle,
 which ``tests/test_layering.py`` refuses, inside a function too). :mod:`tiedrank.report`
-plugs its builder in here when it is imported, and ``tiedrank`` has it imported at the first
-read of the slot (:class:`~tiedrank.core.sockets.Socket`), as
+plugs its builder in here when it is imported, and :mod:`tiedrank.plugins` has it imported
+at the first read of the slot (:class:`~tiedrank.core.sockets.Socket`), as
 :mod:`tiedrank.interop` fills :mod:`tiedrank.core.peers`.
 """
 from __future__ import annotations

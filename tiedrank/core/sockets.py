@@ -2,11 +2,13 @@
 :data:`tiedrank.core.report_socket.REPORT`): slots filled on first use.
 
 The layers above the core plug their functions into a socket when they are imported. So that
-``import tiedrank`` need not import them (pandas and all) before anything is asked of it,
-``tiedrank`` registers their imports with :meth:`Socket.fill_on_first_use`: the first read
-of any slot runs them, once, before it answers, so every slot is filled whenever any
-tiedrank module is in use. A read in another thread meanwhile waits for the filling; a read
-by the filling itself (the layer's own import) answers at once with what is there.
+``import tiedrank`` need not import them (pandas and all) before anything is asked of them,
+:mod:`tiedrank.plugins`, the one place that names them, registers their imports with
+:meth:`Socket.fill_on_first_use`: the first read of any slot runs them, once, before it
+answers. The core reads a slot only for what it cannot answer itself, so evaluating
+tiedrank's own inputs loads none of them. A read in another thread meanwhile waits for the
+filling; a read by the filling itself (the layer's own import) answers at once with what is
+there.
 """
 from __future__ import annotations
 

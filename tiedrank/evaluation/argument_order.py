@@ -3,13 +3,23 @@ first): refused at every Python door with a message that says so, before anythin
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
-from ..core.data import Qrels, Run, exports_arrow
+from ..core.data import Qrels, Run, exports_arrow, own_source
 from ..core.options import EvaluationOptions
 from ..core.peers import PEERS
+
+
+def _role(source: Any) -> str | None:
+    """``"run"`` or ``"qrels"`` for another tool's object that says which it is (a ranx
+    ``Run``), asked of the peers' socket only for an object that is neither tiedrank's own
+    source nor a plain dict, list or tuple (which say nothing of their role)."""
+    if own_source(source) or isinstance(source, (Mapping, list, tuple)):
+        return None
+    return PEERS.peer_role(source)
 
 
 def check_argument_order(runs: Any, qrels: Any, function: str = "evaluate",
@@ -39,9 +49,9 @@ def check_argument_order(runs: Any, qrels: Any, function: str = "evaluate",
     if swapped:
         raise TypeError(f"{function}(): runs= holds a qrels file ({swapped!r}) and qrels= is "
                         f"a run ({os.fspath(qrels)!r}); {tail}")
-    if isinstance(first, Qrels) or PEERS.peer_role(first) == "qrels":
+    if isinstance(first, Qrels) or _role(first) == "qrels":
         raise TypeError(f"{function}(): runs= got qrels ({_what(first)}); {tail}")
-    if isinstance(qrels, Run) or PEERS.peer_role(qrels) == "run":
+    if isinstance(qrels, Run) or _role(qrels) == "run":
         raise TypeError(f"{function}(): qrels= got a run ({_what(qrels)}); {tail}")
     options = options or EvaluationOptions()
     if options.columns or options.qrels_columns:

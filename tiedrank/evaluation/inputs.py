@@ -52,14 +52,14 @@ def run_sources(runs) -> list[tuple[str | None, object]]:
     exporter (a polars DataFrame, a pyarrow Table, a DuckDB relation) is one run. Other
     tools' objects are told apart by :mod:`tiedrank.interop` (:data:`~tiedrank.core.peers.PEERS`).
     """
-    if isinstance(runs, Mapping) and not PEERS.is_nested_runs(runs) and runs and \
-            isinstance(next(iter(runs.values())), Mapping):
+    if isinstance(runs, Mapping) and runs and isinstance(next(iter(runs.values())), Mapping) \
+            and not PEERS.is_nested_runs(runs):
         return [(None, runs)]  # one pytrec_eval run {query: {doc: score}}
     if isinstance(runs, Mapping):
         return list(runs.items())  # {name: run}, also {name: {query: {doc: score}}}
     if isinstance(runs, (Run, pd.DataFrame, str, os.PathLike, bytes)) or exports_arrow(runs) or (
-            PEERS.is_peer_object(runs) and not isinstance(runs, (list, tuple)) and
-            not hasattr(runs, "__next__")):
+            not isinstance(runs, (list, tuple)) and not hasattr(runs, "__next__") and
+            PEERS.is_peer_object(runs)):
         return [(None, runs)]  # one run (a ranx Run, ...)
     if not isinstance(runs, Iterable):
         raise TypeError(f"cannot read runs from {type(runs).__name__}; pass a run or a list "

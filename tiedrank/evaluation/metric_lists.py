@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from ..core.peers import PEERS, MetricRequest
 from ..core.validation import InvalidParameterError
 from ..metrics import Metric, parse_metric
+from ..metrics.registry import own_metric, peer_spelled
 
 DEFAULT_METRICS = ("RR", "P@10", "AP", "nDCG@10")
 """The metrics the CLI evaluates when none is given."""
@@ -42,8 +43,13 @@ def metric_request(metrics: "str | Metric | Iterable[str | Metric]") -> MetricRe
                                     "'nDCG@10', a measure, or a list of those",
                                     function="evaluate")
     items = [metrics] if _is_one_metric(metrics) else list(metrics)
-    request = (PEERS.expand_metrics(items) if PEERS.expand_metrics is not None else
-               MetricRequest(tuple(dict.fromkeys(parse_metric(item) for item in items))))
+    own = _own_metrics(items)
+    if own is not None:  # tiedrank's own names only: no other tool's list form to expand
+        request = MetricRequest(tuple(dict.fromkeys(own)))
+    elif PEERS.expand_metrics is not None:
+        request = PEERS.expand_metrics(items)
+    else:
+        request = MetricRequest(tuple(dict.fromkeys(parse_metric(item) for item in items)))
     if not request.metrics:
         raise ValueError("no metrics given" if not request.counts and not request.not_yet else
                          "no metric tiedrank computes was asked for"
@@ -63,6 +69,21 @@ def as_metrics(metrics: "str | Metric | Iterable[str | Metric]") -> list[Metric]
             return list(dict.fromkeys(items))
         metrics = items
     return parse_metrics(metrics)
+
+
+def _own_metrics(items: list) -> list[Metric] | None:
+    """``items`` as metrics when each is a :class:`Metric` or tiedrank's own canonical name
+    that no other tool spells the same way (:func:`~tiedrank.metrics.registry.own_metric`,
+    :func:`~tiedrank.metrics.registry.peer_spelled`); None when some item needs the peers'
+    list reader (trec_eval's ``P.5,10``, ``all_trec``, ``num_ret``, ranx's ``map-l2``)."""
+    metrics = []
+    for item in items:
+        metric = item if isinstance(item, Metric) else (
+            own_metric(item) if isinstance(item, str) and not peer_spelled(item) else None)
+        if metric is None:
+            return None
+        metrics.append(metric)
+    return metrics
 
 
 def _is_one_metric(metrics) -> bool:

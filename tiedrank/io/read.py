@@ -9,7 +9,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..core import progress
-from ..core.data import QRELS_COLUMNS, RUN_COLUMNS, Qrels, Run
+from ..core.data import QRELS_COLUMNS, RUN_COLUMNS, Qrels, Run, own_source
 from ..core.errors import Finding, InputError
 from ..core.machine import release_arrow_memory
 from ..core.peers import PEERS
@@ -101,7 +101,7 @@ def read_run(source: Any, *, format: str | None = None, name: str | None = None,
     ...     print(error)
     read_run(): duplicates= must be one of 'error', 'max'; got 'first'
     """
-    peer = PEERS.is_peer_object(source)
+    peer = not own_source(source) and PEERS.is_peer_object(source)
     if peer:  # ranx, pytrec_eval dicts, ir_measures tuples: tiedrank.interop.adapters
         source_name = source_name or _peer_name(source)
         source, peer_name = PEERS.as_table(source, "score")
@@ -183,7 +183,7 @@ def read_qrels(source: Any, *, format: str | None = None,
     >>> qrels.frame["relevance"].tolist()
     [2, -1]
     """
-    if PEERS.is_peer_object(source):  # ranx Qrels, pytrec_eval dicts, ir_measures / ir_datasets
+    if not own_source(source) and PEERS.is_peer_object(source):  # ranx Qrels, pytrec_eval dicts, ir_measures / ir_datasets
         source_name = source_name or _peer_name(source)
         source = PEERS.as_table(source, "relevance")[0]
     loaded = load(source, source_name)

@@ -26,6 +26,7 @@ Examples
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -393,9 +394,63 @@ def parse_text(text: str, subject: str) -> Metric:
         raise ValueError(f"{subject} names several metrics (trec_eval's cutoff list); pass it "
                          "where a list of metrics is read (evaluate(..., metrics=), -m), or "
                          f"one at a time: {text.split(',')[0]}")
+    own = own_metric(text)
+    if own is not None:  # tiedrank's own spelling, which no peer reads otherwise
+        return own
     peer = PEERS.read_metric(text, subject)  # trec_eval's ndcg_cut_10, ranx's map-l2, ...
     if peer is not None:
         return peer
+    return _parse_own(text, subject)
+
+
+def own_metric(text: str) -> Metric | None:
+    """The metric of ``text`` when it is tiedrank's own canonical spelling (as
+    :attr:`Metric.name` writes it: ``nDCG@10``, ``RR``, ``P(rel=2)@10``, ``Best(AP)``), else
+    None.
+
+    A peer's reader (:attr:`~tiedrank.core.peers.Peers.read_metric`) never reads such a name
+    (it reads trec_eval's ``P_5``, ranx's ``map-l2`` and names tiedrank does not know), so
+    the core answers it alone and the translators of :mod:`tiedrank.interop` are not loaded
+    (``tests/interop/test_own_names.py`` checks both readings agree on every family).
+
+    >>> own_metric("nDCG@10").name, own_metric("ndcg_cut_10"), own_metric("ndcg@10")
+    ('nDCG@10', None, None)
+    """
+    wrapped = split_wrapper(text)
+    try:
+        if wrapped is not None:
+            inner = own_metric(wrapped[1])
+            metric = None if inner is None else with_policy(inner, wrapped[0], text)
+        else:
+            metric = _parse_own(text, f"metric {text!r}")
+    except ValueError:
+        return None
+    return metric if metric is not None and metric.name == text else None
+
+
+def peer_spelled(text: str) -> bool:
+    """True when a peer tool names a measure exactly ``text`` (trec_eval's ``bpref``,
+    ``num_ret``, ``Rprec``: a family's ``trec_eval``, ``trec_eval_cut`` or ``ranx``
+    declaration): in a list of metrics, such a name is read by the peers' list reader
+    (:attr:`~tiedrank.core.peers.Peers.expand_metrics`: ``num_ret`` is also trec_eval's
+    count line), the others by tiedrank alone.
+
+    >>> peer_spelled("bpref"), peer_spelled("nDCG@10")
+    (True, False)
+    """
+    return text in _peer_spellings(len(REGISTRY))
+
+
+@functools.lru_cache(maxsize=4)
+def _peer_spellings(registered: int) -> frozenset[str]:
+    """Every name a family's declarations give it in another tool (``registered`` entries;
+    entries are only ever added)."""
+    return frozenset(name for entry in REGISTRY.values()
+                     for name in (entry.trec_eval, entry.trec_eval_cut, entry.ranx) if name)
+
+
+def _parse_own(text: str, subject: str) -> Metric:
+    """tiedrank's own grammar: a family's name or alias, its parameters and cutoff."""
     match = _PATTERN.match(text)
     entry = REGISTRY.get(_BY_LOWER.get(match.group(1).lower(), "")) if match else None
     if entry is None:
