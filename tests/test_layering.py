@@ -63,7 +63,7 @@ print(evaluate.__module__, tiedrank.stats.__name__, sorted(set(tiedrank.__all__)
 """], capture_output=True, text=True, check=True)
     assert done.stdout.split("\n")[:3] == [
         "False False", "True tiedrank.report.grid True",
-        "tiedrank.core.evaluation tiedrank.stats []"]
+        "tiedrank.evaluation.door tiedrank.stats []"]
 
 
 PAGE_LOGIC = [m for m in MODULES if m.startswith("tiedrank.dashboard") and m not in STREAMLIT_GLUE]
@@ -316,18 +316,25 @@ def test_the_import_graph_has_no_circle():
 
 
 LAYERS = (
-    ("core", ("tiedrank.core", "tiedrank.io", "tiedrank.metrics", "tiedrank.sampling",
-              "tiedrank.stats", "tiedrank.simulate", "tiedrank.report")),
-    ("interop", ("tiedrank.interop",)),
-    ("public face", ("tiedrank", "tiedrank._moved")),
-    ("distributed", ("tiedrank.distributed",)),
-    ("doors", ("tiedrank.cli", "tiedrank.dashboard")),
+    ("core", ("tiedrank.core",)),
+    ("readers and metrics", ("tiedrank.io", "tiedrank.metrics")),
+    ("evaluation", ("tiedrank.evaluation",)),
+    ("sampling", ("tiedrank.sampling",)),
+    ("stats", ("tiedrank.stats",)),
+    ("report", ("tiedrank.report",)),
+    ("public face", ("tiedrank", "tiedrank._moved", "tiedrank.plugins", "tiedrank.app_files")),
+    ("translators", ("tiedrank.interop", "tiedrank.simulate")),
+    ("scale and dashboard", ("tiedrank.distributed", "tiedrank.dashboard")),
+    ("cli", ("tiedrank.cli",)),
     ("entry point", ("tiedrank.__main__",)),
 )
-"""The layers, lowest first: a module imports its own layer and those below, never above.
-Other tools' names and objects come in through ``interop``, which the core never imports
-(``interop`` plugs its translators into ``tiedrank.core.peers`` instead); the CLI and the
-dashboard are doors side by side (neither imports the other)."""
+"""The floors, lowest first (docs/ARCHITECTURE.md says why in this order): a module imports
+its own package, the packages of the floors below, never a floor above, and never a
+neighbour on its own floor (``io`` and ``metrics``, ``interop`` and ``simulate``,
+``distributed`` and ``dashboard`` stand side by side; the public face's modules are one
+package's). The core imports no other subpackage. What the core needs from above it reaches
+through a socket whose provider :mod:`tiedrank.plugins` names
+(``test_every_provider_sits_above_its_socket``)."""
 
 
 def _layer(module: str) -> tuple[int, str, str]:
@@ -342,17 +349,76 @@ def test_every_module_has_a_layer():
         m == p or m.startswith(p + ".") for _, prefixes in LAYERS for p in prefixes)] == []
 
 
-@pytest.mark.parametrize("module", sorted(ALL_MODULES))
-def test_no_import_from_a_lower_layer_to_a_higher_one(module):
-    """The core imports no ``interop``, ``distributed``, ``cli`` or ``dashboard`` (not even
-    inside a function); ``interop`` no door; the CLI and the dashboard not each other."""
+def _wrong_edges(graph: dict[str, set[str]], module: str) -> list[str]:
+    """The imports of ``module`` that go to a higher floor or to a neighbour on its floor."""
     height, layer, package = _layer(module)
     wrong = []
-    for target in sorted(IMPORT_GRAPH[module]):
+    for target in sorted(graph[module]):
         target_height, target_layer, target_package = _layer(target)
-        if target_height > height or (target_layer == layer == "doors" and target_package != package):
+        neighbour = target_height == height and target_package != package \
+            and layer != "public face"
+        if target_height > height or neighbour:
             wrong.append(f"{target} ({target_layer})")
-    assert wrong == [], f"{module} ({layer}) imports {', '.join(wrong)}"
+    return wrong
+
+
+@pytest.mark.parametrize("module", sorted(ALL_MODULES))
+def test_no_import_from_a_lower_layer_to_a_higher_one(module):
+    """``core`` imports no other subpackage; ``io`` and ``metrics`` only ``core``; the
+    evaluation no sampling, stats, report or outer package (not even inside a function);
+    neighbours on one floor not each other."""
+    wrong = _wrong_edges(IMPORT_GRAPH, module)
+    assert wrong == [], f"{module} ({_layer(module)[1]}) imports {', '.join(wrong)}"
+
+
+def _subpackage(module: str) -> str:
+    """``tiedrank.core`` for ``tiedrank.core.ties``; the root's own modules (``tiedrank``,
+    ``tiedrank.plugins``) are ``tiedrank``; the entry point ``tiedrank.__main__`` its own."""
+    parts = module.split(".")
+    if len(parts) > 1 and (ROOT / parts[1]).is_dir():
+        return ".".join(parts[:2])
+    return module if module == "tiedrank.__main__" else "tiedrank"
+
+
+def _subpackage_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Which subpackage imports which (``tiedrank.core`` -> ``tiedrank.io`` when any module
+    of the first imports one of the second)."""
+    packages: dict[str, set[str]] = collections.defaultdict(set)
+    for module, targets in graph.items():
+        packages[_subpackage(module)] |= {_subpackage(t) for t in targets} - {_subpackage(module)}
+    return dict(packages)
+
+
+def test_no_circle_between_subpackages():
+    """No two subpackages import each other, directly or round several (``core`` -> ``io``
+    -> ``core`` was such a circle until 0.3)."""
+    graph = _subpackage_graph(IMPORT_GRAPH)
+    assert _circles(graph) == [], f"circles between subpackages: {_circles(graph)}"
+
+
+def test_the_floor_and_circle_checks_fail_on_a_circle():
+    """The checks can fail: a core module importing the evaluation (the knot of 0.2), added
+    to a copy of the graph, is a circle between subpackages and an import from a lower floor."""
+    graph = {module: set(targets) for module, targets in IMPORT_GRAPH.items()}
+    graph["tiedrank.core.options"].add("tiedrank.evaluation.scoring")
+    assert _wrong_edges(graph, "tiedrank.core.options") == [
+        "tiedrank.evaluation.scoring (evaluation)"]
+    assert any({"tiedrank.core", "tiedrank.evaluation"} <= set(circle)
+               for circle in _circles(_subpackage_graph(graph)))
+
+
+def test_core_imports_no_other_subpackage():
+    assert _subpackage_graph(IMPORT_GRAPH).get("tiedrank.core", set()) == set()
+
+
+def test_every_provider_sits_above_its_socket():
+    """:mod:`tiedrank.plugins` names each socket's provider: an import the graph above cannot
+    see (it runs at the first read of a slot), so its direction is checked here."""
+    from tiedrank.plugins import PROVIDERS
+
+    for socket, provider in PROVIDERS.items():
+        assert socket.startswith("tiedrank.core.") and provider in ALL_MODULES
+        assert _layer(provider)[0] > _layer(socket)[0]
 
 
 # ---- the dashboard: pages import no other page; the shared layer imports no page logic ------

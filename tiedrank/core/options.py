@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from ..io.duplicates import DUPLICATE_POLICIES
+from .duplicate_rules import DUPLICATE_POLICIES
 from .policies import parse_policies, policy_items
 from .validation import REL_LEVEL, Interval, InvalidParameterError, Options, check
 GAINS = ("linear", "exp")
