@@ -185,11 +185,13 @@ def test_one_category_query_is_nan_as_sklearn_warns():
     assert result.kappa["kappa"].notna().all()  # pooled: two categories
 
 
-def test_empty_intersection_gives_nan_and_a_finding():
+def test_empty_intersection_gives_nan_a_finding_and_a_warning():
     qrels = pd.DataFrame({"query": "q1", "doc": ["a", "b"], "relevance": [0, 1]})
     judged = pd.DataFrame({"query": "q1", "doc": ["a", "b"], "score": [0.0, 1.0]})
     elsewhere = pd.DataFrame({"query": "q9", "doc": ["x", "y"], "score": [1.0, 0.0]})
-    result = judge_agreement({"ok": judged, "elsewhere": elsewhere}, qrels)
+    with pytest.warns(UserWarning, match=r"^judge_agreement\(\): run 'elsewhere' of runs= labels no "
+                      r"document judged in qrels=.*undefined \(NaN\), over zero documents; pass"):
+        result = judge_agreement({"ok": judged, "elsewhere": elsewhere}, qrels)
     rows = result.kappa[result.kappa["run"] == "elsewhere"]
     assert rows["kappa"].isna().all() and (rows["n_docs"] == 0).all() and (rows["n_queries"] == 0).all()
     assert (result.kappa[result.kappa["run"] == "ok"]["kappa"] == 1.0).all()
@@ -211,7 +213,8 @@ def test_a_ranker_is_refused_naming_the_run():
     many = pd.DataFrame({"query": "q1", "doc": [f"d{i}" for i in range(30)], "score": np.arange(30.0)})
     with pytest.raises(InvalidParameterError, match=r"run 'ranks' has 30 distinct scores.*max_labels="):
         judge_agreement({"ranks": many}, qrels)
-    assert judge_agreement({"ranks": many}, qrels, max_labels=30).kappa["n_docs"].eq(0).all()
+    with pytest.warns(UserWarning, match="run 'ranks' of runs= labels no document judged in qrels="):
+        assert judge_agreement({"ranks": many}, qrels, max_labels=30).kappa["n_docs"].eq(0).all()
 
 
 @pytest.mark.parametrize(("kwargs", "words"), [
@@ -242,3 +245,53 @@ def test_every_door_of_evaluate_reads_the_same(tmp_path):
         ({"judge": frame}, qrels), ([path], qpath), ({"judge": Run("judge", frame)}, Qrels(qrels)),
         ({"judge": {"q1": dict(zip(frame["doc"], frame["score"]))}}, qrels))]
     assert all(v == pytest.approx(values[0]) for v in values)
+
+
+# ---- agreement over zero documents says so (issue 40) --------------------------------------
+def test_runs_sharing_no_document_with_the_qrels_warn_naming_the_arguments():
+    """No (query, doc) in common: kappa is undefined, and the call says so rather than
+    handing back a NaN alone; every such run is named, with runs= and qrels=."""
+    qrels = pd.DataFrame({"query": "q1", "doc": ["a", "b", "c"], "relevance": [0, 1, 2]})
+    other_query = pd.DataFrame({"query": "q2", "doc": ["a", "b"], "score": [1.0, 0.0]})
+    other_docs = pd.DataFrame({"query": "q1", "doc": ["x", "y"], "score": [1.0, 0.0]})
+    with pytest.warns(UserWarning) as caught:
+        result = judge_agreement({"q2": other_query, "xy": other_docs}, qrels)
+    messages = [str(w.message) for w in caught if "judge_agreement" in str(w.message)]
+    assert messages == ["judge_agreement(): all runs 'q2', 'xy' of runs= label no document judged "
+                        "in qrels= (no query and document in common), so their kappa is undefined "
+                        "(NaN), over zero documents; pass the qrels their labels were made against, "
+                        "or leave them out of runs="]
+    assert result.kappa["kappa"].isna().all() and result.kappa["n_docs"].eq(0).all()
+
+
+def test_runs_with_pairs_do_not_warn_and_equal_sklearn():
+    """The warning is about zero documents only: a run with pairs, its grades and labels
+    differing, gives sklearn's kappa (the independent computation) and no warning."""
+    qrels = pd.DataFrame({"query": ["q1"] * 4 + ["q2"] * 3, "doc": list("abcdefg"),
+                          "relevance": [0, 1, 2, 3, 0, 1, 1]})
+    judge = pd.DataFrame({"query": ["q1"] * 4 + ["q2"] * 3 + ["q3"], "doc": list("abcdefgh"),
+                          "score": [0.0, 2, 2, 3, 1, 1, 0, 3]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        result = judge_agreement({"judge": judge}, qrels)
+    pooled = _by_weights(result.kappa)
+    grades, labels = [0, 1, 2, 3, 0, 1, 1], [0, 2, 2, 3, 1, 1, 0]
+    for weights, sk in SKLEARN_WEIGHTS.items():
+        assert pooled.loc[weights, "kappa"] == pytest.approx(cohen_kappa_score(grades, labels, weights=sk),
+                                                             abs=1e-12)
+    assert int(pooled["n_docs"].iloc[0]) == 7
+
+
+def test_the_llmjudge_sample_agrees_with_sklearn_without_a_warning():
+    qrels = pd.read_csv(LLMJUDGE / "qrels.test.txt", sep=" ", header=None,
+                        names=["query", "iter", "doc", "relevance"], dtype={"query": str, "doc": str})
+    run = pd.read_csv(LLMJUDGE / "runs" / "Olz-gpt4o.txt", sep=" ", header=None,
+                      names=["query", "iter", "doc", "score"], dtype={"query": str, "doc": str})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        result = judge_agreement({"Olz-gpt4o": run.astype({"score": float})}, qrels)
+    pairs = run.merge(qrels, on=["query", "doc"])
+    pooled = _by_weights(result.kappa)
+    for weights, sk in SKLEARN_WEIGHTS.items():
+        assert pooled.loc[weights, "kappa"] == pytest.approx(
+            cohen_kappa_score(pairs["relevance"], pairs["score"], weights=sk), abs=1e-12)

@@ -26,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -197,7 +199,9 @@ def judge_agreement(runs, qrels, *, max_labels: int = MAX_LABELS, categories: st
     disagreement weight: ``[i != j]``, ``|i - j|`` or ``(i - j)**2`` on the *index* of the
     category in the sorted union of the values (grades and labels) present, as sklearn does
     (:func:`cohen_kappa`). Kappa is NaN where it is undefined: a query whose grades and
-    labels are all one value (sklearn warns and returns NaN), a run with no pair.
+    labels are all one value (sklearn warns and returns NaN), a run with no pair. A run with
+    no pair (no document it labels is judged in ``qrels``) is also said aloud: a
+    ``UserWarning`` naming the run, ``runs=`` and ``qrels=``, besides its finding.
 
     Parameters
     ----------
@@ -225,6 +229,12 @@ def judge_agreement(runs, qrels, *, max_labels: int = MAX_LABELS, categories: st
     ------
     InvalidParameterError
         A run whose scores are not labels, named with what is wrong.
+
+    Warns
+    -----
+    UserWarning
+        A run that labels no document judged in ``qrels`` (agreement over zero documents:
+        its kappa is NaN), named with what to pass instead.
 
     Examples
     --------
@@ -258,9 +268,28 @@ def judge_agreement(runs, qrels, *, max_labels: int = MAX_LABELS, categories: st
                 "runs", name, f"label runs: integer scores, at most {max_labels} distinct values "
                 f"(run {name!r} {problem}; leave it out, or {hint})", function="judge_agreement")
     parts = [_run_agreement(name, run, grades, categories) for name, run in run_map.items()]
+    unmatched = [name for name, part in zip(run_map, parts) if int(part[0]["n_docs"].iloc[0]) == 0]
+    if unmatched:
+        warnings.warn(_no_pairs_message(unmatched, len(run_map)), UserWarning, stacklevel=3)
     return Agreement(*(_concat([p[i] for p in parts]) for i in range(4)),
                      categories={name: p[4] for name, p in zip(run_map, parts)},
                      findings=[f for p in parts for f in p[5]])
+
+
+def _no_pairs_message(unmatched: Sequence[str], n_runs: int) -> str:
+    """The warning of :func:`judge_agreement` when runs label no judged document.
+
+    >>> _no_pairs_message(["bm25"], 2)
+    "judge_agreement(): run 'bm25' of runs= labels no document judged in qrels= (no query and document in common), so its kappa is undefined (NaN), over zero documents; pass the qrels its labels were made against, or leave it out of runs="
+    """
+    which = ", ".join(map(repr, unmatched))
+    one = len(unmatched) == 1
+    subject = (f"run {which} of runs= labels" if one else
+               f"{'all ' if len(unmatched) == n_runs else ''}runs {which} of runs= label")
+    return (f"judge_agreement(): {subject} no document judged in qrels= (no query and document "
+            f"in common), so {'its' if one else 'their'} kappa is undefined (NaN), over zero "
+            f"documents; pass the qrels {'its' if one else 'their'} labels were made against, or "
+            f"leave {'it' if one else 'them'} out of runs=")
 
 
 def _run_agreement(name: str, run: Run, grades: pd.DataFrame, categories: str) -> tuple:
