@@ -208,37 +208,3 @@ def test_markers_and_shown_output_are_read(tmp_path):
                     "```python\nprint(1)\n```\n\n```text\n1\n```\n")
     found = blocks(page)
     assert [(b.markers, b.shown) for b in found] == [({"skip": "needs a cluster"}, None), ({}, "1\n")]
-
-
-# ---- silent NaN in the library (issue 40) ----------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="issue 40: evaluate warns when a run shares no query with "
-                   "the qrels (every mean NaN, over zero queries); to be done in the package that "
-                   "takes over tiedrank/core/evaluation.py")
-def test_evaluate_warns_when_the_run_shares_no_query_with_the_qrels():
-    """Today a run and qrels with no query in common give NaN means and two findings, and
-    nothing said aloud (a partial overlap is findings only: the means are defined). The
-    proposed message, in the style of judge_agreement's and core.errors':
-    "evaluate(): run 'run' shares no query with qrels= (its 1 query: 'q9'; the qrels' 2:
-    'q1', 'q2'), so its means are undefined (NaN), over zero queries; pass the qrels of the
-    run's queries, or check how the query ids are read (columns= / qrels_columns=)"."""
-    from tiedrank import evaluate
-
-    qrels = pd.DataFrame({"query": ["q1", "q2"], "doc": ["a", "b"], "relevance": [1, 1]})
-    run = pd.DataFrame({"query": ["q9"], "doc": ["a"], "score": [1.0]})
-    with pytest.warns(UserWarning, match=r"^evaluate\(\): run 'run' shares no query with qrels="):
-        report = evaluate(run, qrels, "RR").report()
-    assert report["expected"].isna().all()
-
-
-def test_a_partial_overlap_stays_silent_with_its_findings():
-    """The contrast the warning above must keep: queries partly shared give a number and
-    findings, no warning."""
-    from tiedrank import evaluate
-
-    qrels = pd.DataFrame({"query": ["q1", "q2"], "doc": ["a", "b"], "relevance": [1, 1]})
-    run = pd.DataFrame({"query": ["q1", "q3"], "doc": ["a", "b"], "score": [1.0, 1.0]})
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", UserWarning)
-        ev = evaluate(run, qrels, "RR")
-    assert ev.report()["expected"].tolist() == [1.0]
-    assert {f.kind for f in ev.findings} == {"queries_not_in_qrels", "queries_missing_from_run"}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -107,7 +108,33 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
         duplicates=duplicates, columns=columns, qrels_columns=qrels_columns)
     metric_list = parse_metrics(metrics)
     check_argument_order(runs, qrels, options=options, files=True)  # ranx's order, as files
-    return score_tables(build_tables(runs, qrels, options), metric_list, options)
+    evaluation = score_tables(build_tables(runs, qrels, options), metric_list, options)
+    _warn_of_disjoint_runs(evaluation.tables, options)
+    return evaluation
+
+
+def _warn_of_disjoint_runs(tables: Mapping[str, TieTable], options) -> None:
+    """Say aloud when a run shares no query with the qrels: its means are NaN over zero
+    queries (or 0 for every qrels query under ``complete=``), almost always qrels of another
+    collection or query ids read wrongly, which the findings alone leave easy to miss. A
+    partial overlap gives numbers, and its findings say the rest. (Here, at the Python door,
+    not in :func:`build_tables`: a query bucket of the scaled doors may rightly hold none.)"""
+    for name, table in tables.items():
+        answered = table.n_retrieved > 0 if table.in_run is None else table.in_run
+        if len(table.queries) == 0 or np.any(answered):
+            continue
+        theirs = next((f for f in table.findings if f.kind == "queries_not_in_qrels"), None)
+        listed = "" if theirs is None else (
+            f"its {theirs.count:,} quer{'y' if theirs.count == 1 else 'ies'}: "
+            + ", ".join(map(repr, theirs.queries[:3])) + ("..." if theirs.count > 3 else "") + "; ")
+        qrels_ids = ", ".join(map(repr, map(str, table.queries[:3])))
+        outcome = ("so every query scores 0 (complete=True)" if options.complete else
+                   "so its means are undefined (NaN), over zero queries")
+        warnings.warn(
+            f"evaluate(): run {name!r} shares no query with qrels= ({listed}the qrels' "
+            f"{len(table.queries):,}: {qrels_ids}{'...' if len(table.queries) > 3 else ''}), "
+            f"{outcome}; pass the qrels of the run's queries, or check how the query ids are "
+            "read (columns= / qrels_columns=)", UserWarning, stacklevel=3)
 
 
 def tsrr_sweep(tables: Mapping[str, TieTable], alphas: Sequence[float] | np.ndarray) -> pd.DataFrame:
