@@ -553,12 +553,7 @@ def _build(run: Run, qrels: Qrels, options: "EvaluationOptions", drop_columns: b
     query_code, unknown = _run_query_codes(frame["query"], queries)
     if drop_columns:
         del frame["query"]
-    if len(unknown):
-        findings.append(Finding(
-            "queries_not_in_qrels",
-            f"{len(unknown)} quer{'y' if len(unknown) == 1 else 'ies'} of run {run.name!r} "
-            "not in the qrels; not evaluated", run.source, len(unknown),
-            tuple(map(str, unknown[:_MAX_LISTED]))))
+    findings += _unknown_queries(run, unknown)
     # the table's doc_score must be an array of its own, never a view of the caller's
     # frame: a copy is made below only where no reordering or rounding made one already
     score = frame["score"].to_numpy(dtype=np.float64)
@@ -583,12 +578,7 @@ def _build(run: Run, qrels: Qrels, options: "EvaluationOptions", drop_columns: b
         keep[:] = False  # a negative grade is unjudged for -J, as in trec_eval
         keep[judged_rows[judged_grade >= 0]] = True  # (a judged row's query is a qrels one)
     # every judged row is kept without -J (its query is a qrels query); with -J only they are
-    n_unjudged = 0 if judged_only else int(keep.sum()) - len(judged_rows)
-    if n_unjudged and not judged_only:
-        findings.append(Finding(
-            "unjudged_documents",
-            f"{n_unjudged} retrieved document{'s' if n_unjudged != 1 else ''} of run "
-            f"{run.name!r} not in the qrels; counted as non-relevant", run.source, n_unjudged))
+    findings += _unjudged(run, 0 if judged_only else int(keep.sum()) - len(judged_rows))
 
     # --- the one sort: query ascending, score descending, file order inside ties --------
     # rows None: every row kept in file order (a run written in rank order, the usual
@@ -640,22 +630,8 @@ def _build(run: Run, qrels: Qrels, options: "EvaluationOptions", drop_columns: b
     query_start[inside] = group_start[first_group[inside]]
     n_retrieved = np.diff(query_start)
 
-    answered = n_retrieved > 0 if in_run is None else in_run
-    for kind, mask, text in (
-            ("queries_missing_from_run", ~answered, "no results in run {run}; "
-             + ("scored 0 (trec_eval -c)" if complete else "left out of the means "
-                "(trec_eval without -c)")),
-            ("queries_without_relevant", n_relevant == 0,
-             "no relevant document at relevance level {level}; "
-             + ("left out of the means" if query_set == "relevant" else
-                "scored as trec_eval scores them (0 for RR, AP, P, R)"))):
-        missing = queries[mask]
-        if len(missing):
-            one = len(missing) == 1
-            findings.append(Finding(
-                kind, f"{len(missing)} qrels quer{'y has' if one else 'ies have'} "
-                + text.format(run=repr(run.name), level=rel_level),
-                run.source, len(missing), tuple(map(str, missing[:_MAX_LISTED]))))
+    findings += _qrels_queries(run, queries, n_retrieved > 0 if in_run is None else in_run,
+                               n_relevant, options)
 
     return TieTable(
         run_name=run.name, rel_level=int(rel_level), policy="expected", queries=queries,
@@ -668,6 +644,49 @@ def _build(run: Run, qrels: Qrels, options: "EvaluationOptions", drop_columns: b
         findings=tuple(run.findings) + tuple(qrels.findings) + tuple(findings),
         in_run=in_run, judged_only=bool(judged_only), complete=bool(complete),
         query_set=query_set, intents=table_intents(qrels, judged_rows, judged_pairs))
+
+
+def _unknown_queries(run: Run, unknown: np.ndarray) -> list[Finding]:
+    """The finding of the run's queries the qrels do not hold (none when there are none)."""
+    if not len(unknown):
+        return []
+    return [Finding("queries_not_in_qrels",
+                    f"{len(unknown)} quer{'y' if len(unknown) == 1 else 'ies'} of run "
+                    f"{run.name!r} not in the qrels; not evaluated", run.source, len(unknown),
+                    tuple(map(str, unknown[:_MAX_LISTED])))]
+
+
+def _unjudged(run: Run, n_unjudged: int) -> list[Finding]:
+    """The finding of the retrieved documents the qrels do not judge (none under -J)."""
+    if not n_unjudged:
+        return []
+    return [Finding("unjudged_documents",
+                    f"{n_unjudged} retrieved document{'s' if n_unjudged != 1 else ''} of run "
+                    f"{run.name!r} not in the qrels; counted as non-relevant", run.source,
+                    n_unjudged)]
+
+
+def _qrels_queries(run: Run, queries: np.ndarray, answered: np.ndarray,
+                   n_relevant: np.ndarray, options: "EvaluationOptions") -> list[Finding]:
+    """The findings of the qrels queries the run leaves unanswered and of those without a
+    relevant document, each saying what becomes of them under ``options``."""
+    findings = []
+    for kind, mask, text in (
+            ("queries_missing_from_run", ~answered, "no results in run {run}; "
+             + ("scored 0 (trec_eval -c)" if options.complete else "left out of the means "
+                "(trec_eval without -c)")),
+            ("queries_without_relevant", n_relevant == 0,
+             "no relevant document at relevance level {level}; "
+             + ("left out of the means" if options.query_set == "relevant" else
+                "scored as trec_eval scores them (0 for RR, AP, P, R)"))):
+        missing = queries[mask]
+        if len(missing):
+            one = len(missing) == 1
+            findings.append(Finding(
+                kind, f"{len(missing)} qrels quer{'y has' if one else 'ies have'} "
+                + text.format(run=repr(run.name), level=options.rel_level),
+                run.source, len(missing), tuple(map(str, missing[:_MAX_LISTED]))))
+    return findings
 
 
 def _above(group_start: np.ndarray, query_start: np.ndarray,

@@ -79,12 +79,8 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
     scored: dict[Metric, list[Policy]] = {m: [] for m in metric_list}
     for policy, metric in pairs:  # one pass: comparing every metric with every pair's cost
         scored[metric].append(policy)  # 0.04 s for all_trec x 4 policies
-    settings = {m: (options.rel_level if m.rel is None else m.rel,
-                    options.judged_only if m.judged_only is None else m.judged_only)
-                for m in metric_list}
-    for kind in dict.fromkeys(m.gain or options.gain for m in metric_list):
-        for table in tables.values():
-            _check_exp_gain(int(table.ideal_grade.max()) if len(table.ideal_grade) else 0, kind)
+    settings = _settings(metric_list, options)
+    _check_gains(tables, metric_list, options.gain)
     findings: list[Finding] = []
     blocks: list[Block] = []
     for name, base in tables.items():
@@ -92,54 +88,96 @@ def score_tables(tables: Mapping[str, TieTable], metrics: "str | Metric | Iterab
         for level, judged in dict.fromkeys(settings.values()):
             table = base.view(level, judged)
             findings += [f for f in table.findings if f not in findings]
-            included = table.evaluated
-            query_ids = table.queries[included]
             group = [m for m in metric_list if settings[m] == (level, judged)]
-            views = {m.entry.view for m in group if not m.policy_invariant}
-            scoring = table.scoring()
-            expected = {"scoring": scoring,  # policies only reorder inside groups:
-                        "judged": table.view(judged_only=True) if "judged" in views else None,
-                        "qrels": _same_groups(table.qrels_groups(), scoring)
-                        if "qrels" in views else None,
-                        "whole": table}              # resolve the smallest view a kernel reads
-            invariant: dict[Metric, np.ndarray] = {}  # the same under every policy: once
-            # the views some kernel reads resolved whole; the others are resolved straight
-            # to their compact scoring view (TieTable.resolve_scoring)
-            read_whole = {id(expected[m.entry.view]) for m in group
-                          if m.entry.view != "scoring" and expected[m.entry.view] is not None}
-            for policy in policies:
-                resolved: dict[tuple[int, bool], TieTable] = {}  # each view resolved once
-                for metric in (m for m in group if policy in scored[m]):
-                    if metric.policy_invariant:
-                        if metric not in invariant:
-                            invariant[metric] = metric_values(table, metric,
-                                                              gain=options.gain)[included]
-                        values[policy, metric] = (query_ids, invariant[metric])
-                        continue
-                    if metric.extremes is not None and policy.name in EXTREME_POLICIES:
-                        # unj, rbp_resid: their own best and worst, from the expected table
-                        values[policy, metric] = (query_ids, metric_values(
-                            table, metric, gain=options.gain, extreme=policy.name)[included])
-                        continue
-                    view = expected[metric.entry.view]  # one view may serve two names
-                    key = (id(view), metric.entry.view == "scoring")
-                    if key not in resolved and key[1] and key[0] not in read_whole:
-                        resolved[key] = view.resolve_scoring(policy.name, policy.seed)
-                    elif key not in resolved:
-                        source = resolved.get((id(view), False)) or view.resolve(
-                            policy.name, policy.seed)
-                        resolved[id(view), False] = source
-                        # the kernel looks its scoring view up again: given the compact
-                        # one, it looks over a few documents, not every tied one
-                        resolved[key] = source.scoring() if key[1] else source
-                    values[policy, metric] = (query_ids, metric_values(
-                        resolved[key], metric, gain=options.gain)[included])
+            values |= _score_view(table, group, {m: scored[m] for m in group}, policies,
+                                  options.gain)
         blocks += [(name, *values[policy, metric][:1], metric, policy,
                     values[policy, metric][1]) for policy, metric in pairs]
     own = [m.rel for m in metric_list if m.rel is not None]
     return Evaluation(Later(_tidy, (blocks,)), _summary(blocks), dict(tables), findings,
                       options.rule(own), options, metrics=tuple(metric_list),
                       policies=tuple(dict.fromkeys(policy for policy, _ in pairs)))
+
+
+def _settings(metrics: list[Metric], options: EvaluationOptions) -> dict[Metric, tuple[int, bool]]:
+    """Each metric's (relevance level, -J): its own where it sets them, else the options'."""
+    return {m: (options.rel_level if m.rel is None else m.rel,
+                options.judged_only if m.judged_only is None else m.judged_only)
+            for m in metrics}
+
+
+def _check_gains(tables: Mapping[str, TieTable], metrics: list[Metric], gain: str) -> None:
+    """Refuse an exponential gain (the options' or a metric's own) over a grade that
+    overflows it, in any table."""
+    for kind in dict.fromkeys(m.gain or gain for m in metrics):
+        for table in tables.values():
+            _check_exp_gain(int(table.ideal_grade.max()) if len(table.ideal_grade) else 0, kind)
+
+
+def _score_view(table: TieTable, group: list[Metric], scored: dict[Metric, list[Policy]],
+                policies: list[Policy], gain: str) -> dict:
+    """``{(policy, metric): (query ids, values)}`` of the metrics of ``group`` (which share
+    ``table``'s relevance level and -J) under the policies each is scored under.
+
+    A metric the same under every policy is computed once; unj's and rbp_resid's best and
+    worst come from the expected table (their own extremes); every other metric reads its
+    view resolved under the policy, each view resolved once per policy."""
+    included = table.evaluated
+    query_ids = table.queries[included]
+    expected, read_whole = _expected_views(table, group)
+    invariant: dict[Metric, np.ndarray] = {}  # the same under every policy: once
+    values: dict = {}
+    for policy in policies:
+        resolved: dict[tuple[int, bool], TieTable] = {}  # each view resolved once
+        for metric in (m for m in group if policy in scored[m]):
+            if metric.policy_invariant:
+                if metric not in invariant:
+                    invariant[metric] = metric_values(table, metric, gain=gain)[included]
+                values[policy, metric] = (query_ids, invariant[metric])
+            elif metric.extremes is not None and policy.name in EXTREME_POLICIES:
+                # unj, rbp_resid: their own best and worst, from the expected table
+                values[policy, metric] = (query_ids, metric_values(
+                    table, metric, gain=gain, extreme=policy.name)[included])
+            else:
+                view = _resolved(expected[metric.entry.view], metric.entry.view == "scoring",
+                                 policy, resolved, read_whole)
+                values[policy, metric] = (query_ids, metric_values(view, metric,
+                                                                   gain=gain)[included])
+    return values
+
+
+def _expected_views(table: TieTable, group: list[Metric]) -> tuple[dict, set[int]]:
+    """The expected views the kernels of ``group`` read (``scoring``, ``judged``, ``qrels``,
+    ``whole``), and the ids of those some kernel reads whole. Policies only reorder inside
+    groups, so each view is resolved from its expected table: the smallest view a kernel
+    reads, not the whole table."""
+    views = {m.entry.view for m in group if not m.policy_invariant}
+    scoring = table.scoring()
+    expected = {"scoring": scoring,
+                "judged": table.view(judged_only=True) if "judged" in views else None,
+                "qrels": _same_groups(table.qrels_groups(), scoring) if "qrels" in views else None,
+                "whole": table}
+    # the views some kernel reads resolved whole; the others are resolved straight to their
+    # compact scoring view (TieTable.resolve_scoring)
+    read_whole = {id(expected[m.entry.view]) for m in group
+                  if m.entry.view != "scoring" and expected[m.entry.view] is not None}
+    return expected, read_whole
+
+
+def _resolved(view: TieTable, scoring: bool, policy: Policy,
+              resolved: dict[tuple[int, bool], TieTable], read_whole: set[int]) -> TieTable:
+    """``view`` resolved under ``policy`` (its scoring view when ``scoring``), from
+    ``resolved`` when done already under this policy (one view may serve two names)."""
+    key = (id(view), scoring)
+    if key not in resolved and scoring and id(view) not in read_whole:
+        resolved[key] = view.resolve_scoring(policy.name, policy.seed)
+    elif key not in resolved:
+        source = resolved.get((id(view), False)) or view.resolve(policy.name, policy.seed)
+        resolved[id(view), False] = source
+        # the kernel looks its scoring view up again: given the compact one, it looks over
+        # a few documents, not every tied one
+        resolved[key] = source.scoring() if scoring else source
+    return resolved[key]
 
 
 def _same_groups(view: TieTable, scoring: TieTable) -> TieTable:
