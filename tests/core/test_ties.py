@@ -8,7 +8,7 @@ keys (grade, file row, docno as bytes). Random inputs draw few score levels (man
 ids whose string and byte orders differ from their numeric order ("d10" < "d9"), unjudged
 and pooled (grade -1) documents, qrels queries the run misses and run queries the qrels
 lack. Only the rounding of a score to ``round`` decimals is taken from the library
-(:func:`~tiedrank.core.rounding.round_scores`, tested in tests/test_rounding.py).
+(:func:`~tiedrank.core.rounding.round_scores`, tested in tests/core/test_rounding.py).
 """
 from __future__ import annotations
 

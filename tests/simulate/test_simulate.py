@@ -21,7 +21,7 @@ from tiedrank.simulate import (PRESETS, SWEEP_COLUMNS, RerankerSpec, bfloat16_ro
 from tiedrank.core.tie_statistics import tie_statistics
 from tiedrank.core.ties import build_tie_table
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data" / "simulated"
 TREC_RESULTS = next(p for p in (ROOT / "sample_data" / "trec_eval" / "results.test",
                                 ROOT.parent / "shared" / "data" / "trec_eval" / "results.test")

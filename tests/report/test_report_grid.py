@@ -23,7 +23,7 @@ from report_support import HOSTILE_NAME, compile_latex, small_evaluation
 from tiedrank.cli import main
 from tiedrank.report import build_report
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LLMJUDGE = ROOT / "sample_data" / "llmjudge"
 POLICY_COLUMNS = {"expected": "expected", "optimistic": "best", "pessimistic": "worst",
                   "trec_eval": "trec_eval"}

@@ -17,7 +17,7 @@ from tiedrank.sampling import sample_run_means
 from tiedrank.core.validation import (Interval, InvalidParameterError, Options, Pattern, check,
                                  check_arguments, validate_params)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TREC = ROOT / "sample_data" / "trec_eval"
 RUN = pd.DataFrame({"query": "q", "doc": ["a", "b", "c"], "score": [1.0, 1.0, 0.5]})
 QRELS = pd.DataFrame({"query": ["q"], "doc": ["b"], "relevance": [1]})
