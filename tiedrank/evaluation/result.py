@@ -81,6 +81,7 @@ class Evaluation:
         Examples
         --------
         >>> import pandas as pd
+        >>> from tiedrank import evaluate
         >>> run = pd.DataFrame({"query": "q", "doc": ["a", "b"], "score": [1.0, 1.0]})
         >>> qrels = pd.DataFrame({"query": ["q"], "doc": ["b"], "relevance": [1]})
         >>> evaluate({"r": run}, qrels, ["gm_map"]).metric("gm_map").summary.name
