@@ -12,8 +12,9 @@ Python's ``hash`` of a str is salted per process (``PYTHONHASHSEED``), so it can
 :func:`hash_ids` uses pandas' SipHash-2-4 with a fixed key (``pandas.util.hash_array``,
 UTF-8), and :func:`mix` is the splitmix64 finaliser (Steele, Lea & Flood 2014), which
 spreads combined words over all 64 bits. :func:`finalize` is the one implementation of
-that finaliser in tiedrank: the ``random`` tie policy, the buckets and the samplers' random
-streams (:mod:`tiedrank.sampling.streams`) all use it.
+that finaliser in tiedrank: the ``random`` tie policy, the buckets, the samplers' random
+streams (:mod:`tiedrank.sampling.streams`) and the duplicate check's string hash
+(:mod:`tiedrank.io.duplicates`) all use it, with the constants defined here.
 
 Examples
 --------
@@ -31,20 +32,24 @@ import pandas as pd
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 """2**64 / golden ratio, odd: splitmix64's increment (Weyl sequence step)."""
-_M2 = np.uint64(0xBF58476D1CE4E5B9)
-_M3 = np.uint64(0x94D049BB133111EB)
+M2 = np.uint64(0xBF58476D1CE4E5B9)
+"""splitmix64's first multiplier (also a multiplier of :mod:`tiedrank.io.duplicates`)."""
+M3 = np.uint64(0x94D049BB133111EB)
+"""splitmix64's second multiplier (also a multiplier of :mod:`tiedrank.io.duplicates`)."""
 _S30, _S27, _S31 = (np.uint64(s) for s in (30, 27, 31))
 
 
 def finalize(z: np.ndarray) -> np.ndarray:
     """The splitmix64 finaliser, **in place** on a uint64 array (returned): the one
-    implementation of the mixer; :func:`mix`, :func:`mix64` and the samplers' streams
-    (:mod:`tiedrank.sampling.streams`) all call it."""
+    implementation of the mixer; :func:`mix`, :func:`mix64`, the samplers' streams
+    (:mod:`tiedrank.sampling.streams`) and the duplicate check's hash all call it. In place,
+    so that no array the size of ``z`` is made but the shifted temporaries (hashing 7M ids
+    with copies made twenty)."""
     with np.errstate(over="ignore"):
         z ^= z >> _S30
-        z *= _M2
+        z *= M2
         z ^= z >> _S27
-        z *= _M3
+        z *= M3
         z ^= z >> _S31
     return z
 

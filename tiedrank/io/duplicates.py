@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..core.errors import Finding, Remedy
+from ..core.hashing import GOLDEN, M2, M3, finalize, mix64
 from ..core.joins import take_rows
 from ._arrow import string_layout
 from ._parallel import parallel_map
@@ -19,13 +20,11 @@ from ._text import Locator, fail
 
 DUPLICATE_POLICIES = ("error", "max")
 
-# splitmix64 constants (Steele, Lea & Flood 2014): a cheap, well-mixing 64-bit finaliser.
-_M1 = np.uint64(0x9E3779B97F4A7C15)
-_M2 = np.uint64(0xBF58476D1CE4E5B9)
-_M3 = np.uint64(0x94D049BB133111EB)
+# The ids are hashed with splitmix64's finaliser and constants (Steele, Lea & Flood 2014),
+# from core.hashing, which holds the only implementation: _M1 is its golden-ratio step.
+_M1, _M2, _M3 = GOLDEN, M2, M3
 # the low k bytes of a word, k = 0..8 (a word whose string has 8 bytes or more left is whole)
 _BYTE_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
-_S27, _S30, _S31 = np.uint64(27), np.uint64(30), np.uint64(31)
 # Hashing works on slices of this many rows, one per thread: small enough that a slice's
 # temporaries (2 MB each) are reused from the allocator's heap by the next slice, where
 # 8 MB ones were fresh pages each time (7M lines: 45,600 page faults -> 28,700)
@@ -90,22 +89,6 @@ def check_duplicates(table: pa.Table, locate: Locator, source: str, policy: str,
     return table.filter(pa.array(keep)), [finding]
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """The splitmix64 finaliser of a copy of ``x``."""
-    return _mix_in_place(np.array(x, dtype=np.uint64))
-
-
-def _mix_in_place(x: np.ndarray) -> np.ndarray:
-    """The splitmix64 finaliser, in place on the uint64 array ``x`` (returned): no array
-    the size of ``x`` but the shifted temporaries (hashing 7M ids made twenty)."""
-    x ^= x >> _S30
-    x *= _M2
-    x ^= x >> _S27
-    x *= _M3
-    x ^= x >> _S31
-    return x
-
-
 def hash_strings(column: pa.ChunkedArray) -> np.ndarray:
     """A 64-bit hash per string, vectorised over Arrow's offset/data buffers.
 
@@ -134,22 +117,22 @@ def hash_strings(column: pa.ChunkedArray) -> np.ndarray:
         words = np.ndarray(shape=(high - low + 1,), dtype="<u8", buffer=padded, strides=(1,))
         starts = offsets[:-1] - low
         lengths = offsets[1:] - offsets[:-1]
-        h = _mix_in_place(lengths.astype(np.uint64) + _M1)
+        h = finalize(lengths.astype(np.uint64) + _M1)
         for w in range(int(min((lengths.max() + 7) // 8, _HEAD_WORDS))):
             remaining = lengths - 8 * w
             word = words[np.minimum(starts + 8 * w, high - low) if w else starts]
             word &= _BYTE_MASKS[np.clip(remaining, 0, 8)]  # the string's bytes only
             word *= _M1
             word ^= h
-            _mix_in_place(word)
+            finalize(word)
             # strings already consumed keep their hash: the result must not depend on the
             # longest string of the chunk (equal ids in different chunks must collide)
             live = remaining > 0
             h = word if live.all() else np.where(live, word, h)
         long_rows = np.flatnonzero(lengths > 8 * _HEAD_WORDS)
         if len(long_rows):  # the tail of long ids: one vectorised pass over its words
-            h[long_rows] = _mix(h[long_rows] ^ _tail_hash(words, starts[long_rows],
-                                                           lengths[long_rows]))
+            h[long_rows] = mix64(h[long_rows] ^ _tail_hash(words, starts[long_rows],
+                                                            lengths[long_rows]))
         parts.append(h)
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
 
@@ -164,7 +147,7 @@ def _tail_hash(words: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np
     remaining = lengths[owner] - 8 * index
     word = words[starts[owner] + 8 * index]
     word = np.where(remaining >= 8, word, word & _BYTE_MASKS[np.clip(remaining, 0, 7)])
-    mixed = _mix(word ^ _mix(index.astype(np.uint64) * _M2 + _M3))
+    mixed = mix64(word ^ mix64(index.astype(np.uint64) * _M2 + _M3))
     first = np.cumsum(n_words) - n_words
     with np.errstate(over="ignore"):
         return np.add.reduceat(mixed, first)  # wraps modulo 2**64, as intended
@@ -297,4 +280,4 @@ def _pair_hash(query: pa.ChunkedArray, doc: pa.ChunkedArray) -> np.ndarray:
     query_hash = hash_strings(pa.chunked_array([encoded.dictionary])) * _M3
     key = hash_strings(doc)
     key ^= query_hash[encoded.indices.to_numpy(zero_copy_only=False)]
-    return _mix_in_place(key)
+    return finalize(key)
