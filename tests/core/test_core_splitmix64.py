@@ -100,3 +100,20 @@ def test_duplicates_rule_choices_unchanged():
         "q2/d1/4 q3/d2/0 q0/d3/1 q1/d4/2 q2/d5/3 q3/d6/4 q0/d7/0 q1/d8/1 q2/d9/2 q3/d10/3 "
         "q0/d0/4 q1/d5/4 q2/d10/4 q3/d4/4")
     assert [f.kind for f in run.findings] == ["duplicates_kept_max"]
+
+
+def test_duplicate_rule_names_live_in_core():
+    """The rule names are defined in core (core/options.py needs them and core imports no
+    other subpackage); io.duplicates re-exports the same tuple."""
+    import ast
+    import inspect
+
+    from tiedrank.core import duplicate_rules
+    from tiedrank.io.duplicates import DUPLICATE_POLICIES
+
+    assert DUPLICATE_POLICIES is duplicate_rules.DUPLICATE_POLICIES == ("error", "max")
+    assert tuple(duplicate_rules.DUPLICATE_RULES) == DUPLICATE_POLICIES
+    tree = ast.parse(inspect.getsource(duplicate_rules))
+    imported = [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    assert all(isinstance(node, ast.ImportFrom) and node.module == "__future__"
+               for node in imported)

@@ -11,14 +11,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..core.duplicate_rules import DUPLICATE_POLICIES  # noqa: F401  (re-exported)
 from ..core.errors import Finding, Remedy
 from ..core.hashing import GOLDEN, M2, M3, finalize, mix64
 from ..core.joins import take_rows
 from ._arrow import string_layout
 from ._parallel import parallel_map
 from ._text import Locator, fail
-
-DUPLICATE_POLICIES = ("error", "max")
 
 # The ids are hashed with splitmix64's finaliser and constants (Steele, Lea & Flood 2014),
 # from core.hashing, which holds the only implementation: _M1 is its golden-ratio step.
