@@ -92,42 +92,72 @@ def load(source: Any, source_name: str | None) -> Loaded:
     if exports_arrow(source):  # polars, pyarrow, DuckDB: read as a table, checked as a file
         name = source_name or object_name(source)
         return Loaded(name=name, filename=None, table=arrow_table(source, name))
+    _refuse_contents_as_str(source)
+    if isinstance(source, (str, os.PathLike)):
+        name, filename, raw = _read_path(source, source_name)
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        name, filename, raw = source_name or "<bytes>", source_name, bytes(source)
+    elif hasattr(source, "getvalue") or hasattr(source, "read"):
+        name, filename, raw = _read_file_like(source, source_name)
+    else:
+        raise TypeError(f"cannot read from {type(source).__name__}; pass {PEERS.accepted}")
+    return _unwrapped(raw, name, filename)
+
+
+# The steps of load() for the sources read as bytes: each returns (name for messages, file
+# name or None, the bytes as stored, perhaps compressed), and _unwrapped does the rest.
+
+def _refuse_contents_as_str(source: Any) -> None:
+    """Raise for a str that holds file contents rather than a path."""
     if isinstance(source, str) and ("\n" in source or len(source) > 4096) \
             and not os.path.lexists(source):
         # file contents given as str, most likely (a path may hold a newline: one that
         # exists is read); an OSError, so that the CLI says it in one line
         raise SourceNotFound(errno.ENOENT, "No such file or directory (a str source is a "
                              "path; file contents go in as bytes)", source)
-    if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        name, filename = source_name or str(path), str(path)
-        if path == "-":  # standard input, as trec_eval users pipe runs
-            import sys
 
-            raw, filename = _read_bounded(sys.stdin.buffer, "<stdin>"), None
-            name = source_name or "<stdin>"
-            if not raw and _STDIN_READS:  # an earlier '-' took it all
-                raise InputError(
-                    "standard input was already read: '-' is given more than once, and only "
-                    "the first '-' gets the data", source=name,
-                    expected="'-' for at most one input (the others as files)")
-            _STDIN_READS.append(name)
-        else:
-            with open(path, "rb") as handle:
-                raw = _read_bounded(handle, name)
-    elif isinstance(source, (bytes, bytearray, memoryview)):
-        raw = bytes(source)
-        name, filename = source_name or "<bytes>", source_name
-    elif hasattr(source, "getvalue") or hasattr(source, "read"):
-        # getvalue() first: it returns the whole upload even if someone already read it.
-        file_name = getattr(source, "name", None)
-        file_name = str(file_name) if isinstance(file_name, (str, os.PathLike)) else None
-        name, filename = source_name or file_name or "<file>", file_name or source_name
-        raw = source.getvalue() if hasattr(source, "getvalue") else _read_bounded(source, name)
-        if isinstance(raw, str):
-            raw = raw.encode("utf-8")
-    else:
-        raise TypeError(f"cannot read from {type(source).__name__}; pass {PEERS.accepted}")
+
+def _read_path(source: str | os.PathLike,
+               source_name: str | None) -> tuple[str, str | None, bytes]:
+    """A file, or standard input for ``"-"``."""
+    path = os.fspath(source)
+    if path == "-":  # standard input, as trec_eval users pipe runs
+        return _read_stdin(source_name)
+    name = source_name or str(path)
+    with open(path, "rb") as handle:
+        return name, str(path), _read_bounded(handle, name)
+
+
+def _read_stdin(source_name: str | None) -> tuple[str, None, bytes]:
+    """Standard input, once: a second '-' would find it empty."""
+    import sys
+
+    raw = _read_bounded(sys.stdin.buffer, "<stdin>")
+    name = source_name or "<stdin>"
+    if not raw and _STDIN_READS:  # an earlier '-' took it all
+        raise InputError(
+            "standard input was already read: '-' is given more than once, and only "
+            "the first '-' gets the data", source=name,
+            expected="'-' for at most one input (the others as files)")
+    _STDIN_READS.append(name)
+    return name, None, raw
+
+
+def _read_file_like(source: Any, source_name: str | None) -> tuple[str, str | None, bytes]:
+    """A binary file-like: getvalue() first, as it returns the whole upload even if someone
+    already read it."""
+    file_name = getattr(source, "name", None)
+    file_name = str(file_name) if isinstance(file_name, (str, os.PathLike)) else None
+    name, filename = source_name or file_name or "<file>", file_name or source_name
+    raw = source.getvalue() if hasattr(source, "getvalue") else _read_bounded(source, name)
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8")
+    return name, filename, raw
+
+
+def _unwrapped(raw: bytes, name: str, filename: str | None) -> Loaded:
+    """The bytes decompressed (gzip, then ranx's LZ4) and without a UTF-8 byte-order mark;
+    the file name without the compression suffixes (for the extension and the run name)."""
     if raw[:2] == GZIP_MAGIC:
         raw = gunzip(raw, name)
     if raw[:4] == LZ4_MAGIC:  # ranx's Run.save("run.lz4"): LZ4 frames around CBOR or JSON

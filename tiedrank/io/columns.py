@@ -6,7 +6,7 @@ first bad value raises an :class:`~tiedrank.core.errors.InputError` naming its l
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -54,6 +54,11 @@ class ValueRule:
     def invalid(self) -> str:
         """The problem of a value of the wrong kind."""
         return f"non-integer {self.noun}" if self.integer else f"non-numeric {self.noun}"
+
+    @property
+    def nonfinite(self) -> str:
+        """The problem of a NaN or an infinity."""
+        return f"NaN or infinite {self.noun}"
 
 
 SCORE = ValueRule("score", integer=False, expected="a finite number")
@@ -188,45 +193,70 @@ def as_values(column: pa.ChunkedArray, rule: ValueRule, locate: Locator,
     if column.null_count:
         raise reject(f"missing {rule.noun}", first_true(pc.is_null(column)))
     kind = column.type
-    nonfinite = f"NaN or infinite {rule.noun}"
     if is_text(kind):
-        column = pc.utf8_trim(column, BLANKS)
-        syntax = INT_RE if rule.integer else FLOAT_RE
-        bad = first_true(pc.invert(pc.match_substring_regex(column, syntax)))
-        if bad is not None:
-            named_nonfinite = not rule.integer and NONFINITE_MATCH(column[bad].as_py())
-            raise reject(nonfinite if named_nonfinite else rule.invalid, bad)
-        if rule.integer:
-            column = pc.utf8_ltrim(column, "+")  # pyarrow's integer cast rejects a plus sign
-    elif rule.integer and (pa.types.is_floating(kind) or pa.types.is_decimal(kind)):
-        column = column.cast(pa.float64())
-        bad = first_true(pc.invert(integral(column)))
-        if bad is not None:
-            raise reject(rule.invalid, bad)
-    elif not (pa.types.is_integer(kind) or pa.types.is_boolean(kind) or (
-            not rule.integer and (pa.types.is_floating(kind) or pa.types.is_decimal(kind)))):
-        raise reject(f"{rule.invalid} (type {kind})", 0)
+        column = _checked_text(column, rule, reject)
+    else:
+        column = _checked_numbers(column, kind, rule, reject)
     if rule.integer:
-        original = column
-        try:
-            column = column.cast(pa.int64())
-        except (pa.ArrowInvalid, OverflowError):
-            column = None
-        if column is None:  # beyond int64: name the first such row (an error path only)
-            row = _first_beyond(original)
-            if row is not None:
-                raise reject(f"{rule.noun} out of range", row)
-            raise InputError(f"{rule.noun} out of range", source=source, expected=rule.expected)
-        bad = first_true(pc.or_(pc.greater(column, MAX_GRADE), pc.less(column, -MAX_GRADE)))
-        if bad is not None:
-            raise reject(f"{rule.noun} out of range", bad)
-        return column
+        return _as_grades(column, rule, reject, source)
     # an integer score past 2**53 becomes the nearest float64, as the same digits in a text
     # file parse (Arrow's safe cast refused it with a message naming no file or column)
     column = column.cast(pa.float64(), safe=not pa.types.is_integer(kind))
     bad = first_true(pc.invert(pc.is_finite(column)))
     if bad is not None:  # NaN, inf, or a decimal too large for float64 ("1e999")
-        raise reject(nonfinite, bad)
+        raise reject(rule.nonfinite, bad)
+    return column
+
+
+# The steps of as_values. ``reject(problem, row)`` is the error naming the row's line.
+
+def _checked_text(column: pa.ChunkedArray, rule: ValueRule,
+                  reject: Callable[[str, int], InputError]) -> pa.ChunkedArray:
+    """Text values checked against the number syntax pyarrow's parser accepts, trimmed for
+    the cast that follows."""
+    column = pc.utf8_trim(column, BLANKS)
+    syntax = INT_RE if rule.integer else FLOAT_RE
+    bad = first_true(pc.invert(pc.match_substring_regex(column, syntax)))
+    if bad is not None:
+        named_nonfinite = not rule.integer and NONFINITE_MATCH(column[bad].as_py())
+        raise reject(rule.nonfinite if named_nonfinite else rule.invalid, bad)
+    if rule.integer:
+        column = pc.utf8_ltrim(column, "+")  # pyarrow's integer cast rejects a plus sign
+    return column
+
+
+def _checked_numbers(column: pa.ChunkedArray, kind: pa.DataType, rule: ValueRule,
+                     reject: Callable[[str, int], InputError]) -> pa.ChunkedArray:
+    """A numeric column of a type the rule takes: a grade a whole number (a float or
+    decimal one as float64, for the cast that follows), a score any number."""
+    fractional = pa.types.is_floating(kind) or pa.types.is_decimal(kind)
+    if rule.integer and fractional:
+        column = column.cast(pa.float64())
+        bad = first_true(pc.invert(integral(column)))
+        if bad is not None:
+            raise reject(rule.invalid, bad)
+    elif not (pa.types.is_integer(kind) or pa.types.is_boolean(kind) or (
+            not rule.integer and fractional)):
+        raise reject(f"{rule.invalid} (type {kind})", 0)
+    return column
+
+
+def _as_grades(column: pa.ChunkedArray, rule: ValueRule,
+               reject: Callable[[str, int], InputError], source: str) -> pa.ChunkedArray:
+    """Checked grades as int64, each within +-:data:`MAX_GRADE`."""
+    original = column
+    try:
+        column = column.cast(pa.int64())
+    except (pa.ArrowInvalid, OverflowError):
+        column = None
+    if column is None:  # beyond int64: name the first such row (an error path only)
+        row = _first_beyond(original)
+        if row is not None:
+            raise reject(f"{rule.noun} out of range", row)
+        raise InputError(f"{rule.noun} out of range", source=source, expected=rule.expected)
+    bad = first_true(pc.or_(pc.greater(column, MAX_GRADE), pc.less(column, -MAX_GRADE)))
+    if bad is not None:
+        raise reject(f"{rule.noun} out of range", bad)
     return column
 
 

@@ -145,6 +145,23 @@ def _format_from_extension(name: str | None) -> str | None:
 def _sniff(head: bytes, source: str, whole: bool = False) -> str:
     """Decide from the first non-empty line (see :func:`detect_format`); ``whole``: ``head``
     is all of the input (so a head of comment lines only is a file without data)."""
+    _refuse_binary(head, source)
+    line_no, line = first_line(head)
+    if line is None:
+        raise InputError("empty input", source=source, expected="at least one data row")
+    if line.lstrip(BLANKS).startswith("#"):  # comment lines, as trec_eval skips them
+        fmt = _format_after_comments(head, source, whole, line_no, line)
+        if fmt is not None:
+            return fmt
+    fmt = _format_of_line(line.strip(), head)
+    if fmt is None:
+        raise InputError("unknown format", source=source, line=line_no, text=line,
+                         expected=ACCEPTED)
+    return fmt
+
+
+def _refuse_binary(head: bytes, source: str) -> None:
+    """Raise for UTF-16 or UTF-32 text (named as such) and for binary data."""
     encoding = wide_encoding(head)
     if encoding:  # NUL bytes of text, not binary data
         raise wide_text_error(encoding, source)
@@ -152,31 +169,39 @@ def _sniff(head: bytes, source: str, whole: bool = False) -> str:
         raise InputError("unknown format", source=source,
                          text="binary data (zip, xlsx and similar are not read)",
                          expected=ACCEPTED)
-    line_no, line = first_line(head)
-    if line is None:
-        raise InputError("empty input", source=source, expected="at least one data row")
-    if line.lstrip(BLANKS).startswith("#"):  # comment lines, as trec_eval skips them
-        _, data_line = first_line(blank_comments(head, source, qrels=False))
-        if data_line is not None and _is_trec_shaped(data_line.strip()):
-            return "trec_run" if len(blank_split(data_line)) >= 6 else "trec_qrels"
-        if data_line is None and whole:
-            raise InputError("no data lines (only comments)", source=source, line=line_no,
-                             text=line, expected="TREC lines after the '#' comment lines")
-    stripped = line.strip()
+
+
+def _format_after_comments(head: bytes, source: str, whole: bool, line_no: int,
+                           line: str) -> str | None:
+    """A TREC format when the first line after the leading comments is a TREC line; None
+    (the first line decides) otherwise, unless no line but comments is there at all."""
+    _, data_line = first_line(blank_comments(head, source, qrels=False))
+    if data_line is not None and _is_trec_shaped(data_line.strip()):
+        return _trec_format(data_line)
+    if data_line is None and whole:
+        raise InputError("no data lines (only comments)", source=source, line=line_no,
+                         text=line, expected="TREC lines after the '#' comment lines")
+    return None
+
+
+def _format_of_line(stripped: str, head: bytes) -> str | None:
+    """The format a first line (stripped) shows, in order: JSON, a TREC line, a CSV or TSV
+    header, then a TREC line by its field count alone; None for none of them."""
     if stripped.startswith("{"):  # {"q1": {"d1": 1.0}} (ranx) or one record per line
         return "json" if looks_nested(head) else "jsonl"
     if _is_trec_shaped(stripped):
-        return "trec_run" if len(blank_split(stripped)) >= 6 else "trec_qrels"
+        return _trec_format(stripped)
     for delimiter, fmt in ((",", "csv"), ("\t", "tsv")):
         if delimiter in stripped and _looks_like_header(stripped, delimiter):
             return fmt
-    fields = blank_split(stripped)
-    if len(fields) == 6 and "," not in stripped:
-        return "trec_run"
-    if len(fields) == 4 and "," not in stripped:
-        return "trec_qrels"
-    raise InputError("unknown format", source=source, line=line_no, text=line,
-                     expected=ACCEPTED)
+    if "," in stripped:
+        return None
+    return {6: "trec_run", 4: "trec_qrels"}.get(len(blank_split(stripped)))
+
+
+def _trec_format(line: str) -> str:
+    """A TREC-shaped line's format: six fields or more a run, else qrels."""
+    return "trec_run" if len(blank_split(line)) >= 6 else "trec_qrels"
 
 
 def _is_trec_shaped(line: str) -> bool:

@@ -44,54 +44,79 @@ def read_trec(loaded: Loaded, *, ncols: int, value_col: int,
     source = loaded.name
     data = blank_comments(loaded.data, source, qrels=ncols == 4)
     expected = RUN_EXPECTED if ncols == 6 else QRELS_EXPECTED
+    first, tag = _first_row(data, data is loaded.data, source, ncols, expected)
+    # the fast path when the blanks are regular, else the whitespace pass and a parse again
+    table = _parse_regular(data, first, source, ncols, value_col, value_type, expected)
+    if table is None:
+        table = _parse_squeezed(data, source, ncols, value_col, value_type, expected)
+    utf8 = loaded.utf8_checked
+    return RawColumns(_as_text(table.column("f0"), utf8), _as_text(table.column("f2"), utf8),
+                      table.column(f"f{value_col}"), text_locator(data),
+                      _as_text(table.column("f1"), utf8) if ncols == 4 else None), tag
+
+
+def _first_row(data: bytes, uncommented: bool, source: str, ncols: int,
+               expected: str) -> tuple[str, str | None]:
+    """The first data line and its tag (runs; None for qrels), after checking its column
+    count: pyarrow takes the column count from the first row. ``uncommented``: ``data`` is
+    the input as given (no comment line was blanked), for the message of an empty one."""
     line_no, first = first_line(data)
     if first is None:
-        raise InputError("empty input" if data is loaded.data else
-                         "no data lines (only comments)", source=source,
-                         expected="at least one data row")
+        raise InputError("empty input" if uncommented else "no data lines (only comments)",
+                         source=source, expected="at least one data row")
     fields = blank_split(first)
     if len(fields) != ncols and not (ncols == 6 and len(fields) > 6):
-        # pyarrow takes the column count from the first row, so check it here.
         raise InputError(f"wrong number of columns (found {len(fields)})", source=source,
                          line=line_no, text=first, expected=expected)
     # the tag is the 6th field, as trec_eval reads it: text after it ("STANDARD more junk")
     # is skipped. The first line names the run, at every scale (the scaled paths read only
     # a file's head for its name); trec_eval's runid is the last line's 6th field, which
     # differs only in a file whose tag changes between lines
-    tag = fields[5] if ncols == 6 else None
+    return first, fields[5] if ncols == 6 else None
 
-    # Fast path: one delimiter character throughout, and no other blank byte anywhere (a
-    # vertical tab or form feed is a blank too: "d1\v 1" is two fields).  Blank runs, leading
-    # or trailing blanks show up as empty fields (or a column-count error), in which case we
-    # normalise and retry.
-    delimiter = next((d for d in (" ", "\t") if len(first.split(d)) == ncols and not any(
-        bytes([b]) in data for b in FIELD_BLANKS if b != ord(d))), None)
-    table = None
-    if delimiter is not None:
-        try:
-            table = _parse(data, delimiter, ncols, value_col, value_type,
-                           _columns_to_convert(data, delimiter, ncols, value_col))
-        except pa.ArrowInvalid as exc:
-            # Irregular blanks only ever cause column-count errors or empty fields; a failed
-            # conversion means a bad value, so look for it right away (this raises).
-            if "conversion error" in str(exc):
-                _scan(data, source, ncols, value_col, value_type, expected)
-            table = None
-        if table is not None and _has_empty_field(table):
-            table = None
-    if table is None:
-        try:
-            table = _parse(_squeeze_blanks(data, tag_field=5 if ncols == 6 else None), " ",
-                           ncols, value_col, value_type)
-        except pa.ArrowInvalid as exc:
+
+def _single_delimiter(first: str, data: bytes, ncols: int) -> str | None:
+    """The one blank that separates the fields, if the first line splits into ``ncols``
+    fields on it and no other blank byte is anywhere (a vertical tab or form feed is a
+    blank too: "d1\v 1" is two fields); None otherwise."""
+    for delimiter in (" ", "\t"):
+        if len(first.split(delimiter)) == ncols and not any(
+                bytes([b]) in data for b in FIELD_BLANKS if b != ord(delimiter)):
+            return delimiter
+    return None
+
+
+def _parse_regular(data: bytes, first: str, source: str, ncols: int, value_col: int,
+                   value_type: pa.DataType, expected: str) -> pa.Table | None:
+    """Fast path: one delimiter character throughout. Blank runs, leading or trailing
+    blanks show up as empty fields (or a column-count error): None, and the caller
+    normalises and parses again. A bad value raises its message here."""
+    delimiter = _single_delimiter(first, data, ncols)
+    if delimiter is None:
+        return None
+    try:
+        table = _parse(data, delimiter, ncols, value_col, value_type,
+                       _columns_to_convert(data, delimiter, ncols, value_col))
+    except pa.ArrowInvalid as exc:
+        # Irregular blanks only ever cause column-count errors or empty fields; a failed
+        # conversion means a bad value, so look for it right away (this raises).
+        if "conversion error" in str(exc):
             _scan(data, source, ncols, value_col, value_type, expected)
-            raise InputError(f"unreadable TREC file: {exc}", source=source,
-                             expected=expected) from None
-    value = table.column(f"f{value_col}")
-    return RawColumns(_as_text(table.column("f0"), loaded.utf8_checked),
-                      _as_text(table.column("f2"), loaded.utf8_checked), value,
-                      text_locator(data),
-                      _as_text(table.column("f1"), loaded.utf8_checked) if ncols == 4 else None), tag
+        return None
+    return None if _has_empty_field(table) else table
+
+
+def _parse_squeezed(data: bytes, source: str, ncols: int, value_col: int,
+                    value_type: pa.DataType, expected: str) -> pa.Table:
+    """Irregular whitespace: normalised to single spaces (:func:`_squeeze_blanks`), then
+    parsed; a parse error names its line (:func:`_scan`)."""
+    try:
+        return _parse(_squeeze_blanks(data, tag_field=5 if ncols == 6 else None), " ",
+                      ncols, value_col, value_type)
+    except pa.ArrowInvalid as exc:
+        _scan(data, source, ncols, value_col, value_type, expected)
+        raise InputError(f"unreadable TREC file: {exc}", source=source,
+                         expected=expected) from None
 
 
 def _as_text(column: pa.ChunkedArray, utf8_checked: bool) -> pa.ChunkedArray:

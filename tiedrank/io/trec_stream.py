@@ -54,6 +54,28 @@ def stream_trec_run(source: Any, format: str | None,
 
     ``loaded`` names the file and holds no bytes (``utf8_checked``: the file is ASCII).
     """
+    found = _large_file(source, format)
+    first = None if found is None else _plain_first_line(found[0], format)
+    if first is None:
+        return None
+    path, size = found
+    name = source_name or path
+    if size > _load.SHOWN_READ_BYTES:
+        progress.step(f"reading {name} ({size / (1 << 20):,.0f} MB)", 0, 1)
+    table = _read_columns(path) if _regular(path, size) else None
+    if table is None:
+        return None
+    loaded = Loaded(name=name, filename=path, utf8_checked=True)
+    raw = RawColumns(_text(table.column("f0")), _text(table.column("f2")), table.column("f4"),
+                     _file_locator(path))
+    return loaded, raw, blank_split(first)[5]
+
+
+# The steps of stream_trec_run; each None sends the file down the general path, which
+# gives the same result or the message naming the offending line.
+
+def _large_file(source: Any, format: str | None) -> tuple[str, int] | None:
+    """``(path, size)`` of a regular file read as a run, of a size worth streaming."""
     if not isinstance(source, (str, os.PathLike)) or format not in (None, "trec_run") and \
             str(format).strip().lower() != "trec_run":
         return None
@@ -66,7 +88,12 @@ def stream_trec_run(source: Any, format: str | None,
         return None  # the general path raises the message
     if not stat.S_ISREG(info.st_mode) or not STREAM_MIN_BYTES <= info.st_size <= LIMITS.max_bytes:
         return None
-    name = source_name or path
+    return path, info.st_size
+
+
+def _plain_first_line(path: str, format: str | None) -> str | None:
+    """The first line of an uncompressed TREC run without a byte-order mark whose first
+    line is six fields separated by single spaces, or None."""
     with open(path, "rb") as handle:
         head = handle.read(_HEAD_BYTES)
     if head[:2] == GZIP_MAGIC or head[:4] == LZ4_MAGIC or head[:3] == b"\xef\xbb\xbf":
@@ -80,12 +107,13 @@ def stream_trec_run(source: Any, format: str | None,
     _, first = first_line(head)
     if first is None or len(first.split(" ")) != 6 or len(blank_split(first)) != 6:
         return None  # a tag of several words, other blanks: the general path
-    if info.st_size > _load.SHOWN_READ_BYTES:
-        progress.step(f"reading {name} ({info.st_size / (1 << 20):,.0f} MB)", 0, 1)
-    if not _regular(path, info.st_size):
-        return None
+    return first
+
+
+def _read_columns(path: str) -> pa.Table | None:
+    """pyarrow's parse of the file (module docstring, step 2), or None on a parse error."""
     try:
-        table = pacsv.read_csv(
+        return pacsv.read_csv(
             path,
             read_options=pacsv.ReadOptions(column_names=_COLUMNS,
                                            block_size=_parallel.BLOCK_SIZE),
@@ -99,10 +127,6 @@ def stream_trec_run(source: Any, format: str | None,
                 strings_can_be_null=False, quoted_strings_can_be_null=False))
     except (pa.ArrowInvalid, OSError):
         return None  # a line of other than six fields, a bad score: named by the general path
-    loaded = Loaded(name=name, filename=path, utf8_checked=True)
-    raw = RawColumns(_text(table.column("f0")), _text(table.column("f2")), table.column("f4"),
-                     _file_locator(path))
-    return loaded, raw, blank_split(first)[5]
 
 
 def _text(column: pa.ChunkedArray) -> pa.ChunkedArray:

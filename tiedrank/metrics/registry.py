@@ -574,44 +574,75 @@ def _checked(parse: Callable[[str], object], raw: str, subject: str) -> object:
 
 
 def _setting(subject: str, entry: MetricFamily, key: str, raw: str) -> tuple[str, object]:
-    """One of :data:`SETTINGS` written in parentheses, checked against ``entry``."""
+    """One of :data:`SETTINGS` written in parentheses, checked against ``entry``: refused
+    when ``entry`` takes no such setting (:func:`_left_out`), else read by its reader."""
     name = "gain" if key == "dcg" else key
-    if name == "rel" and entry.counts_without_relevance:
-        raise InvalidParameterError("rel", raw, f"left out: {entry.counts_without_relevance}",
-                                    subject=subject)
-    if name == "rel" and entry.graded:
-        raise InvalidParameterError("rel", raw, f"left out: {entry.name} uses the grades "
-                                    f"themselves (write {entry.name}, and evaluate(..., "
-                                    "rel_level=) to choose which queries count)", subject=subject)
-    if name == "gain" and key == "gain" and entry.name in TREC_GAIN_MAP_FAMILIES \
-            and is_gain_map(raw):  # trec_eval's ndcg_rel.1=3,2=9
-        return name, _checked(canonical_gain_map, raw, subject)
-    if name == "gain" and entry.name in TREC_GAIN_FAMILIES:
+    left_out = _left_out(entry, name, key, raw)
+    if left_out is not None:
+        raise InvalidParameterError(key, raw, left_out, subject=subject)
+    return name, _SETTING_READERS[name](subject, key, raw)
+
+
+def _left_out(entry: MetricFamily, name: str, key: str, raw: str) -> str | None:
+    """Why ``entry`` takes no setting ``name`` (the requirement its message states), or
+    None when it takes it."""
+    if name == "rel":
+        return _rel_left_out(entry)
+    if name == "gain" and not (key == "gain" and entry.name in TREC_GAIN_MAP_FAMILIES
+                               and is_gain_map(raw)):  # trec_eval's ndcg_rel.1=3,2=9
+        return _gain_left_out(entry)
+    return None
+
+
+def _rel_left_out(entry: MetricFamily) -> str | None:
+    if entry.counts_without_relevance:
+        return f"left out: {entry.counts_without_relevance}"
+    if entry.graded:
+        return (f"left out: {entry.name} uses the grades themselves (write {entry.name}, and "
+                "evaluate(..., rel_level=) to choose which queries count)")
+    return None
+
+
+def _gain_left_out(entry: MetricFamily) -> str | None:
+    if entry.name in TREC_GAIN_FAMILIES:
         maps = (f", or a gain map, e.g. {entry.name}(gain=1:3 2:9)"
                 if entry.name in TREC_GAIN_MAP_FAMILIES else "")
-        raise InvalidParameterError(key, raw, f"left out: {entry.name} uses trec_eval's gains, "
-                                    f"gain = grade{maps} (map the grades in the qrels for other "
-                                    "gains)", subject=subject)
-    if name == "gain" and entry.fixed_gain:
-        raise InvalidParameterError(key, raw, f"left out: {entry.name} uses "
-                                    f"{entry.fixed_gain} (map the grades in the qrels for "
-                                    "other gains)", subject=subject)
-    if name == "gain" and not entry.graded:
-        raise InvalidParameterError(key, raw, f"left out: {entry.name} is a binary metric "
-                                    f"(write {entry.name}(rel=2) to count grade >= 2 as "
-                                    "relevant)", subject=subject)
-    if name == "rel":  # the one level check, worded for this measure
-        level = int(raw) if re.fullmatch(r"[+-]?\d+", raw, re.ASCII) else raw
-        return name, check("rel", level, [REL_LEVEL], subject=subject)
-    if name == "judged_only":
-        if raw.lower() not in ("true", "false"):
-            raise InvalidParameterError("judged_only", raw, "True or False", subject=subject)
-        return name, raw.lower() == "true"
-    if name == "gain" and key == "gain" and is_gain_map(raw):  # trec_eval's ndcg.1=3,2=9
-        return name, _checked(canonical_gain_map, raw, subject)
+        return (f"left out: {entry.name} uses trec_eval's gains, gain = grade{maps} (map the "
+                "grades in the qrels for other gains)")
+    if entry.fixed_gain:
+        return (f"left out: {entry.name} uses {entry.fixed_gain} (map the grades in the qrels "
+                "for other gains)")
+    if not entry.graded:
+        return (f"left out: {entry.name} is a binary metric (write {entry.name}(rel=2) to "
+                "count grade >= 2 as relevant)")
+    return None
+
+
+# The readers of the settings a family takes: (subject, key as written, raw text) -> value.
+
+def _rel_setting(subject: str, key: str, raw: str) -> object:
+    level = int(raw) if re.fullmatch(r"[+-]?\d+", raw, re.ASCII) else raw
+    return check("rel", level, [REL_LEVEL], subject=subject)  # the one level check
+
+
+def _judged_only_setting(subject: str, key: str, raw: str) -> bool:
+    if raw.lower() not in ("true", "false"):
+        raise InvalidParameterError("judged_only", raw, "True or False", subject=subject)
+    return raw.lower() == "true"
+
+
+def _gain_setting(subject: str, key: str, raw: str) -> object:
+    """``gain=`` (a gain name, or a gain map as trec_eval's ndcg.1=3,2=9) or ``dcg=``
+    (ir_measures' spellings of the same gains)."""
+    if key == "gain" and is_gain_map(raw):
+        return _checked(canonical_gain_map, raw, subject)
     spellings = {"log2": "linear", "exp-log2": "exp"} if key == "dcg" else \
         {g: g for g in K.GAINS}
     if raw.lower() not in spellings:
         allowed = " or ".join(repr(s) for s in spellings)
         raise InvalidParameterError(key, raw, allowed, subject=subject)
-    return name, spellings[raw.lower()]
+    return spellings[raw.lower()]
+
+
+_SETTING_READERS: dict[str, Callable[[str, str, str], object]] = {
+    "rel": _rel_setting, "judged_only": _judged_only_setting, "gain": _gain_setting}
