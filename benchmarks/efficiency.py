@@ -63,7 +63,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 METRICS = ["RR", "RR@10", "AP", "nDCG@10", "P@10"]
-TIES = ["expected", "optimistic", "pessimistic", "trec_eval", "random(seed=1)"]
+TIES = ["expected", "best", "worst", "trec_eval", "random(seed=1)"]
 SWEEP_VALUES = [2, 3, 4, 6, 8, 11, 16, None]
 ONE_CORE_ENV = {"OMP_NUM_THREADS": "1", "OMP_THREAD_LIMIT": "1", "ARROW_IO_THREADS": "1",
                 "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}

@@ -62,12 +62,12 @@ SAMPLE = ROOT / "sample_data" / "llmjudge"
 
 TOOLS = ("tiedrank", "pytrec_eval", "ranx", "trm", "tiedrank-llmjudge", "tiedrank-all_trec",
          "pytrec_eval-all_trec")
-ALL_TREC_TIES = ["expected", "optimistic", "pessimistic", "trec_eval"]
+ALL_TREC_TIES = ["expected", "best", "worst", "trec_eval"]
 """``tiedrank-all_trec``: every measure of trec_eval's ``all_trec`` tiedrank has, under the
 exact expectation, best, worst and trec_eval's order; against ``pytrec_eval-all_trec``,
 pytrec_eval's ``all_trec`` (trec_eval's order only) — issue 21's goal is <= 0.5x its time."""
 TIEDRANK_METRICS = ["RR", "P@10", "R@100", "AP", "nDCG@10", "TsRR"]
-TIEDRANK_TIES = ["expected", "optimistic", "pessimistic", "trec_eval"]
+TIEDRANK_TIES = ["expected", "best", "worst", "trec_eval"]
 PYTREC_MEASURES = {"recip_rank", "P_10", "recall_100", "map", "ndcg_cut_10"}
 RANX_METRICS = ["mrr", "precision@10", "recall@100", "map", "ndcg@10"]
 # TRM metric key -> cutoff (None = the run depth, i.e. no cutoff)

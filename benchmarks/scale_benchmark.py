@@ -44,7 +44,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 METRICS = ["RR", "RR@10", "AP", "nDCG@10", "P@10"]
-TIES = ["expected", "optimistic", "pessimistic", "trec_eval", "random(seed=1)"]
+TIES = ["expected", "best", "worst", "trec_eval", "random(seed=1)"]
 
 SCALES = {
     # (a) queries x depth of the big run; (b) runs x queries x depth; (c) values x seeds

@@ -212,8 +212,8 @@ def check_per_query_against_pytrec_eval(seed: int, rel_level: int, judged_only: 
         ev = evaluate({label: run}, qrels, list(measures.values()), ties="all",
                       rel_level=rel_level, judged_only=judged_only)
         ours = ev.per_query.set_index(["query", "policy", "metric"])["value"]
-        policies = ["trec_eval"] if label == "tied" else ["expected", "optimistic",
-                                                          "pessimistic", "trec_eval"]
+        policies = ["trec_eval"] if label == "tied" else ["expected", "best",
+                                                          "worst", "trec_eval"]
         for q, values in theirs_all[label].items():
             for measure, name in measures.items():
                 want = math.exp(values[measure]) if measure in geometric else values[measure]

@@ -30,7 +30,7 @@ def test_the_profile_finds_every_phase_of_an_evaluation():
     phases = set(figures["cpu"])
     assert {"read: parse (pyarrow CSV, in memory)", "validate: duplicate (query, doc)",
             "table: join the qrels (grades)", "policy trec_eval: resolve ties",
-            "kernel AP (pessimistic)", "summary: exact means"} <= phases
+            "kernel AP (worst)", "summary: exact means"} <= phases
     assert figures["calls"]["kernel AP (expected)"] == 1
     assert sum(figures["cpu"].values()) <= figures["total_cpu"] + 0.05
     assert max(figures["peak_mib"].values()) > 0

@@ -10,7 +10,7 @@ kernel, no reader. Per query:
    judged with a negative grade;
 2. every ordering consistent with the scores is enumerated (permutations of documents
    inside each tie group) and the metric computed on each explicit ranked list;
-3. ``expected`` = mean over orderings, ``optimistic`` = max, ``pessimistic`` = min,
+3. ``expected`` = mean over orderings, ``best`` = max, ``worst`` = min,
    ``trec_eval`` = the one ordering by docno descending, ``input`` = the file order.
 
 The query set: queries with results and judgements; ``complete`` adds the qrels queries
@@ -235,10 +235,10 @@ def all_values(spec: Spec, query: Query, rel_level: int, gain="linear") -> np.nd
 def policy_value(spec: Spec, query: Query, policy: str, rel_level: int, gain="linear") -> float:
     if spec.family in TIE_AWARE:
         return tie_aware_value(spec, query, rel_level)
-    if policy in ("expected", "optimistic", "pessimistic"):
+    if policy in ("expected", "best", "worst"):
         values = all_values(spec, query, rel_level, gain)
-        return float({"expected": np.mean, "optimistic": np.max,
-                      "pessimistic": np.min}[policy](values))
+        return float({"expected": np.mean, "best": np.max,
+                      "worst": np.min}[policy](values))
     if policy == "trec_eval":
         order = trec_order(query.docs, query.scores)
     elif policy == "input":

@@ -87,7 +87,7 @@ def assert_cli_values(text: str, ev) -> None:
     C parser of pandas 2.3 (the lowest version claimed) can read 17 digits one unit in
     the last place off, which failed a case whose printed value was exact."""
     frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-    names = {"expected": "expected", "optimistic": "best", "pessimistic": "worst",
+    names = {"expected": "expected", "best": "best", "worst": "worst",
              "trec_eval": "trec_eval", "input": "input"}
     wanted = ev.per_query
     assert len(frame) * (frame.shape[1] - 3) >= len(wanted)  # one row per (run, query, metric)

@@ -1,8 +1,8 @@
 """tiedrank.evaluate, the dashboard's evaluation and Learn's toy against brute force.
 
 The oracle (``conformance_oracle.py``) enumerates every ordering of every tie group in plain
-Python: ``expected`` must be the mean over orderings, ``optimistic`` the maximum,
-``pessimistic`` the minimum, ``trec_eval`` the value of the docno-descending order and
+Python: ``expected`` must be the mean over orderings, ``best`` the maximum,
+``worst`` the minimum, ``trec_eval`` the value of the docno-descending order and
 ``input`` the value of the file order; the tie-aware metrics (TsRR, TsRR2, MTRR_GRAG,
 TMHits_GRAG) their formulas on the tie groups. Options varied: relevance level, gain, -J,
 -M, -c, the query set and rounding. Tolerance 1e-12 (the oracle sums in another order).
@@ -27,7 +27,7 @@ METRICS = ["RR", "RR@2", "Success@2", "Hits@3", "P@2", "R@3", "AP", "AP@3", "nDC
            "DCG@2", "Rprec", "TsRR(alpha=2)", "TsRR2", "MTRR_GRAG", "TMHits_GRAG@2",
            "Judged@2", "Judged", "F1@3", "NCG@2", "ERR@3", "nERR@2", "SDCG(max_rel=3)@2",
            "INSQ(max_rel=3)", "INST(max_rel=3)", "BPM(max_rel=3)@2"]
-POLICIES = ["expected", "optimistic", "pessimistic", "trec_eval", "input"]
+POLICIES = ["expected", "best", "worst", "trec_eval", "input"]
 TOL = 1e-12
 QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
@@ -87,7 +87,7 @@ def test_dashboard_evaluation_equals_enumeration(case, rel_level, gain, round_):
     run_set = make_run_set(Qrels(case.qrels_frame()), {"r": Run("r", case.run_frame())},
                            "conformance", rel_level=rel_level)
     ev = evaluate_set(run_set, METRICS, settings_)
-    policies = ["expected", "optimistic", "pessimistic", "trec_eval"]
+    policies = ["expected", "best", "worst", "trec_eval"]
     expected = reference(case, METRICS, policies, rel_level=rel_level, gain=gain,
                          round_=round_)
     _assert_matches(_values(ev.per_query), expected, case)

@@ -60,7 +60,7 @@ def test_python_doors_name_the_argument(files, function, argument, value):
 def test_options_are_one_frozen_value():
     options = EvaluationOptions(ties=["all", "random(seed=3)"], columns={"score": "s"})
     assert options.ties == ("all", "random(seed=3)") and options.columns == (("score", "s"),)
-    assert options.policy_labels == ["expected", "optimistic", "pessimistic", "trec_eval",
+    assert options.policy_labels == ["expected", "best", "worst", "trec_eval",
                                      "random(seed=3)"]
     assert hash(options) == hash(EvaluationOptions(ties=("all", "random(seed=3)"),
                                                    columns=(("score", "s"),)))

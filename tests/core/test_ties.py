@@ -99,8 +99,8 @@ def _query_docs(table, index: int) -> list[str]:
 
 
 POLICY_ORDERS = {
-    "optimistic": lambda w, group: sorted(group, key=lambda r: (-w["grade"][r[1]], r[0])),
-    "pessimistic": lambda w, group: sorted(group, key=lambda r: (w["grade"][r[1]], r[0])),
+    "best": lambda w, group: sorted(group, key=lambda r: (-w["grade"][r[1]], r[0])),
+    "worst": lambda w, group: sorted(group, key=lambda r: (w["grade"][r[1]], r[0])),
     "trec_eval": lambda w, group: sorted(group, key=lambda r: r[1].encode(), reverse=True),
     "input": lambda w, group: sorted(group, key=lambda r: r[0]),
 }

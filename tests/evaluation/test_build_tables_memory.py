@@ -63,7 +63,7 @@ def test_a_run_or_frame_the_caller_passes_comes_back_untouched():
     assert run.frame["score"].tolist() == [1.0, 1.0, 2.0]
 
 
-@pytest.mark.parametrize("policy", ["optimistic", "pessimistic", "trec_eval", "input",
+@pytest.mark.parametrize("policy", ["best", "worst", "trec_eval", "input",
                                     "random"])
 def test_resolving_straight_to_the_scoring_view_gives_the_resolved_tables_view(policy):
     """:meth:`TieTable.resolve_scoring` against the two steps it saves: resolve the whole

@@ -41,7 +41,7 @@ def test_one_pass_reads_the_objects_and_keeps_them(parsed):
     summary_note(list(ev.metrics))
     assert calls == []  # no name parsed past the door
     assert ev.metrics == tuple(metrics)
-    assert [p.label for p in ev.policies] == ["expected", "trec_eval", "optimistic"]
+    assert [p.label for p in ev.policies] == ["expected", "trec_eval", "best"]
     assert ev.metric("gm_map") is metrics[1] and ev.metric(metrics[3]) is metrics[3]
     assert set(ev.summary["metric"].astype(str)) == {m.name for m in metrics}  # names shown
     with pytest.raises(KeyError, match="'AP' was not evaluated"):

@@ -93,7 +93,7 @@ def test_one_large_group_equals_every_permutation():
         table = build_tie_table(Run("r", run), Qrels(qrels))
         name = metric_name(p, normalize)
         got = [float(metric_values(table, name, extreme=e)[0])
-               for e in (None, "optimistic", "pessimistic")]
+               for e in (None, "best", "worst")]
         assert got == pytest.approx([values.mean(), values.max(), values.min()], abs=1e-13)
 
 
@@ -107,7 +107,7 @@ def test_ir_measures_tied_run_can_fall_below_every_ordering():
     frame = pd.DataFrame({"query": "1", "doc": ["a", "b"], "score": [1.0, 1.0]})
     ev = tiedrank.evaluate({"r": frame}, pd.DataFrame({"query": "1", "doc": ["b", "a"],
                                                        "relevance": [1, 1]}),
-                           ["Compat(p=0.5)"], ties=["expected", "optimistic", "pessimistic"])
+                           ["Compat(p=0.5)"], ties=["expected", "best", "worst"])
     assert set(ev.per_query["value"].round(12)) == {1.0}
     assert peer == pytest.approx(2 * 0.25 / (1.25 + 0.25), abs=1e-12)
 

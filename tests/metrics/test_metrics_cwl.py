@@ -87,8 +87,8 @@ def ours(queries: dict, names: list) -> dict:
     table = build_tie_table(Run("r", run), Qrels(qrels), EvaluationOptions())
     out = {}
     for name in names:
-        values = [metric_values(table, name, extreme=e) for e in (None, "optimistic",
-                                                                  "pessimistic")]
+        values = [metric_values(table, name, extreme=e) for e in (None, "best",
+                                                                  "worst")]
         for i, q in enumerate(table.queries):
             out[name, q] = tuple(float(v[i]) for v in values)
     return out
@@ -240,7 +240,7 @@ def test_binary_bpm_at_t_1_is_rr_on_large_groups(k):
         list(rng.permutation([2] * 9 + [0] * 691))
     run, qrels = frames({"1": (scores, grades, [0])})
     table = build_tie_table(Run("r", run), Qrels(qrels))
-    for extreme in (None, "optimistic", "pessimistic"):
+    for extreme in (None, "best", "worst"):
         np.testing.assert_allclose(metric_values(table, f"BPM@{k}", extreme=extreme),
                                    metric_values(table, f"RR@{k}", extreme=extreme),
                                    rtol=1e-12, atol=0)
@@ -311,7 +311,7 @@ def test_the_cli_scores_them(tmp_path, capsys):
         tmp_path / "qrels.txt", sep=" ", header=False, index=False)
     code = main(["evaluate", str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"),
                  "-m", "INST(max_rel=4)", "-m", "BPM(T=2, max_rel=4)@3", "-m", "INSQ(max_rel=4)",
-                 "--ties", "expected,optimistic,pessimistic,trec_eval"])
+                 "--ties", "expected,best,worst,trec_eval"])
     out = capsys.readouterr().out
     assert code == 0 and all(m in out for m in ("INST(max_rel=4)", "BPM(T=2, max_rel=4)@3"))
 

@@ -145,8 +145,8 @@ def test_policies_match_enumeration(queries, rel_level):
     table = build_tie_table(*make_inputs(spec), EvaluationOptions(rel_level=rel_level))
     for name in ("infAP", "G"):
         expected = metric_values(table, name)
-        best = metric_values(table, name, extreme="optimistic")
-        worst = metric_values(table, name, extreme="pessimistic")
+        best = metric_values(table, name, extreme="best")
+        worst = metric_values(table, name, extreme="worst")
         for i, qid in enumerate(table.queries):
             oracle = orderings(name, *spec[qid], rel_level)
             assert expected[i] == pytest.approx(oracle.mean(), abs=1e-12), (name, qid)
@@ -174,8 +174,8 @@ def test_evaluate_scores_every_policy(queries, rel_level, judged_only):
         for name in ("infAP", "G"):
             oracle = orderings(name, scores, grades, extra, rel_level, judged_only)
             assert got[(qid, name, "expected")] == pytest.approx(oracle.mean(), abs=1e-12)
-            assert got[(qid, name, "optimistic")] == pytest.approx(oracle.max(), abs=1e-12)
-            assert got[(qid, name, "pessimistic")] == pytest.approx(oracle.min(), abs=1e-12)
+            assert got[(qid, name, "best")] == pytest.approx(oracle.max(), abs=1e-12)
+            assert got[(qid, name, "worst")] == pytest.approx(oracle.min(), abs=1e-12)
             ranked = [grades[i] for i in trec_order]
             if judged_only:
                 ranked = [g for g in ranked if g is not None and g >= 0]
@@ -194,8 +194,8 @@ def test_evaluate_scores_every_policy(queries, rel_level, judged_only):
 def test_grade_orders_are_not_the_extremes(name, grades, pessimistic, worst):
     spec = {"q": ([1.0] * len(grades), grades, [])}
     table = build_tie_table(*make_inputs(spec))
-    assert metric_values(table.resolve("pessimistic"), name)[0] == pytest.approx(pessimistic)
-    assert metric_values(table, name, extreme="pessimistic")[0] == pytest.approx(worst)
+    assert metric_values(table.resolve("worst"), name)[0] == pytest.approx(pessimistic)
+    assert metric_values(table, name, extreme="worst")[0] == pytest.approx(worst)
     assert orderings(name, *spec["q"], 1).min() == pytest.approx(worst)
     assert worst < pessimistic
 
@@ -206,8 +206,8 @@ def test_optimistic_grade_order_is_not_gs_best():
     spec = {"q": ([2.0, 1.0, 1.0, 1.0], [1, 1, 2, 3], [])}
     table = build_tie_table(*make_inputs(spec))
     oracle = orderings("G", *spec["q"], 1)
-    assert metric_values(table, "G", extreme="optimistic")[0] == pytest.approx(oracle.max())
-    assert metric_values(table.resolve("optimistic"), "G")[0] < oracle.max() - 1e-3
+    assert metric_values(table, "G", extreme="best")[0] == pytest.approx(oracle.max())
+    assert metric_values(table.resolve("best"), "G")[0] < oracle.max() - 1e-3
 
 
 def test_infap_group_past_rank_50000():

@@ -93,10 +93,10 @@ def check_case(seed: int, measures=MEASURES, rel=1, alpha=0.5, beta=0.5, most=7,
                            for r in rankings])
         for column, metric in enumerate(named):
             got = {policy: metric_values(table, metric, extreme=policy)[index]
-                   for policy in ("optimistic", "pessimistic")}
+                   for policy in ("best", "worst")}
             got["expected"] = metric_values(table, metric)[index]
-            want = {"expected": oracle[:, column].mean(), "optimistic": oracle[:, column].max(),
-                    "pessimistic": oracle[:, column].min()}
+            want = {"expected": oracle[:, column].mean(), "best": oracle[:, column].max(),
+                    "worst": oracle[:, column].min()}
             for policy in want:
                 assert got[policy] == pytest.approx(want[policy], rel=1e-9, abs=1e-12), \
                     (seed, query, metric.name, policy)
@@ -172,7 +172,7 @@ def test_a_search_too_large_is_refused_naming_the_query_and_ranks(monkeypatch):
     table = build_tie_table(Run("r", run), qrels_from_subtopics(subtopics, "<test>"))
     with pytest.raises(ValueError, match=r"query 'q7' \(ranks 1-6\) needs 10 states.*"
                                          r"pass ties='expected,trec_eval'"):
-        metric_values(table, "alpha_nDCG@3", extreme="optimistic")
+        metric_values(table, "alpha_nDCG@3", extreme="best")
     assert metric_values(table, "alpha_nDCG@3")[0] > 0  # the expectation needs no search
 
 
@@ -296,7 +296,7 @@ def test_ir_measures_wrappers_read_diversity_qrels_with_their_iteration():
         columns={"query": "query_id", "doc": "doc_id"}))
     table = build_tie_table(Run("r", run), qrels_from_subtopics(subtopics, "<test>"))
     evaluated = table.evaluated
-    for measure, extreme in zip(measures, (None, "optimistic", "pessimistic")):
+    for measure, extreme in zip(measures, (None, "best", "worst")):
         want = metric_values(table, "alpha_nDCG@3", extreme=extreme)[evaluated].mean()
         assert peer[measure] == pytest.approx(want, rel=1e-12)
 
@@ -358,7 +358,7 @@ def test_many_searches_beyond_their_total_bound_and_a_long_ideal_are_refused(mon
     monkeypatch.setattr(intent_extremes, "MAX_TOTAL_STATES", 15)  # 10 states a group
     with pytest.raises(ValueError, match=r"the best orders of 2 tie groups need 20 states "
                                          r"together.*pass ties='expected,trec_eval'"):
-        metric_values(table, "alpha_DCG@3", extreme="optimistic")
+        metric_values(table, "alpha_DCG@3", extreme="best")
     monkeypatch.setattr(intents, "MAX_IDEAL_WORK", 5)
     with pytest.raises(ValueError, match=r"greedy ideal ranking.*query 'a' has 6 documents"):
         metric_values(table, "alpha_nDCG@3")

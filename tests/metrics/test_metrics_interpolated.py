@@ -110,8 +110,8 @@ def tied_query(draw):
 def test_policies_match_enumeration(queries, rel_level):
     spec = {f"q{i}": q for i, q in enumerate(queries)}
     table = build_tie_table(*make_inputs(spec), EvaluationOptions(rel_level=rel_level))
-    tables = {"expected": table, "best": table.resolve("optimistic"),
-              "worst": table.resolve("pessimistic")}
+    tables = {"expected": table, "best": table.resolve("best"),
+              "worst": table.resolve("worst")}
     values = {policy: np.stack([metric_values(source, name) for name in NAMES], axis=1)
               for policy, source in tables.items()}
     for i, qid in enumerate(table.queries):
@@ -146,9 +146,9 @@ def test_evaluate_under_every_policy(queries, rel_level):
             column = column if column < len(LEVELS) else -1
             assert got[(qid, metric, "expected")] == pytest.approx(oracle[:, column].mean(),
                                                                    abs=1e-12)
-            assert got[(qid, metric, "optimistic")] == pytest.approx(oracle[:, column].max(),
+            assert got[(qid, metric, "best")] == pytest.approx(oracle[:, column].max(),
                                                                      abs=1e-12)
-            assert got[(qid, metric, "pessimistic")] == pytest.approx(oracle[:, column].min(),
+            assert got[(qid, metric, "worst")] == pytest.approx(oracle[:, column].min(),
                                                                       abs=1e-12)
             assert got[(qid, metric, "trec_eval")] == pytest.approx(trec[column], abs=1e-12)
 
@@ -285,8 +285,8 @@ def test_expected_best_worst_are_those_of_trec_evals_every_arrangement(level):
             metric = next(m for m in ev.per_query["metric"].unique()
                           if trec_eval_name(m) == measure)
             assert got[(query, metric, "expected")] == pytest.approx(np.mean(values), abs=5e-5)
-            assert f"{got[(query, metric, 'optimistic')]:6.4f}" == f"{max(values):6.4f}"
-            assert f"{got[(query, metric, 'pessimistic')]:6.4f}" == f"{min(values):6.4f}"
+            assert f"{got[(query, metric, 'best')]:6.4f}" == f"{max(values):6.4f}"
+            assert f"{got[(query, metric, 'worst')]:6.4f}" == f"{min(values):6.4f}"
             checked += 1
     assert checked == 5 * 12 and sum(len(v["11pt_avg"]) for v in per_query.values()) == 143
 
@@ -334,8 +334,8 @@ def test_pytrec_eval_per_query(seed, rel_level, judged_only):
         ev = evaluate({label: run}, qrels, ["iprec_at_recall", "11pt_avg"], ties="all",
                       rel_level=rel_level, judged_only=judged_only)
         ours = ev.per_query.set_index(["query", "policy", "metric"])["value"]
-        policies = ["trec_eval"] if label == "tied" else ["expected", "optimistic",
-                                                          "pessimistic", "trec_eval"]
+        policies = ["trec_eval"] if label == "tied" else ["expected", "best",
+                                                          "worst", "trec_eval"]
         for q, values in theirs.items():
             same = [lround(v * num_rel[q]) == trec_eval_9_cut(v * num_rel[q]) for v in LEVELS]
             pairs = [(f"iprec_at_recall_{v:3.2f}", f"iprec_at_recall(recall={v:g})")

@@ -1,8 +1,8 @@
 """The engine against independent oracles: brute-force enumeration of every tie ordering.
 
 For thousands of random small runs (several queries, ties, graded labels, unretrieved
-relevant documents, cutoffs), per query: expected == mean of the enumeration, optimistic ==
-max, pessimistic == min; the input and random policies are one of the enumerated values;
+relevant documents, cutoffs), per query: expected == mean of the enumeration, best ==
+max, worst == min; the input and random policies are one of the enumerated values;
 without ties all policies agree.
 """
 from __future__ import annotations
@@ -52,12 +52,12 @@ def test_policies_match_enumeration(queries, rel_level, gain):
     spec = {f"q{i}": q for i, q in enumerate(queries)}
     run, qrels = make_inputs(spec)
     table = build_tie_table(run, qrels, EvaluationOptions(rel_level=rel_level))
-    resolved = {p: table.resolve(p, seed=7) for p in ("optimistic", "pessimistic", "input", "random")}
+    resolved = {p: table.resolve(p, seed=7) for p in ("best", "worst", "input", "random")}
     for family, k in ENUMERATED:
         name = metric_name(family, k)
         expected = metric_values(table, name, gain=gain)
-        best = metric_values(resolved["optimistic"], name, gain=gain)
-        worst = metric_values(resolved["pessimistic"], name, gain=gain)
+        best = metric_values(resolved["best"], name, gain=gain)
+        worst = metric_values(resolved["worst"], name, gain=gain)
         for i, qid in enumerate(table.queries):
             scores, grades, extra = spec[qid]
             values = enumerate_metric(family, k, scores, grades, extra, rel_level, gain)
@@ -80,7 +80,7 @@ def test_without_ties_every_policy_agrees(n, data):
     table = build_tie_table(run, qrels)
     for name in ["RR", "P@5", "R@10", "AP", "nDCG@10", "Rprec", "Success@3", "DCG@5"]:
         expected = metric_values(table, name)
-        for policy in ("optimistic", "pessimistic", "trec_eval", "input", "random"):
+        for policy in ("best", "worst", "trec_eval", "input", "random"):
             assert metric_values(table.resolve(policy, seed=1), name) == pytest.approx(expected, abs=1e-12)
 
 
@@ -89,8 +89,8 @@ def test_policy_tie_break_orders():
     run, qrels = make_inputs({"q": ([1.0, 1.0, 1.0], [0, 2, 1], [])})
     table = build_tie_table(run, qrels)
     order = lambda p: list(table.resolve(p, seed=0).doc_grade)
-    assert order("optimistic") == [2, 1, 0]
-    assert order("pessimistic") == [0, 1, 2]
+    assert order("best") == [2, 1, 0]
+    assert order("worst") == [0, 1, 2]
     assert order("input") == [0, 2, 1]
     assert order("trec_eval") == [1, 2, 0]  # docno descending: d002, d001, d000
     assert sorted(order("random")) == [0, 1, 2]

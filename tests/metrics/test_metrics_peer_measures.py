@@ -138,8 +138,8 @@ def ours(queries: dict, name: str) -> dict:
     run, qrels = frames(queries)
     table = build_tie_table(Run("r", run), Qrels(qrels), EvaluationOptions())
     values = {policy: metric_values(table, name, extreme=extreme) for policy, extreme in
-              (("expected", None), ("optimistic", "optimistic"),
-               ("pessimistic", "pessimistic"))}
+              (("expected", None), ("best", "best"),
+               ("worst", "worst"))}
     return {q: {p: float(v[i]) for p, v in values.items()} for i, q in enumerate(table.queries)}
 
 
@@ -151,8 +151,8 @@ def assert_matches(queries: dict, name: str, orderings: dict, tolerance: float,
                    peer: str) -> None:
     got = ours(queries, name)
     for q in queries:
-        want = {"expected": orderings[q].mean(), "optimistic": orderings[q].max(),
-                "pessimistic": orderings[q].min()}
+        want = {"expected": orderings[q].mean(), "best": orderings[q].max(),
+                "worst": orderings[q].min()}
         for policy, value in want.items():
             diff = abs(got[q][policy] - value)
             COMPARED[peer][0] += 1
@@ -244,7 +244,7 @@ def test_trm_published_table_and_f1():
     scores, relevant = [0.99, 0.97, 0.97, 0.97, 0.95], [0, 1, 0, 1, 0]
     run = pd.DataFrame({"query": "q", "doc": list("abcde"), "score": scores})
     qrels = pd.DataFrame({"query": "q", "doc": list("abcde"), "relevance": relevant})
-    policies = ["expected", "input", "optimistic", "pessimistic"]
+    policies = ["expected", "input", "best", "worst"]
     summary = tiedrank.evaluate({"r": run}, qrels, ["nDCG@3", "nDCG@5", "RR@3", "RR@5", "R@3",
                                                   "R@5", "F1@3", "F1@5"],
                                 ties=policies).summary
@@ -299,7 +299,7 @@ def test_err_of_one_large_group_equals_every_permutation(k):
     ideal = gdeval_err_transcribed(k, ideal_gains(queries, "1"))
     got = ours(queries, f"ERR@{k}")["1"]
     assert got["expected"] == pytest.approx(values.mean(), abs=1e-13)
-    assert (got["optimistic"], got["pessimistic"]) == pytest.approx((values.max(), values.min()),
+    assert (got["best"], got["worst"]) == pytest.approx((values.max(), values.min()),
                                                                     abs=1e-15)
     assert ours(queries, f"nERR@{k}")["1"]["expected"] == pytest.approx(values.mean() / ideal,
                                                                        abs=1e-13)

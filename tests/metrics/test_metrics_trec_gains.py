@@ -195,8 +195,8 @@ def test_policies_match_enumeration(queries, rel_level, p, k, coefficients):
     for family in FAMILIES:
         name = our_name(family, params.get(family))
         expected = metric_values(table, name)
-        best = metric_values(table, name, extreme="optimistic")
-        worst = metric_values(table, name, extreme="pessimistic")
+        best = metric_values(table, name, extreme="best")
+        worst = metric_values(table, name, extreme="worst")
         for i, qid in enumerate(table.queries):
             oracle = orderings(family, params.get(family), *spec[qid], rel_level)
             assert expected[i] == pytest.approx(oracle.mean(), abs=1e-12), (name, qid)
@@ -225,8 +225,8 @@ def test_evaluate_scores_every_policy(queries, rel_level):
             oracle = orderings(family, param, scores, grades, extra, rel_level)
             metric = parse_metric(name).name
             assert got[(qid, metric, "expected")] == pytest.approx(oracle.mean(), abs=1e-12)
-            assert got[(qid, metric, "optimistic")] == pytest.approx(oracle.max(), abs=1e-12)
-            assert got[(qid, metric, "pessimistic")] == pytest.approx(oracle.min(), abs=1e-12)
+            assert got[(qid, metric, "best")] == pytest.approx(oracle.max(), abs=1e-12)
+            assert got[(qid, metric, "worst")] == pytest.approx(oracle.min(), abs=1e-12)
             at_trec = trec_eval_loop(family, param, [grades[i] for i in trec_order], judged,
                                      rel_level)
             assert got[(qid, metric, "trec_eval")] == pytest.approx(at_trec, abs=1e-12)
@@ -237,9 +237,9 @@ def test_unjudged_extremes_are_not_the_grade_orders():
     grade orders keep the file order, yet unj@1 is 1 with the unjudged one first, 0 after."""
     spec = {"q": ([1.0, 1.0], [0, None], [])}
     table = build_tie_table(*make_inputs(spec))
-    assert metric_values(table.resolve("optimistic"), "unj@1")[0] == 0.0  # file order
-    assert metric_values(table, "unj@1", extreme="optimistic")[0] == 1.0
-    assert metric_values(table, "unj@1", extreme="pessimistic")[0] == 0.0
+    assert metric_values(table.resolve("best"), "unj@1")[0] == 0.0  # file order
+    assert metric_values(table, "unj@1", extreme="best")[0] == 1.0
+    assert metric_values(table, "unj@1", extreme="worst")[0] == 0.0
     assert metric_values(table, "unj@1")[0] == 0.5
 
 
@@ -260,9 +260,9 @@ def test_relstring_lines_only_under_an_ordering(tmp_path):
     run, qrels = make_inputs({"q": ([1.0, 1.0, 0.5], [2, None, 0], [])})
     ev = evaluate({"r": run}, qrels, ["binG"], ties="all")
     text = {p: ev.to_trec_eval(p, counts=["relstring"]) for p in ("trec_eval", "expected",
-                                                                  "optimistic")}
+                                                                  "best")}
     assert "relstring             \tq\t'-20'" in text["trec_eval"]  # d001 before d000
-    assert "relstring             \tq\t'2-0'" in text["optimistic"]
+    assert "relstring             \tq\t'2-0'" in text["best"]
     assert "relstring" not in text["expected"]
 
 

@@ -64,7 +64,7 @@ def enumerated(family, param, scores, grades, extra, rel_level) -> np.ndarray:
 def test_policies_match_enumeration(queries, rel_level, beta, p, mult, k):
     spec = {f"q{i}": q for i, q in enumerate(queries)}
     table = build_tie_table(*make_inputs(spec), EvaluationOptions(rel_level=rel_level))
-    best, worst = table.resolve("optimistic"), table.resolve("pessimistic")
+    best, worst = table.resolve("best"), table.resolve("worst")
     params = {"set_F": beta, "rbp": p, "Rprec_mult": mult, "relative_P": k}
     for family in ORDER_INDEPENDENT + ["bpref", "rbp", "Rprec_mult", "relative_P"]:
         name = metric_text(family, params.get(family))
@@ -97,8 +97,8 @@ def test_evaluate_scores_bpref_on_the_whole_table(queries, rel_level):
                              ("rbp", "RBP(p=0.9)")):
             oracle = enumerated(family, 0.9, *query, rel_level)
             assert got[(qid, name, "expected")] == pytest.approx(oracle.mean(), abs=1e-12)
-            assert got[(qid, name, "optimistic")] == pytest.approx(oracle.max(), abs=1e-12)
-            assert got[(qid, name, "pessimistic")] == pytest.approx(oracle.min(), abs=1e-12)
+            assert got[(qid, name, "best")] == pytest.approx(oracle.max(), abs=1e-12)
+            assert got[(qid, name, "worst")] == pytest.approx(oracle.min(), abs=1e-12)
 
 
 def test_bpref_counts_every_judged_nonrelevant_above_capped_at_r():
@@ -161,7 +161,7 @@ def test_geometric_mean_of_the_per_query_expectations():
     summary = ev.summary.set_index(["metric", "policy"])["value"]
     orderings = {q: np.array([metric_of_ordering("AP", None, [g[i] for i in order], g + x, 1)
                               for order in all_orderings(s)]) for q, (s, g, x) in spec.items()}
-    for policy, pick in (("expected", np.mean), ("optimistic", np.max), ("pessimistic", np.min)):
+    for policy, pick in (("expected", np.mean), ("best", np.max), ("worst", np.min)):
         per_query = [pick(v) for v in orderings.values()]
         want = math.exp(sum(math.log(max(v, 1e-5)) for v in per_query) / len(per_query))
         assert summary[("gm_map", policy)] == pytest.approx(want, rel=1e-12), policy

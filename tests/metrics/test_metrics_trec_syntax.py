@@ -80,7 +80,7 @@ def test_trec_eval_forms_equal_pytrec_eval_with_the_same_spelling():
              "map", "ndcg", "Rprec"]
     theirs = pytrec_eval.RelevanceEvaluator(qrels_dict, set(forms)).evaluate(as_dict)
     ev = evaluate(run, qrels, forms, ties="all")
-    assert set(ev.per_query["policy"]) == {"expected", "optimistic", "pessimistic", "trec_eval"}
+    assert set(ev.per_query["policy"]) == {"expected", "best", "worst", "trec_eval"}
     for line in ev.to_trec_eval("expected").splitlines():
         name, query, value = (part.strip() for part in line.split("\t"))
         if query != "all":
@@ -100,7 +100,7 @@ def test_every_form_gives_its_canonical_forms_number():
              "mrr-l2": "RR(rel=2)", "precision@5-l2": "P(rel=2)@5", "hits@10-l2": "Hits(rel=2)@10",
              "Expected(nDCG@10)": "nDCG@10", "Best(AP)": "AP", "Worst(P@5)": "P@5",
              "TrecEval(nDCG@10)": "nDCG@10", "Expected(map_cut.10)": "AP@10"}
-    policy = {"Expected": "expected", "Best": "optimistic", "Worst": "pessimistic",
+    policy = {"Expected": "expected", "Best": "best", "Worst": "worst",
               "TrecEval": "trec_eval"}
     canonical = evaluate(run, qrels, sorted(set(pairs.values())), ties="all").summary
     ours = evaluate(run, qrels, list(pairs), ties="all").summary
@@ -241,11 +241,11 @@ def test_a_gain_map_that_does_not_follow_the_grades_under_every_policy(seed):
         grades = [None if rng.random() < 0.2 else int(rng.integers(0, 5)) for _ in range(n)]
         queries[f"q{q}"] = (scores, grades, [int(rng.integers(0, 5))])
     run, qrels = make_inputs(queries)
-    ev = evaluate(run, qrels, ["ndcg.1=3,2=9,4=4.5"], ties=["expected", "optimistic",
-                                                            "pessimistic"])
+    ev = evaluate(run, qrels, ["ndcg.1=3,2=9,4=4.5"], ties=["expected", "best",
+                                                            "worst"])
     for (query, policy), value in ev.per_query.set_index(["query", "policy"])["value"].items():
         scores, grades, extra = queries[query]
         every = _gain_orders(scores, grades, extra, gains)
-        reference = {"expected": every.mean(), "optimistic": every.max(),
-                     "pessimistic": every.min()}[policy]
+        reference = {"expected": every.mean(), "best": every.max(),
+                     "worst": every.min()}[policy]
         assert value == pytest.approx(reference, abs=1e-12), (query, policy)

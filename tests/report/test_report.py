@@ -262,7 +262,7 @@ def test_per_query_table_is_pandas_pivot_in_reading_order():
     queries = ["q2", "q10", "q1", "Q1", "a b", "10", "9", "é", "q01"]
     rows = []
     for run in ["b", "a"]:
-        for policy in ["trec_eval", "expected", "optimistic"]:
+        for policy in ["trec_eval", "expected", "best"]:
             for metric in ["nDCG@10", "RR", "AP"]:
                 for query in queries:
                     value = np.nan if (query == "9" and metric == "RR") or rng.random() < 0.05 \
@@ -273,7 +273,7 @@ def test_per_query_table_is_pandas_pivot_in_reading_order():
     first = long.index[long["policy"] == "trec_eval"][0]  # columns in order of appearance,
     long = pd.concat([long.loc[[first]], long.drop(index=first)]).reset_index(drop=True)
     for column, order in [("run", ["b", "a", "unused"]), ("metric", ["nDCG@10", "RR", "AP"]),
-                          ("policy", ["expected", "optimistic", "trec_eval"])]:
+                          ("policy", ["expected", "best", "trec_eval"])]:
         long[column] = pd.Categorical(long[column], categories=order)
     long["query"] = long["query"].astype("str")
     assert long["policy"].iloc[0] == "trec_eval"  # not the categories' order

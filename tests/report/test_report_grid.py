@@ -25,7 +25,7 @@ from tiedrank.report import build_report
 
 ROOT = Path(__file__).resolve().parents[2]
 LLMJUDGE = ROOT / "sample_data" / "llmjudge"
-POLICY_COLUMNS = {"expected": "expected", "optimistic": "best", "pessimistic": "worst",
+POLICY_COLUMNS = {"expected": "expected", "best": "best", "worst": "worst",
                   "trec_eval": "trec_eval"}
 
 
@@ -90,11 +90,11 @@ def test_dagger_marks_exactly_the_letters_another_policy_changes(evaluation):
     by_policy = {p: _scipy_letters(evaluation, p, 0.05) for p in POLICY_COLUMNS}
     for row in report.cells.itertuples(index=False):
         cell = (row.run, row.metric)
-        changed = [p for p in ("optimistic", "pessimistic", "trec_eval")
+        changed = [p for p in ("best", "worst", "trec_eval")
                    if by_policy[p][cell] != by_policy["expected"][cell]]
         assert row.unstable == bool(changed) and row.unstable_under == ", ".join(changed)
     assert report.cells["unstable"].any() and not report.cells["unstable"].all()
-    assert report.significance.checked == ("optimistic", "pessimistic", "trec_eval")
+    assert report.significance.checked == ("best", "worst", "trec_eval")
 
 
 def test_baseline_pairs_test_only_against_the_baseline(evaluation):

@@ -36,7 +36,7 @@ def three_runs():
 
 @pytest.fixture
 def flip_case():
-    """A wins under expected/optimistic, loses under trec_eval/pessimistic.
+    """A wins under expected/best, loses under trec_eval/worst.
 
     A ties the relevant doc "a" with "z" on both queries: RR 1 or 1/2, expected 3/4, and
     trec_eval (docno descending) puts "z" first: 1/2. B: RR 1 and 1/3, mean 2/3 whatever

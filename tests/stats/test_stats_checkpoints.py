@@ -39,8 +39,8 @@ def test_curve_against_summary_overlap_and_scipy(evaluation):
         matrix = expected.pivot(index="query", columns="run", values="value")
         rows = block.to_dict("records")
         for prev, row in zip([None, *rows], rows):
-            for column, policy in (("expected", "expected"), ("worst", "pessimistic"),
-                                   ("best", "optimistic"), ("trec_eval", "trec_eval")):
+            for column, policy in (("expected", "expected"), ("worst", "worst"),
+                                   ("best", "best"), ("trec_eval", "trec_eval")):
                 assert row[column] == value[(row["run"], metric, policy)]
             if prev is None:
                 assert pd.isna(row["previous"]) and np.isnan(row["p_value_previous"])

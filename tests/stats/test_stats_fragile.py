@@ -87,7 +87,7 @@ def test_the_cases_exercise_both_answers():
 def test_missing_policy_and_bad_names_are_explained():
     run_a, run_b, qrels, _ = _random_case(0)
     ev = evaluate([run_a, run_b], qrels, ["RR"], ties=["expected", "trec_eval"])
-    with pytest.raises(ValueError, match="'optimistic' tie policy.*ties='all'"):
+    with pytest.raises(ValueError, match="'best' tie policy.*ties='all'"):
         fragile_queries(ev, "A", "B", "RR")
     ev = evaluate([run_a, run_b], qrels, ["RR"], ties="all")
     with pytest.raises(ValueError, match="run 'C' not found"):
@@ -101,7 +101,7 @@ def test_missing_policy_and_bad_names_are_explained():
 def test_queries_only_one_run_has_are_left_out():
     frame = pd.DataFrame([(run, q, "RR", p, v) for run, qs in (("A", ("1", "2")), ("B", ("1",)))
                           for q in qs for p, v in (("expected", 0.5), ("trec_eval", 0.5),
-                                                   ("optimistic", 1.0), ("pessimistic", 0.0))],
+                                                   ("best", 1.0), ("worst", 0.0))],
                          columns=["run", "query", "metric", "policy", "value"])
     out = fragile_queries(frame, "A", "B", "RR")
     assert out["query"].tolist() == ["1"] and out["fragile"].tolist() == [True]

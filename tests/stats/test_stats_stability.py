@@ -81,8 +81,8 @@ def test_flip_case_verdicts(flip_case):
     run_a, run_b, qrels = flip_case
     ev = evaluate({"A": run_a, "B": run_b}, qrels, ["RR"], ties="all")
     verdicts = S.policy_verdicts(ev, "A", "B", "RR").set_index("policy")
-    assert verdicts["winner"].to_dict() == {"expected": "A", "optimistic": "A",
-                                            "pessimistic": "B", "trec_eval": "B"}
+    assert verdicts["winner"].to_dict() == {"expected": "A", "best": "A",
+                                            "worst": "B", "trec_eval": "B"}
     assert verdicts.loc["trec_eval", "diff"] == pytest.approx(0.5 - 2 / 3)
     assert verdicts["agrees"].tolist() == [True, True, False, False]
     # A's mean is 1, 3/4, 1/2 w.p. 1/4, 1/2, 1/4 against B's 2/3: P(A beats B) = 3/4
@@ -90,7 +90,7 @@ def test_flip_case_verdicts(flip_case):
     stab = S.verdict_stability(ev, "B", n_draws=2000, seed=4)
     row = stab.iloc[0]
     assert row["run"] == "A" and row["baseline"] == "B"
-    assert [row[p] for p in ("expected", "optimistic", "pessimistic", "trec_eval")] == \
+    assert [row[p] for p in ("expected", "best", "worst", "trec_eval")] == \
         ["win", "win", "loss", "loss"]
     assert not row["same_verdict"] and not row["significance_survives"]
     assert abs(row["p_win"] - 0.75) <= 4 * row["se"]

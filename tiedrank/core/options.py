@@ -69,7 +69,7 @@ class EvaluationOptions:
     Parameters
     ----------
     ties : str or list of str, default "expected"
-        Tie policies: ``expected``, ``optimistic``, ``pessimistic``, ``trec_eval``, ``input``,
+        Tie policies: ``expected``, ``best``, ``worst``, ``trec_eval``, ``input``,
         ``random`` (seeded by ``seed``; or ``"random(seed=3)"``) or ``"all"`` (the first four).
     rel_level : int, default 1
         Minimum grade of a relevant document (trec_eval ``-l``).

@@ -1,6 +1,6 @@
 """The tie-policy vocabulary: names, labels, ``ties=`` parsing (one place for every layer).
 
-The policies are named by their keys (:data:`POLICIES`: ``optimistic``, ...) everywhere: in
+The policies are named by their keys (:data:`POLICIES`: ``best``, ...) everywhere: in
 ``ties=``, in widget state, in the frames (:attr:`Policy.label`, the key, or
 ``random(seed=N)``). What people read is derived from the keys in one table,
 :data:`POLICY_WORDS`: the report's column (``best``) and the label of pages and figures
@@ -8,16 +8,63 @@ The policies are named by their keys (:data:`POLICIES`: ``optimistic``, ...) eve
 """
 from __future__ import annotations
 
+import os
 import re
+import sys
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .validation import Options, Pattern, check
 
-POLICIES = ("expected", "optimistic", "pessimistic", "trec_eval", "input", "random")
+POLICIES = ("expected", "best", "worst", "trec_eval", "input", "random")
 """Every tie policy: the exact expectation, best case, worst case, trec_eval's order (score
 descending, then docno descending), the file order, and a seeded uniform random order."""
+
+
+RENAMED = {"optimistic": "best", "pessimistic": "worst"}
+"""The policies' names before 0.3 -> today's: still read (``ties="optimistic"``, a link's
+``?ties=optimistic``, ``--ties pessimistic``, ``table.resolve("optimistic")``), with a
+:class:`DeprecationWarning` naming the new one."""
+
+
+def canonical_policy(name: str, argument: str = "ties") -> str:
+    """``name`` in today's vocabulary: an old name (:data:`RENAMED`) becomes its new one, with
+    a :class:`DeprecationWarning` that says what to type; any other name is returned as it is.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     canonical_policy("optimistic"), canonical_policy("best")
+    ('best', 'best')
+    >>> str(caught[0].message)
+    "ties='optimistic' is deprecated: type ties='best' (the same policy; the old name goes in the next release)"
+    """
+    new = RENAMED.get(name) if isinstance(name, str) else None
+    if new is None:
+        return name
+    warnings.warn(f"{argument}={name!r} is deprecated: type {argument}={new!r} (the same policy; "
+                  "the old name goes in the next release)", DeprecationWarning,
+                  stacklevel=_caller_level())
+    return new
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside tiedrank: the user's line that named
+    the old policy, however deep in tiedrank the name was read (a dataclass's generated
+    ``__init__``, file ``<string>``, called from tiedrank counts as tiedrank's)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+    def inside(frame) -> bool:
+        name = frame.f_code.co_filename
+        return name.startswith(package) or (name.startswith("<") and frame.f_back is not None
+                                             and frame.f_back.f_code.co_filename.startswith(package))
+
+    frame, level = sys._getframe(2), 2
+    while frame is not None and inside(frame):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 @dataclass(frozen=True)
@@ -31,8 +78,8 @@ class PolicyWords:
 
 POLICY_WORDS = {
     "expected": PolicyWords("expected", "expected (exact)"),
-    "optimistic": PolicyWords("best", "best case"),
-    "pessimistic": PolicyWords("worst", "worst case"),
+    "best": PolicyWords("best", "best case"),
+    "worst": PolicyWords("worst", "worst case"),
     "trec_eval": PolicyWords("trec_eval", "trec_eval order"),
     "input": PolicyWords("input", "file order"),
     "random": PolicyWords("random", "random tie-break"),
@@ -40,9 +87,9 @@ POLICY_WORDS = {
 """Policy key -> its words: the one mapping from the vocabulary (the keys) to what is shown."""
 POLICY_LABELS = {key: words.label for key, words in POLICY_WORDS.items()}
 """What people read for each policy, on every page, figure and table (from :data:`POLICY_WORDS`)."""
-ALL_POLICIES = ("expected", "optimistic", "pessimistic", "trec_eval")
+ALL_POLICIES = ("expected", "best", "worst", "trec_eval")
 """What ``ties="all"`` evaluates: the expectation, best, worst and trec_eval's order."""
-POLICY_WRAPPERS = {"Expected": "expected", "Best": "optimistic", "Worst": "pessimistic",
+POLICY_WRAPPERS = {"Expected": "expected", "Best": "best", "Worst": "worst",
                    "TrecEvalOrder": "trec_eval"}
 """The ir_measures wrappers of :mod:`tiedrank.interop.measures` and the policy each fixes:
 ``Expected(nDCG@10)`` is nDCG@10 under ``expected`` only (as a string or an object)."""
@@ -75,15 +122,15 @@ def policy_items(ties: Any) -> list[Any]:
     CLI's ``--ties input,expected``; another iterable (not bytes, not a mapping) its items;
     anything else (None, a number) raises the one message of ``ties=``.
 
-    >>> policy_items("all"), policy_items(("expected", "optimistic"))
-    (['all'], ['expected', 'optimistic'])
+    >>> policy_items("all"), policy_items(("expected", "best"))
+    (['all'], ['expected', 'best'])
     >>> policy_items("input, expected")
     ['input', 'expected']
     >>> policy_items(None)
     Traceback (most recent call last):
     ...
-    tiedrank.core.validation.InvalidParameterError: ties= must be one of 'expected', 'optimistic', \
-'pessimistic', 'trec_eval', 'input', 'random', 'all' or 'random(seed=N)'; got None
+    tiedrank.core.validation.InvalidParameterError: ties= must be one of 'expected', 'best', \
+'worst', 'trec_eval', 'input', 'random', 'all' or 'random(seed=N)'; got None
     """
     if isinstance(ties, str):
         return [item.strip() for item in ties.split(",") if item.strip()] if "," in ties \
@@ -101,17 +148,17 @@ def parse_policies(ties: "str | Iterable[str]", seed: int = 0) -> list[Policy]:
     Examples
     --------
     >>> [p.label for p in parse_policies(["all", "random(seed=3)"])]
-    ['expected', 'optimistic', 'pessimistic', 'trec_eval', 'random(seed=3)']
+    ['expected', 'best', 'worst', 'trec_eval', 'random(seed=3)']
     >>> parse_policies("median")
     Traceback (most recent call last):
     ...
-    tiedrank.core.validation.InvalidParameterError: ties= must be one of 'expected', 'optimistic', \
-'pessimistic', 'trec_eval', 'input', 'random', 'all' or 'random(seed=N)'; got 'median'
+    tiedrank.core.validation.InvalidParameterError: ties= must be one of 'expected', 'best', \
+'worst', 'trec_eval', 'input', 'random', 'all' or 'random(seed=N)'; got 'median'
     """
     items = policy_items(ties)
     policies: list[Policy] = []
     for item in items:
-        text = str(item).strip()
+        text = canonical_policy(str(item).strip())
         check("ties", text, _TIES)
         if text == "all":
             policies += [Policy(p) for p in ALL_POLICIES]

@@ -66,7 +66,7 @@ from .joins import as_arrow_strings, byte_order, join_grades as _join_grades, na
     place_grades, qrels_side as _qrels_side, ranking_order as _ranking_order, \
     run_query_codes as _run_query_codes, take_rows
 from .machine import release_arrow_memory, release_unused_memory
-from .policies import POLICIES
+from .policies import POLICIES, canonical_policy
 from .rounding import round_scores
 from .segments import segment_count, segment_cumsum, segment_sum
 from .truncation import truncate_run  # noqa: F401  (also tiedrank.core.ties.truncate_run)
@@ -350,7 +350,7 @@ class TieTable:
     def resolve(self, policy: str, seed: int | None = None) -> "TieTable":
         """Break every tie by ``policy``; the result has one group per document.
 
-        ``optimistic`` puts relevant documents first (grade descending), ``pessimistic``
+        ``best`` puts relevant documents first (grade descending), ``worst``
         last (grade ascending), ``trec_eval`` orders by docno descending by byte
         comparison (trec_eval's ``comp_sim_docno``), ``input`` keeps file order and
         ``random`` orders each group by a 64-bit key hashed from (``seed``, run name,
@@ -373,6 +373,7 @@ class TieTable:
         return self._resolved(policy, seed, positive_only=True)
 
     def _resolved(self, policy: str, seed: int | None, positive_only: bool) -> "TieTable":
+        policy = canonical_policy(policy, "policy")  # resolve("optimistic"): before 0.3
         if self.policy != "expected":
             raise ValueError("this table is already resolved; resolve the expected table")
         order = self.policy_order(policy, seed)
@@ -446,19 +447,19 @@ class TieTable:
 
     def _tie_break_key(self, policy: str, positions: np.ndarray, seed: int | None) -> np.ndarray:
         """Non-negative integer sort key of each tied document under ``policy``."""
-        if policy in ("optimistic", "pessimistic"):
+        if policy in ("best", "worst"):
             grade = self.doc_grade[positions]
             low, high = (int(grade.min()), int(grade.max())) if len(grade) else (0, 0)
             if high - low < len(positions):
                 # grades span a small range (always, for real qrels): the offset from the
                 # lowest grade is a key as small as a dense rank, without np.unique's sort
                 offset = grade.astype(np.int64) - low
-                return high - low - offset if policy == "optimistic" else offset
+                return high - low - offset if policy == "best" else offset
             # dense rank of the grade, never the grade itself: grades near 2**63 would
             # overflow a difference, and a key as large as the grade would overflow the
             # composite group * span + key
             rank = np.unique(grade, return_inverse=True)[1].astype(np.int64)
-            return int(rank.max()) - rank if policy == "optimistic" else rank
+            return int(rank.max()) - rank if policy == "best" else rank
         if policy == "input":
             return np.argsort(np.argsort(self.doc_row[positions], kind="stable"), kind="stable")
         if policy == "trec_eval":

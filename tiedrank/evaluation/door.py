@@ -56,7 +56,7 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
         ``nDCG(dcg='exp-log2')@10``) is evaluated with its own setting and keeps it in its
         name, so ``RR(rel=2)`` and ``RR`` are two metrics of one evaluation.
     ties : str or list of str, default "expected"
-        ``expected``, ``optimistic``, ``pessimistic``, ``trec_eval``, ``input``, ``random``
+        ``expected``, ``best``, ``worst``, ``trec_eval``, ``input``, ``random``
         (seeded by ``seed``; or ``"random(seed=3)"``) or ``"all"`` (the first four); several
         as a list or, as the CLI's ``--ties``, one comma-separated string
         (``"input,expected"``).

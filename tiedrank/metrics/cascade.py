@@ -36,7 +36,7 @@ of the largest group; a group needing more than :data:`MAX_TERMS` terms or
 Best and worst: swapping neighbours i, i+1 with stop probabilities A, B changes ERR by
 S_{i-1} (A - B)(1/i - 1/(i+1)) and leaves every later term alone, and ERR@k rises with each
 R_i (i <= k), so the order by grade descending (ascending) is the largest (smallest): the
-grade orders of the ``optimistic`` and ``pessimistic`` policies.
+grade orders of the ``best`` and ``worst`` policies.
 
 Examples
 --------

@@ -31,8 +31,8 @@ the query and the group's ranks, never approximated.
 Best and worst (proved in the reference): W is decreasing and convex, so W(max(r, q)) is
 "anti-Monge": pairing the sorted places with the sorted ideal ranks is the largest, and
 swapping adjacent documents of a lower grade above a higher one can only lower the sum. The
-largest value puts each group's documents by grade descending (the ``optimistic`` grade
-order), the smallest by grade ascending with the non-positive grades first (``pessimistic``).
+largest value puts each group's documents by grade descending (the ``best`` grade
+order), the smallest by grade ascending with the non-positive grades first (``worst``).
 
 ir_measures' own run order breaks score ties by docno ascending and orders the ideal's tied
 documents of one grade by qrels order, not by the run: on a tied run its value may fall

@@ -20,6 +20,7 @@ from ..core.ties import TieTable
 from ..core.validation import Options, check
 from . import kernels as K
 from .registry import EXTREME_POLICIES, Metric, parse_metric
+from ..core.policies import canonical_policy
 
 
 def metric_view(table: TieTable, metric: Metric) -> TieTable:
@@ -42,7 +43,7 @@ def metric_values(table: TieTable, metric: "str | Metric", *, gain: str = "linea
 
     Metrics defined on tie groups (TsRR, TsRR2, MTRR_GRAG, TMHits_GRAG) need the expected
     (unresolved) table; pass that one for them under every policy. ``extreme``
-    (``"optimistic"`` or ``"pessimistic"``) asks for the largest or smallest value over the
+    (``"best"`` or ``"worst"``) asks for the largest or smallest value over the
     tie orderings of the expected ``table``: the family's own ``extremes`` where it has
     them, the kernel on the table resolved by that grade order otherwise.
 
@@ -54,12 +55,13 @@ def metric_values(table: TieTable, metric: "str | Metric", *, gain: str = "linea
     >>> run = Run("r", pd.DataFrame({"query": "q", "doc": list("ab"), "score": [1.0, 1.0]}))
     >>> table = build_tie_table(run, Qrels(pd.DataFrame({"query": "q", "doc": ["a"],
     ...                                                  "relevance": [0]})))
-    >>> [float(metric_values(table, "unj@1", extreme=e)[0]) for e in ("optimistic", "pessimistic")]
+    >>> [float(metric_values(table, "unj@1", extreme=e)[0]) for e in ("best", "worst")]
     [1.0, 0.0]
     """
     m = parse_metric(metric)
     check("gain", gain, [Options(*K.GAINS)], function="metric_values")
     if extreme is not None:
+        extreme = canonical_policy(extreme, "extreme")  # extreme="optimistic": before 0.3
         check("extreme", extreme, [Options(*EXTREME_POLICIES)], function="metric_values")
     if m.rel is not None and m.rel != table.rel_level:
         raise ValueError(f"{m.name} counts grade >= {m.rel} as relevant, but the table was built "

@@ -102,7 +102,7 @@ def resolve_by_gain(table: TieTable, kind: str, best: bool) -> TieTable:
     gains = map_gains(table.doc_grade, kind)
     rank = np.unique(gains, return_inverse=True)[1].astype(table.doc_grade.dtype)
     keyed = replace(table, doc_grade=rank, doc_row=np.arange(len(gains)))
-    ordered = keyed.resolve("optimistic" if best else "pessimistic")
+    ordered = keyed.resolve("best" if best else "worst")
     order = ordered.doc_row
     return replace(ordered, doc_grade=table.doc_grade[order], doc_row=table.doc_row[order])
 

@@ -35,7 +35,7 @@ Examples
 >>> table = build_tie_table(run, qrels)  # b relevant, a pooled but unjudged, c and d not pooled
 >>> inferred_ap(table), inferred_ap_extreme(table, True), inferred_ap_extreme(table, False)
 (array([0.60069444]), array([1.]), array([0.33333333]))
->>> inferred_ap(table.resolve("pessimistic"))  # a, c, d, b: a pooled document above b lifts it
+>>> inferred_ap(table.resolve("worst"))  # a, c, d, b: a pooled document above b lifts it
 array([0.375])
 """
 from __future__ import annotations
@@ -472,7 +472,7 @@ def normalized_gain(table: TieTable, gain: str | None = None) -> np.ndarray:
     array([0.84853995])
     >>> normalized_gain_extreme(table, True), normalized_gain_extreme(table, False)
     (array([1.]), array([0.73213154]))
-    >>> normalized_gain(table.resolve("pessimistic"))  # 1, 2, 3: not the worst (1, 3, 2 is)
+    >>> normalized_gain(table.resolve("worst"))  # 1, 2, 3: not the worst (1, 3, 2 is)
     array([0.75])
     """
     scale = _GainScale(table, gain)

@@ -44,7 +44,7 @@ F(t_K) = 1),
 
     E[iprec] = t_K - sum_{k < K} F(t_k) (t_{k+1} - t_k),
 
-a sum of non-negative terms. Best and worst are the optimistic and pessimistic orders:
+a sum of non-negative terms. Best and worst are the best and worst orders:
 relevant documents first makes every P_i = i, its smallest possible value, for all i at
 once, so every j / rank_j is at its largest at once, and so is their maximum over any set
 of j (the set j >= c does not depend on the order); relevant documents last makes every
@@ -76,8 +76,8 @@ relevant pair sits at ranks (1,2) (1,3) (1,4) (2,3) (2,4) (3,4), so iprec at rec
 >>> table = build_tie_table(run, qrels)
 >>> round(float(interpolated_precision(table, 0.0)[0]), 12) == round(7 / 9, 12)
 True
->>> interpolated_precision(table.resolve("optimistic"), 0.0), interpolated_precision(
-...     table.resolve("pessimistic"), 0.0)
+>>> interpolated_precision(table.resolve("best"), 0.0), interpolated_precision(
+...     table.resolve("worst"), 0.0)
 (array([1.]), array([0.5]))
 """
 from __future__ import annotations

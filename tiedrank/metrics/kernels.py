@@ -422,7 +422,7 @@ def bpref(table: TieTable) -> np.ndarray:
 
     and E[bpref] = (1/R) sum_g k_g (1 - E[min(A_g + Y, R)] / min(N, R)). Best and worst put
     the relevant documents before or after the group's non-relevant ones (Y = 0 or G_g),
-    which the optimistic and pessimistic orders do. The kernel reads the judged documents
+    which the best and worst orders do. The kernel reads the judged documents
     (registry ``view="judged"``: the -J view, where unjudged documents, which bpref skips,
     are dropped), not the compact scoring view.
 

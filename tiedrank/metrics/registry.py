@@ -64,7 +64,7 @@ Kernel = Callable[[TieTable, "Metric", str], np.ndarray]
 Extremes = Callable[[TieTable, "Metric", bool], np.ndarray]
 """``extremes(expected table, metric, best) -> the largest (best) or smallest value per query
 over the tie orderings``, for families whose extremes are not the grade orders."""
-EXTREME_POLICIES = {"optimistic": True, "pessimistic": False}
+EXTREME_POLICIES = {"best": True, "worst": False}
 """The policies that mean "the largest value" (best case) and "the smallest" (worst case)."""
 
 
@@ -130,7 +130,7 @@ class MetricFamily:
     extremes: Extremes | None = None
     """The best and worst case computed by the family itself on the expected table, for
     measures whose largest and smallest values are not reached by the grade orders of the
-    ``optimistic`` and ``pessimistic`` policies (``unj``, ``rbp_resid``: they count unjudged
+    ``best`` and ``worst`` policies (``unj``, ``rbp_resid``: they count unjudged
     documents, which share grade 0 with judged non-relevant ones). ``None``: the kernel on
     the table resolved by those orders."""
     trec_eval: str | None = None
@@ -359,14 +359,14 @@ _WRAPPED = re.compile(r"^\s*([A-Za-z]+)\s*\((.*)\)\s*(?:@\s*(\d+))?\s*$", re.DOT
 
 def split_wrapper(text: str) -> tuple[str, str] | None:
     """``(policy, inner text)`` of a metric wrapped in a tie policy (``Best(AP)`` ->
-    ``("optimistic", "AP")``; ``Expected(nDCG)@10`` -> ``("expected", "nDCG@10")``), or None.
+    ``("best", "AP")``; ``Expected(nDCG)@10`` -> ``("expected", "nDCG@10")``), or None.
 
     The wrappers are :data:`~tiedrank.core.policies.POLICY_WRAPPERS` (``Expected``,
     ``Best``, ``Worst``, ``TrecEval``, as :mod:`tiedrank.interop.measures` also offers them
     to ir_measures), the way :attr:`Metric.name` writes a metric scored under one policy.
 
     >>> split_wrapper("Best(AP)"), split_wrapper("TsRR(alpha=2)")
-    (('optimistic', 'AP'), None)
+    (('best', 'AP'), None)
     """
     wrapped = _WRAPPED.match(text)
     if not wrapped:

@@ -7,7 +7,7 @@ so over every pair of orderings the difference A - B of one query ranges from
 B's worst one, and the other way round). A query is *fragile* when that range straddles 0:
 some tie-break makes A win it and another makes B win it, whatever the scores say.
 
-Best and worst are the ``optimistic`` and ``pessimistic`` policies of the evaluation (the
+Best and worst are the ``best`` and ``worst`` policies of the evaluation (the
 exact extremes over tie orderings, :mod:`tiedrank.metrics`); "A wins" uses the one rule of
 :func:`tiedrank.stats.outcome` (a difference within ``1e-12 * max(1, |value|)`` is a tie).
 """
@@ -35,7 +35,7 @@ FRAGILE_COLUMNS = ("query", "expected_a", "expected_b", "trec_eval_a", "trec_eva
                    "winner_trec_eval", "max_diff", "min_diff", "fragile")
 """The columns of :func:`fragile_queries`, in order."""
 
-_NEEDED = {REPORT_COLUMNS[p]: p for p in ("expected", "trec_eval", "optimistic", "pessimistic")}
+_NEEDED = {REPORT_COLUMNS[p]: p for p in ("expected", "trec_eval", "best", "worst")}
 """Column prefix (the report's word for the policy: best, worst) -> policy key."""
 
 
@@ -69,8 +69,8 @@ def fragile_queries(source: Evaluation | pd.DataFrame, run_a: str, run_b: str,
     Parameters
     ----------
     source : Evaluation or DataFrame
-        An evaluation with the ``expected``, ``trec_eval``, ``optimistic`` and
-        ``pessimistic`` policies (``ties="all"``), or its ``per_query`` frame.
+        An evaluation with the ``expected``, ``trec_eval``, ``best`` and
+        ``worst`` policies (``ties="all"``), or its ``per_query`` frame.
     run_a, run_b : str
         The two runs; differences are ``run_a - run_b``.
     metric : str or Metric
