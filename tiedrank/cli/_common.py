@@ -18,7 +18,7 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..core.errors import InputError, Remedied, Remedy
@@ -330,14 +330,14 @@ def check_file_order(command: str, qrels: str, runs: Sequence[str]) -> None:
                          f"comes first, as in trec_eval: tiedrank {command} QRELS RUN [RUN ...]")
 
 
-def evaluation_options(args: argparse.Namespace,
+def evaluation_options(flags: "Mapping[str, Any]",
                        ties: Sequence[str] | None = None) -> EvaluationOptions:
-    """The one options value of a command's flags (checked once; an error names the flag
-    through :data:`FLAGS`): every option the command has a flag for (the others keep their
-    defaults), and ``ties`` when given. ``evaluate``, ``compare`` and ``docs`` build it
-    here, so a flag they share means the same everywhere."""
-    given = vars(args)
-    values = {name: given[name] for name in OPTION_NAMES if name in given and name != "ties"}
+    """The one options value of a command's flags (``vars()`` of its parsed namespace,
+    read at the door; checked once; an error names the flag through :data:`FLAGS`): every
+    option the command has a flag for (the others keep their defaults), and ``ties`` when
+    given. ``evaluate``, ``compare`` and ``docs`` build it here, so a flag they share means
+    the same everywhere."""
+    values = {name: flags[name] for name in OPTION_NAMES if name in flags and name != "ties"}
     if ties is not None:
         values["ties"] = tuple(ties)
     return EvaluationOptions(**values)
