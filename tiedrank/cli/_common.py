@@ -18,12 +18,14 @@ import re
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..core.errors import InputError, Remedied, Remedy
 from ..core.progress import reporting
 from ..metrics import GAINS
+from ..core.policies import POLICY_WRAPPERS, parse_policies
 from ..core.options import MAX_ROUND, OPTION_NAMES, QUERY_SETS, EvaluationOptions
 from ..report import FORMATS
 from ..core.validation import InvalidParameterError
@@ -328,6 +330,41 @@ def check_file_order(command: str, qrels: str, runs: Sequence[str]) -> None:
     if swapped:
         raise ValueError(f"{qrels} is a TREC run and {swapped} TREC qrels: the qrels file "
                          f"comes first, as in trec_eval: tiedrank {command} QRELS RUN [RUN ...]")
+
+
+TIE_WORDS = {"best": POLICY_WRAPPERS["Best"], "worst": POLICY_WRAPPERS["Worst"]}
+"""``--ties`` word -> the engine's policy key, where the two differ (the CLI's one word per
+policy: expected, best, worst, trec_eval, input, random; the columns say best and worst)."""
+OLD_TIE_WORDS = {key: word for word, key in TIE_WORDS.items() if key != word}
+"""The engine's older keys the CLI still takes, deprecated -> the word to type instead."""
+
+
+def tie_word(key: str) -> str:
+    """The ``--ties`` word of the engine's policy ``key`` (``help`` texts)."""
+    return {k: word for word, k in TIE_WORDS.items()}.get(key, key)
+
+
+def cli_ties(items: Sequence[str]) -> list[str]:
+    """``--ties`` items as the engine's policy keys: ``best`` and ``worst`` mapped, an old
+    spelling taken with a one-line note on stderr (from :data:`OLD_TIE_WORDS`, or the
+    engine's own DeprecationWarning once it renames its keys), anything else unchanged (the
+    options value checks it)."""
+    keys = []
+    for item in items:
+        word = str(item).strip()
+        if word in OLD_TIE_WORDS:
+            print(f"# note: --ties {word} is deprecated (it goes in a later release): type "
+                  f"--ties {OLD_TIE_WORDS[word]}", file=sys.stderr)
+        keys.append(TIE_WORDS.get(word, word))
+    with warnings.catch_warnings(record=True) as caught:  # the engine's own old spellings
+        warnings.simplefilter("always", DeprecationWarning)
+        for key in keys:
+            with contextlib.suppress(ValueError):  # a bad item: the options value words it
+                parse_policies(key)
+    for message in dict.fromkeys(str(w.message) for w in caught
+                                 if issubclass(w.category, DeprecationWarning)):
+        print(f"# note: --ties: {one_line(message)}", file=sys.stderr)
+    return keys
 
 
 def evaluation_options(flags: "Mapping[str, Any]",

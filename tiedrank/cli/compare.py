@@ -36,15 +36,15 @@ from collections.abc import Iterator, Sequence
 from ..core.errors import InputError
 from ..core.evaluation import DEFAULT_METRICS, build_tables, parse_metrics, score_tables
 from ..io import read_groups
-from ..core.policies import ALL_POLICIES, POLICIES, parse_policies
+from ..core.policies import ALL_POLICIES, POLICIES, parse_policies, policy_items
 from ..report import GRID_FORMATS, build_report, markdown_literal, render, render_grid
 from ..stats import CORRECTIONS, TESTS, compare_runs, group_breakdown, scale_note, verdict_stability
 from ..core.validation import InvalidParameterError, check_arguments
 from ..core.options import EvaluationOptions
 from .requests import CompareRequest, Output
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
-                      add_rel_level, check_file_order, evaluation_options, integer_at_least,
-                      probability,
+                      add_rel_level, check_file_order, cli_ties, evaluation_options, integer_at_least,
+                      probability, tie_word,
                       run_handler)
 
 _COMMENT = {"table": "#", "csv": "#", "latex": "%"}
@@ -78,7 +78,7 @@ def _compare(args: argparse.Namespace) -> int:
     """The door: the flags, checked and read once into an :class:`EvaluationOptions` and a
     :class:`CompareRequest`, handed to :func:`run`."""
     check_arguments(render, fmt=args.format, digits=args.digits)  # before the work
-    policy = parse_policies(args.ties, args.seed)
+    policy = parse_policies(cli_ties(policy_items(args.ties)), args.seed)
     if len(policy) != 1:
         raise InvalidParameterError("ties", args.ties, "a single policy (the tests compare "
                                     "one value per query)")
@@ -208,7 +208,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC",
                         help="metric, repeatable (default: " + ", ".join(DEFAULT_METRICS) + ")")
     add_rel_level(parser)
-    fixed = [p for p in POLICIES if p != "random"]
+    fixed = [tie_word(p) for p in POLICIES if p != "random"]
     parser.add_argument("--ties", default=fixed[0], metavar="POLICY",
                         help=f"tie policy of the per-query values tested: {fixed[0]} (default), "
                              f"{', '.join(fixed[1:])} or random(seed=N)")

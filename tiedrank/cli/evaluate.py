@@ -23,7 +23,7 @@ from ..core.validation import check_arguments
 from . import scale
 from .requests import EvaluateRequest, Output
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
-                      add_rel_level, check_file_order, evaluation_options,
+                      add_rel_level, check_file_order, cli_ties, evaluation_options, tie_word,
                       integer_at_least)
 
 
@@ -72,7 +72,7 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
 
 def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     """The options of :func:`tiedrank.core.evaluation.evaluate`, as flags."""
-    fixed = ", ".join(p for p in POLICIES if p != "random")
+    fixed = ", ".join(tie_word(p) for p in POLICIES if p != "random")
     parser.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC",
                         help="metric, repeatable (`tiedrank metrics` lists them all with "
                              "their aliases and peer names); also trec_eval's -m forms (P.5,10, ndcg_cut.10, recip_rank, P alone "
@@ -82,7 +82,8 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
                              "--format trec_eval: official, as trec_eval)")
     parser.add_argument("--ties", default=None,
                         help=f"tie policy: {fixed}, random[(seed=N)], or all (= "
-                             f"{', '.join(ALL_POLICIES)}); comma-separated list allowed "
+                             f"{', '.join(map(tie_word, ALL_POLICIES))}); comma-separated "
+                             "list allowed "
                              "(default: all; with --format trec_eval: trec_eval)")
     add_rel_level(parser)
     add_gain(parser)
@@ -104,7 +105,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     check_file_order("evaluate", args.qrels, args.runs)  # before the Python doors' wording
     ties = args.ties if args.ties is not None else (
         "trec_eval" if fmt == "trec_eval" else "all")
-    options = evaluation_options(vars(args), [t.strip() for t in ties.split(",") if t.strip()])
+    options = evaluation_options(vars(args), cli_ties(
+        [t.strip() for t in ties.split(",") if t.strip()]))
     # trec_eval's default set with its format (as trec_eval with no -m), ours otherwise
     request = metric_request(args.metrics or (
         [DEFAULT_GROUP] if fmt == "trec_eval" else list(DEFAULT_METRICS)))
