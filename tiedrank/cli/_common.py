@@ -18,12 +18,13 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..core.errors import InputError, Remedied, Remedy
 from ..core.progress import reporting
 from ..metrics import GAINS
+from ..core.policies import RENAMED
 from ..core.options import MAX_ROUND, OPTION_NAMES, QUERY_SETS, EvaluationOptions
 from ..report import FORMATS
 from ..core.validation import InvalidParameterError
@@ -330,14 +331,28 @@ def check_file_order(command: str, qrels: str, runs: Sequence[str]) -> None:
                          f"comes first, as in trec_eval: tiedrank {command} QRELS RUN [RUN ...]")
 
 
-def evaluation_options(args: argparse.Namespace,
+def cli_ties(items: Sequence[str]) -> list[str]:
+    """``--ties`` items in today's words: an old spelling (``optimistic``, ``pessimistic``:
+    :data:`~tiedrank.core.policies.RENAMED`) taken with a one-line note on stderr in the
+    CLI's words, anything else unchanged (the options value checks it)."""
+    words = []
+    for item in items:
+        word = str(item).strip()
+        if word in RENAMED:
+            print(f"# note: --ties {word} is deprecated (it goes in a later release): type "
+                  f"--ties {RENAMED[word]}", file=sys.stderr)
+        words.append(RENAMED.get(word, word))
+    return words
+
+
+def evaluation_options(flags: "Mapping[str, Any]",
                        ties: Sequence[str] | None = None) -> EvaluationOptions:
-    """The one options value of a command's flags (checked once; an error names the flag
-    through :data:`FLAGS`): every option the command has a flag for (the others keep their
-    defaults), and ``ties`` when given. ``evaluate``, ``compare`` and ``docs`` build it
-    here, so a flag they share means the same everywhere."""
-    given = vars(args)
-    values = {name: given[name] for name in OPTION_NAMES if name in given and name != "ties"}
+    """The one options value of a command's flags (``vars()`` of its parsed namespace,
+    read at the door; checked once; an error names the flag through :data:`FLAGS`): every
+    option the command has a flag for (the others keep their defaults), and ``ties`` when
+    given. ``evaluate``, ``compare`` and ``docs`` build it here, so a flag they share means
+    the same everywhere."""
+    values = {name: flags[name] for name in OPTION_NAMES if name in flags and name != "ties"}
     if ties is not None:
         values["ties"] = tuple(ties)
     return EvaluationOptions(**values)

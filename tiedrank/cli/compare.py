@@ -36,12 +36,14 @@ from collections.abc import Iterator, Sequence
 from ..core.errors import InputError
 from ..evaluation import DEFAULT_METRICS, build_tables, parse_metrics, score_tables
 from ..io import read_groups
-from ..core.policies import ALL_POLICIES, POLICIES, parse_policies
+from ..core.policies import ALL_POLICIES, POLICIES, parse_policies, policy_items
 from ..report import GRID_FORMATS, build_report, markdown_literal, render, render_grid
 from ..stats import CORRECTIONS, TESTS, compare_runs, group_breakdown, scale_note, verdict_stability
 from ..core.validation import InvalidParameterError, check_arguments
+from ..core.options import EvaluationOptions
+from .requests import CompareRequest, Output
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
-                      add_rel_level, check_file_order, evaluation_options, integer_at_least,
+                      add_rel_level, check_file_order, cli_ties, evaluation_options, integer_at_least,
                       probability,
                       run_handler)
 
@@ -73,77 +75,96 @@ _positive_int = integer_at_least(1)
 
 
 def _compare(args: argparse.Namespace) -> int:
+    """The door: the flags, checked and read once into an :class:`EvaluationOptions` and a
+    :class:`CompareRequest`, handed to :func:`run`."""
     check_arguments(render, fmt=args.format, digits=args.digits)  # before the work
-    policy = parse_policies(args.ties, args.seed)
+    policy = parse_policies(cli_ties(policy_items(args.ties)), args.seed)
     if len(policy) != 1:
         raise InvalidParameterError("ties", args.ties, "a single policy (the tests compare "
                                     "one value per query)")
     check_file_order("compare", args.qrels, [args.baseline, *args.runs])
     groups = read_groups(args.groups) if args.groups else None  # fail fast, before the work
     # the chosen policy for the tests, plus the four fixed policies for the verdicts
-    options = evaluation_options(args, [policy[0].label, *ALL_POLICIES])
-    evaluation = score_tables(build_tables([args.baseline, *args.runs], args.qrels, options),
-                              parse_metrics(args.metrics or list(DEFAULT_METRICS)), options)
+    options = evaluation_options(vars(args), [policy[0].label, *ALL_POLICIES])
+    request = CompareRequest(
+        qrels=args.qrels, baseline=args.baseline, runs=tuple(args.runs),
+        metrics=tuple(args.metrics or DEFAULT_METRICS), policy=policy[0].label,
+        test=args.test, correction=args.correction, alpha=args.alpha,
+        all_pairs=args.all_pairs, seed=args.seed, draws=args.draws,
+        resamples=args.resamples, gain=args.gain, rel_level=args.rel_level,
+        output=Output(args.format, args.digits))
+    return run(request, options, groups)
+
+
+def run(request: CompareRequest, options: EvaluationOptions, groups=None) -> int:
+    """Compare the runs ``request`` names under ``options`` and print the sections
+    (``groups``: the query groups of ``--groups``, read at the door)."""
+    fmt, digits = request.output.format, request.output.digits
+    evaluation = score_tables(
+        build_tables([request.baseline, *request.runs], request.qrels, options),
+        parse_metrics(list(request.metrics)), options)
     names = list(evaluation.tables)
     if evaluation.per_query.empty:  # nothing to compare: say why instead of failing later
         notes = "; ".join(dict.fromkeys(f.message for f in evaluation.findings)) or evaluation.rule
-        raise InputError(f"nothing to compare: {notes}", source=args.qrels,
+        raise InputError(f"nothing to compare: {notes}", source=request.qrels,
                          expected=f"queries with a document graded >= --rel-level "
-                              f"{args.rel_level}")
+                              f"{request.rel_level}")
     # the test settings, once: the comparison's sections and the report grid use the same
-    testing = dict(baseline=names[0], policy=policy[0].label, test=args.test,
-                   correction=args.correction, alpha=args.alpha,
-                   pairs="all" if args.all_pairs else "baseline", seed=args.seed,
-                   n_resamples=args.resamples)
+    testing = dict(baseline=names[0], policy=request.policy, test=request.test,
+                   correction=request.correction, alpha=request.alpha,
+                   pairs="all" if request.all_pairs else "baseline", seed=request.seed,
+                   n_resamples=request.resamples)
     with _quiet_scipy():
         comparison = compare_runs(evaluation, **testing)
         stability = verdict_stability(
-            evaluation, names[0], test=args.test, alpha=args.alpha, n_draws=args.draws,
-            seed=args.seed, gain=args.gain, n_resamples=args.resamples)
+            evaluation, names[0], test=request.test, alpha=request.alpha, n_draws=request.draws,
+            seed=request.seed, gain=request.gain, n_resamples=request.resamples)
     breakdown = None
     if groups is not None:
         breakdown = group_breakdown(evaluation, groups)
         table = breakdown.table
-        breakdown_table = table[table["policy"] == policy[0].label].drop(columns="policy")
+        breakdown_table = table[table["policy"] == request.policy].drop(columns="policy")
 
     report = comparison.table
     stability_table = stability.drop(columns="baseline")
     sections = [
         ("report", report,
-         f"{args.test} test on per-query {policy[0].label} values vs baseline {names[0]!r}, "
-         f"{args.correction} correction per metric, significant if corrected p <= {args.alpha}; "
+         f"{request.test} test on per-query {request.policy} values vs baseline {names[0]!r}, "
+         f"{request.correction} correction per metric, significant if corrected p <= "
+         f"{request.alpha}; "
          "marker = keys of the runs a run significantly beats"
          + (f"; {note}" if (note := scale_note(report["metric"])) else "")),
         ("stability", stability_table,
          (f"verdict stability vs baseline {names[0]!r}: p_win = P(run beats baseline) under "
          "independent random tie-breaking of both runs (ties count 1/2), method = exact "
          "(lattice law: Success@k, P@k, R@k, Rprec; se 0), sampled "
-         f"({args.draws} draws, seed {args.seed}; se = binomial standard error) or none (no "
+         f"({request.draws} draws, seed {request.seed}; se = binomial standard error) or none "
+         "(no "
          "sampler for the metric: p_win NaN, the verdicts still shown); p_normal = "
          "normal approximation from the exact moments; sd_run / sd_baseline = exact SD of "
          "each mean over tie-breaks; per policy the run's verdict, "
-         f"* = {args.test} test p <= {args.alpha} (uncorrected)")),
+         f"* = {request.test} test p <= {request.alpha} (uncorrected)")),
     ]
     if breakdown is not None:
         sections.append(("groups", breakdown_table,
-                         f"mean per query group under the {policy[0].label} policy"))
+                         f"mean per query group under the {request.policy} policy"))
 
-    if args.format == "json":
+    if fmt == "json":
         payload = {key: json.loads(render(frame, "json")) for key, frame, _ in sections}
         payload["baseline"] = names[0]
         payload["keys"] = comparison.keys
         payload["notes"] = [evaluation.rule] + [f.message for f in _findings(evaluation, comparison, breakdown)]
         print(json.dumps(payload, indent=1))
         return 0
-    rendered = {key: render(frame, args.format, digits=args.digits) for key, frame, _ in sections}
-    if args.format in GRID_FORMATS:  # the report section as the grid a paper prints
+    rendered = {key: render(frame, fmt, digits=digits) for key, frame, _ in sections}
+    if fmt in GRID_FORMATS:  # the report section as the grid a paper prints
         with _quiet_scipy():
-            grid = build_report(evaluation, **testing, trec_eval=True, digits=args.digits)
-        rendered["report"] = render_grid(grid, args.format).rstrip("\n")
-    blocks = [f"{_heading(title, args.format)}\n{rendered[key]}" for key, _, title in sections]
+            grid = build_report(evaluation, **testing, trec_eval=True, digits=digits)
+        rendered["report"] = render_grid(grid, fmt).rstrip("\n")
+    blocks = [f"{_heading(title, fmt)}\n{rendered[key]}" for key, _, title in sections]
     print("\n\n".join(blocks))
     notes = [evaluation.rule] + [f.message for f in _findings(evaluation, comparison, breakdown)]
-    if args.format == "table":  # keep machine-readable formats clean: notes go to stderr
+    if fmt == "table":  # keep machine-readable formats clean: notes go to stderr
         print("", file=sys.stderr)
     for note in notes:
         print(f"# note: {note}", file=sys.stderr)

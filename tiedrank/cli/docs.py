@@ -11,6 +11,8 @@ import argparse
 import sys
 import textwrap
 
+from ..core.options import EvaluationOptions
+from .requests import DocsRequest
 from ._common import (add_columns, add_duplicates, add_judged_only, add_rel_level, add_round,
                       evaluation_options)
 
@@ -53,9 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _docs(args: argparse.Namespace) -> int:
-    from ..evaluation import build_tables
+    """The door: the flags, read once into an :class:`EvaluationOptions` and a
+    :class:`DocsRequest`, handed to :func:`run`."""
     from ..core.validation import Interval, check
-    from ..io import group_documents, load_texts, read_query_text
 
     top = args.top
     if args.shown_depth is not None:
@@ -64,17 +66,27 @@ def _docs(args: argparse.Namespace) -> int:
               file=sys.stderr)
         top = args.shown_depth if top is None else top
     top = check("top", DEFAULT_TOP if top is None else top, [Interval(int, 1, None)])
-    options = evaluation_options(args)  # the flags as evaluate reads them, checked once
-    table = next(iter(build_tables([args.run], args.qrels, options).values()))
+    options = evaluation_options(vars(args))  # the flags as evaluate reads them, checked once
+    return run(DocsRequest(qrels=args.qrels, run=args.run, query=args.query,
+                           corpus=args.corpus, queries=args.queries, top=top), options)
+
+
+def run(request: DocsRequest, options: EvaluationOptions) -> int:
+    """Print the tie groups of ``request.query`` (its top ranks) under ``options``."""
+    from ..evaluation import build_tables
+    from ..io import group_documents, load_texts, read_query_text
+
+    query, top = request.query, request.top
+    table = next(iter(build_tables([request.run], request.qrels, options).values()))
     try:
-        table.query_slice(args.query)
+        table.query_slice(query)
     except KeyError:
-        raise ValueError(f"query {args.query!r} is not in the qrels; "
+        raise ValueError(f"query {query!r} is not in the qrels; "
                          "type a query id of the qrels after --query") from None
-    title = read_query_text(args.queries).get(args.query, "") if args.queries else ""
-    texts = load_texts(args.corpus, table, args.query, top)
-    groups = group_documents(table, args.query, texts, top)
-    print(f"query {args.query}" + (f": {title}" if title else ""))
+    title = read_query_text(request.queries).get(query, "") if request.queries else ""
+    texts = load_texts(request.corpus, table, query, top)
+    groups = group_documents(table, query, texts, top)
+    print(f"query {query}" + (f": {title}" if title else ""))
     for (group, ranks), members in groups.groupby(["group", "ranks"], sort=False):
         size = int(members["group_size"].iloc[0])
         shown = "" if len(members) == size else f", {len(members)} shown"

@@ -14,13 +14,16 @@ import warnings
 
 from ..evaluation import DEFAULT_METRICS, build_tables, metric_request, score_tables
 from ..interop.trec_eval import DEFAULT_GROUP, with_collection_size
+from ..core.options import EvaluationOptions
+from ..core.peers import MetricRequest
 from ..core.policies import ALL_POLICIES, POLICIES
 from ..report import GRID_FORMATS, build_report, per_query_table, render, render_grid
 from ..evaluation.summaries import summary_note
 from ..core.validation import check_arguments
 from . import scale
+from .requests import EvaluateRequest, Output
 from ._common import (add_columns, add_duplicates, add_gain, add_output, add_query_options,
-                      add_rel_level, check_file_order, evaluation_options,
+                      add_rel_level, check_file_order, cli_ties, evaluation_options,
                       integer_at_least)
 
 
@@ -79,7 +82,8 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
                              "--format trec_eval: official, as trec_eval)")
     parser.add_argument("--ties", default=None,
                         help=f"tie policy: {fixed}, random[(seed=N)], or all (= "
-                             f"{', '.join(ALL_POLICIES)}); comma-separated list allowed "
+                             f"{', '.join(ALL_POLICIES)}); comma-separated "
+                             "list allowed "
                              "(default: all; with --format trec_eval: trec_eval)")
     add_rel_level(parser)
     add_gain(parser)
@@ -90,86 +94,111 @@ def add_evaluation_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    check_arguments(render, fmt="table" if args.format == "trec_eval" else args.format,
+    """The door: the flags, checked and read once into an :class:`EvaluationOptions` and an
+    :class:`EvaluateRequest`, handed to :func:`run`."""
+    fmt = args.format
+    check_arguments(render, fmt="table" if fmt == "trec_eval" else fmt,
                     digits=args.digits)  # before the work
-    if args.no_summary and args.format != "trec_eval":
+    if args.no_summary and fmt != "trec_eval":
         raise ValueError("-n (no 'all' lines) goes with --format trec_eval; the other formats "
                          "print the summary, or with -q the per-query rows only")
     check_file_order("evaluate", args.qrels, args.runs)  # before the Python doors' wording
     ties = args.ties if args.ties is not None else (
-        "trec_eval" if args.format == "trec_eval" else "all")
-    options = evaluation_options(args, [t.strip() for t in ties.split(",") if t.strip()])
+        "trec_eval" if fmt == "trec_eval" else "all")
+    options = evaluation_options(vars(args), cli_ties(
+        [t.strip() for t in ties.split(",") if t.strip()]))
     # trec_eval's default set with its format (as trec_eval with no -m), ours otherwise
     request = metric_request(args.metrics or (
-        [DEFAULT_GROUP] if args.format == "trec_eval" else list(DEFAULT_METRICS)))
+        [DEFAULT_GROUP] if fmt == "trec_eval" else list(DEFAULT_METRICS)))
     if request.note:
         print(f"# note: {request.note}", file=sys.stderr)
     metrics = with_collection_size(request.metrics, args.collection_size)
-    args.request = request  # the count lines, printed names, relstring of --format trec_eval
-    if args.subtopics:  # told: read here as diversity qrels (every door takes a Qrels)
+    return run(EvaluateRequest(
+        qrels=args.qrels, runs=tuple(args.runs), request=request, metrics=tuple(metrics),
+        output=Output(fmt, args.digits, args.per_query, args.no_summary),
+        scaling=scale.scaling(args), subtopics=args.subtopics), options)
+
+
+def run(request: EvaluateRequest, options: EvaluationOptions) -> int:
+    """Evaluate and print what ``request`` asks, under ``options``."""
+    qrels = request.qrels
+    if request.subtopics:  # told: read here as diversity qrels (every door takes a Qrels)
         from ..io import read_qrels
 
-        args.qrels = read_qrels(args.qrels, columns=dict(options.qrels_columns) or None,
-                                subtopics=True)
-    try:
-        scaled = scale.scaled_evaluation(args, metrics, options)  # --buckets / --dask / --out
+        qrels = read_qrels(qrels, columns=dict(options.qrels_columns) or None, subtopics=True)
+    metrics = list(request.metrics)
+    try:  # --buckets / --dask / --out
+        scaled = scale.scaled_evaluation(request.scaling, list(request.runs), qrels, metrics,
+                                         options)
     except ImportError as error:  # no Dask: one line, exit status 2
         print(f"tiedrank: error: {error}", file=sys.stderr)
         return 2
     if scaled is not None:
-        status = show(scaled, args)
-        scale.out_note(args)
+        status = show(scaled, request.output, request.request, out=request.scaling.out)
+        scale.out_note(request.scaling, request.output.format)
         return status
-    evaluation = score_tables(build_tables(list(args.runs), args.qrels, options), metrics,
+    evaluation = score_tables(build_tables(list(request.runs), qrels, options), metrics,
                               options)
-    return show(evaluation, args)
+    return show(evaluation, request.output, request.request)
 
 
-def show(evaluation, args: argparse.Namespace) -> int:
-    """Print ``evaluation`` as ``args`` ask (every door of the command prints through here)."""
-    if args.format == "trec_eval":  # trec_eval's own text, for scripts that parse it
-        runs = list(evaluation.tables) or list(dict.fromkeys(evaluation.summary["run"].astype(str)))
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            request = getattr(args, "request", None)
-            layout = ({} if request is None else
-                      {"names": request.names, "relstring": request.relstring})
-            for run in runs:  # one trec_eval output per run, in the order given
-                sys.stdout.write(evaluation.to_trec_eval(
-                    evaluation.options.policy_labels[0], run=run, per_query=args.per_query,
-                    counts=True if request is None else request.counts,
-                    summary=not getattr(args, "no_summary", False), **layout))
-        for message in dict.fromkeys(str(w.message) for w in caught):
-            print(f"# note: {message}", file=sys.stderr)
-        for finding in evaluation.findings:
-            print(f"# note: {finding.message}", file=sys.stderr)
+def show(evaluation, output: Output, request: MetricRequest | None = None,
+         out: str | None = None) -> int:
+    """Print ``evaluation`` as ``output`` asks (every door of the command prints through
+    here); ``request``: the count lines, printed names and relstring of ``--format
+    trec_eval``; ``out``: the ``--out`` directory, where the per-query rows are."""
+    if output.format == "trec_eval":  # trec_eval's own text, for scripts that parse it
+        _show_trec_eval(evaluation, output, request)
         return 0
-    if args.per_query and getattr(args, "out", None) is None:  # --out: rows are on disk
+    if output.per_query and out is None:  # --out: rows are on disk
         # runs and metrics in the order given; queries as people read them (q2 before q10)
         frame = per_query_table(evaluation.per_query)
     else:
         frame = evaluation.report()
         frame.insert(2, "queries", evaluation.summary.groupby(
             ["run", "metric"], observed=True, sort=False)["n_queries"].first().to_numpy())
-    if args.format in GRID_FORMATS and not args.per_query and not frame.empty:
+    if output.format in GRID_FORMATS and not output.per_query and not frame.empty:
         # the report grid a paper prints (runs x metrics, [worst, best], trec_eval's value
         # in parentheses); no test is run here: `tiedrank compare` adds the letters
-        grid = build_report(evaluation, pairs=None, trec_eval=True, digits=args.digits)
-        print(render_grid(grid, args.format), end="")
+        grid = build_report(evaluation, pairs=None, trec_eval=True, digits=output.digits)
+        print(render_grid(grid, output.format), end="")
     else:
-        print(render(frame, args.format, digits=args.digits))
-    # notes go to stderr in every format (stdout stays machine-readable), and an empty
-    # result always says why; a summary that is not a mean (gm_map's geometric mean of the
-    # per-query expectations, num_ret's sum) is said in every format
+        print(render(frame, output.format, digits=output.digits))
+    _notes(evaluation, output.format, frame.empty)
+    return 0
+
+
+def _show_trec_eval(evaluation, output: Output, request: MetricRequest | None) -> None:
+    """trec_eval's text, one output per run in the order given; its warnings and the
+    findings as notes on stderr."""
+    runs = list(evaluation.tables) or list(dict.fromkeys(evaluation.summary["run"].astype(str)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        layout = ({} if request is None else
+                  {"names": request.names, "relstring": request.relstring})
+        for name in runs:  # one trec_eval output per run, in the order given
+            sys.stdout.write(evaluation.to_trec_eval(
+                evaluation.options.policy_labels[0], run=name, per_query=output.per_query,
+                counts=True if request is None else request.counts,
+                summary=not output.no_summary, **layout))
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        print(f"# note: {message}", file=sys.stderr)
+    for finding in evaluation.findings:
+        print(f"# note: {finding.message}", file=sys.stderr)
+
+
+def _notes(evaluation, fmt: str, empty: bool) -> None:
+    """The notes on stderr, in every format (stdout stays machine-readable); an empty
+    result always says why; a summary that is not a mean (gm_map's geometric mean of the
+    per-query expectations, num_ret's sum) is said in every format."""
     note = summary_note(list(evaluation.metrics) or  # objects: no name parsed again
                         list(dict.fromkeys(evaluation.summary["metric"].astype(str))))
-    if args.format == "table" or evaluation.findings or frame.empty or note:
+    if fmt == "table" or evaluation.findings or empty or note:
         print(f"\n# {evaluation.rule}", file=sys.stderr)
         if note:
             print(f"# note: {note}", file=sys.stderr)
         for finding in evaluation.findings:
             print(f"# note: {finding.message}", file=sys.stderr)
-    if frame.empty and not evaluation.findings:
+    if empty and not evaluation.findings:
         print("# note: no query of the run is in the qrels, so there is nothing to average",
               file=sys.stderr)
-    return 0

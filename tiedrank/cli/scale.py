@@ -12,10 +12,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..distributed.cluster import CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT
 from ..evaluation import Evaluation
 from ..core.options import EvaluationOptions
+from .requests import Scaling
 
 
 def _buckets(text: str) -> int | None:
@@ -71,24 +73,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "temporary directory; on several machines: a shared directory)")
 
 
-def scaled_evaluation(args: argparse.Namespace, metrics: list, options: EvaluationOptions
-                      ) -> Evaluation | None:
-    """The :class:`Evaluation` of ``args`` by :func:`tiedrank.distributed.evaluate` (the same
-    metrics and options value as one pass), or None when neither ``--buckets``, ``--dask``
-    nor ``--out`` was given."""
-    given_buckets = hasattr(args, "buckets")
-    if not given_buckets and args.dask is None and args.out is None:
+def scaling(flags: argparse.Namespace) -> Scaling:
+    """The :class:`Scaling` value of the flags :func:`add_arguments` added (read at the
+    evaluate command's door)."""
+    return Scaling(buckets_given=hasattr(flags, "buckets"), buckets=getattr(flags, "buckets", None),
+                   dask=flags.dask, timeout=flags.dask_timeout, out=flags.out,
+                   spill_dir=flags.spill_dir)
+
+
+def scaled_evaluation(scaling: Scaling, runs: list, qrels: Any, metrics: list,
+                      options: EvaluationOptions) -> Evaluation | None:
+    """The :class:`Evaluation` of ``runs`` against ``qrels`` by
+    :func:`tiedrank.distributed.evaluate` (the same metrics and options value as one pass),
+    or None when ``scaling`` asks for none of ``--buckets``, ``--dask`` and ``--out``."""
+    if not scaling.asked:
         return None
     from ..distributed import evaluate
 
-    return evaluate(list(args.runs), args.qrels, metrics, options=options,
-                    buckets=getattr(args, "buckets", None), client=args.dask, out=args.out,
-                    spill_dir=args.spill_dir, timeout=args.dask_timeout)
+    return evaluate(runs, qrels, metrics, options=options, buckets=scaling.buckets,
+                    client=scaling.dask, out=scaling.out, spill_dir=scaling.spill_dir,
+                    timeout=scaling.timeout)
 
 
-def out_note(args: argparse.Namespace) -> None:
+def out_note(scaling: Scaling, fmt: str) -> None:
     """Tell where ``--out`` left the per-query rows (the table format only; nothing
     otherwise)."""
-    if args.out is not None and args.format == "table":
-        print(f"# per-query rows: {Path(args.out, 'per_query')}/*.parquet "
+    if scaling.out is not None and fmt == "table":
+        print(f"# per-query rows: {Path(scaling.out, 'per_query')}/*.parquet "
               "(tiedrank.distributed.read_per_query)", file=sys.stderr)

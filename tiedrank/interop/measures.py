@@ -52,7 +52,7 @@ except ImportError as error:  # pragma: no cover - exercised only without ir_mea
 from ..core.data import Qrels
 from ..io import read_qrels
 from ..metrics import Metric, parse_metric
-from ..core.policies import parse_policies
+from ..core.policies import POLICY_WRAPPERS, parse_policies
 
 __all__ = ["Best", "Expected", "TiedrankProvider", "TrecEvalOrder", "Worst", "provider"]
 
@@ -110,9 +110,9 @@ def _policy_measure(name: str, policy: str, doc: str) -> type:
 
 Expected = _policy_measure("Expected", "expected", "The exact expectation over every ordering "
                            "of the tied documents (tiedrank's ``expected`` policy).")
-Best = _policy_measure("Best", "optimistic", "The best case over the tie orderings "
+Best = _policy_measure("Best", POLICY_WRAPPERS["Best"], "The best case over the tie orderings "
                        "(relevant documents first inside each tie group).")
-Worst = _policy_measure("Worst", "pessimistic", "The worst case over the tie orderings "
+Worst = _policy_measure("Worst", POLICY_WRAPPERS["Worst"], "The worst case over the tie orderings "
                         "(relevant documents last inside each tie group).")
 TrecEvalOrder = _policy_measure("TrecEvalOrder", "trec_eval", "The value in trec_eval's "
                                 "order: score descending, then docno descending.")

@@ -208,39 +208,50 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
     slots: list = []
     given: dict[str, tuple[str, str]] = {}  # measure -> (its parameters, the item as typed)
     for item in items:
-        if not isinstance(item, str):
-            slots.append(parse_metric(item))
-            continue
-        text = item.strip()
-        kind = "trec_eval measure" if text.partition(".")[0] in BY_NAME else "metric"
-        check_ascii_digits(text, f"{kind} {text!r}")
-        names = GROUPS.get(text)
-        if names is not None:
-            slots += names
-            continue
-        name, dot, params = text.partition(".")
-        measure = BY_NAME.get(name)
-        if measure is None:
-            read_back = output_name(text)
-            slots.append(parse_metric(text) if read_back is None
-                         else read_parameters(*read_back, text))
-            continue
-        if measure.tiedrank is None and not measure.count:
-            raise ValueError(f"trec_eval measure {name!r} is not yet tie-aware in tiedrank; "
-                             f"tiedrank's trec_eval measures: {', '.join(supported())}")
-        if dot:
-            if name in _COUNTS:
-                raise ValueError(f"trec_eval measure {text!r}: {name} takes no parameters")
-            if name in given and given[name][0] != params:
-                raise ValueError(
-                    f"trec_eval measure {name!r} is given two parameter lists "
-                    f"({given[name][1]} and {text}); trec_eval reads the first only: give one"
-                    + (f", e.g. {name}.{given[name][0]},{params}" if name in CUTOFFS
-                       + REAL_CUTOFFS else ""))
-            given.setdefault(name, (params, text))
-        slots.append(name)
-        if measure.count and measure.tiedrank and not dot:
-            slots.append(parse_metric(measure.tiedrank))  # num_ret named on its own: a metric
+        slots += _slots_of(item.strip(), given) if isinstance(item, str) else [parse_metric(item)]
+    return _request(slots, given)
+
+
+def _slots_of(text: str, given: dict[str, tuple[str, str]]) -> list:
+    """The slots of one ``-m`` item (a group's members, a metric, a printed name read back,
+    a trec_eval measure's name); a measure's parameters go in ``given``."""
+    kind = "trec_eval measure" if text.partition(".")[0] in BY_NAME else "metric"
+    check_ascii_digits(text, f"{kind} {text!r}")
+    names = GROUPS.get(text)
+    if names is not None:
+        return list(names)
+    name, dot, params = text.partition(".")
+    measure = BY_NAME.get(name)
+    if measure is None:
+        read_back = output_name(text)
+        return [parse_metric(text) if read_back is None else read_parameters(*read_back, text)]
+    if measure.tiedrank is None and not measure.count:
+        raise ValueError(f"trec_eval measure {name!r} is not yet tie-aware in tiedrank; "
+                         f"tiedrank's trec_eval measures: {', '.join(supported())}")
+    if dot:
+        _note_parameters(text, name, params, given)
+    if measure.count and measure.tiedrank and not dot:
+        return [name, parse_metric(measure.tiedrank)]  # num_ret named on its own: a metric
+    return [name]
+
+
+def _note_parameters(text: str, name: str, params: str, given: dict[str, tuple[str, str]]
+                     ) -> None:
+    """Keep ``name``'s parameters in ``given`` (the first list; a second, different one is an
+    error, as a count line's parameters are)."""
+    if name in _COUNTS:
+        raise ValueError(f"trec_eval measure {text!r}: {name} takes no parameters")
+    if name in given and given[name][0] != params:
+        raise ValueError(
+            f"trec_eval measure {name!r} is given two parameter lists "
+            f"({given[name][1]} and {text}); trec_eval reads the first only: give one"
+            + (f", e.g. {name}.{given[name][0]},{params}" if name in CUTOFFS
+               + REAL_CUTOFFS else ""))
+    given.setdefault(name, (params, text))
+
+
+def _request(slots: list, given: dict[str, tuple[str, str]]) -> MetricRequest:
+    """The :class:`MetricRequest` of the slots, in their order (duplicates removed)."""
     metrics: list[Metric] = []
     counts: list[str] = []
     not_yet: list[str] = []
@@ -249,29 +260,32 @@ def expand_metrics(items: "str | Metric | object | Iterable") -> MetricRequest:
     for slot in slots:
         if isinstance(slot, Metric):
             metrics.append(slot)
-            continue
-        if isinstance(slot, Parameters):  # a printed name read back: the metrics it names
+        elif isinstance(slot, Parameters):  # a printed name read back: the metrics it names
             if slot.relstring is not None:
                 counts.append("relstring")
                 relstring = (slot.relstring, slot.label)
             metrics += _labelled(slot, labels)
-            continue
-        measure = BY_NAME[slot]
-        if measure.count:
+        elif BY_NAME[slot].count:
             counts.append(slot)
             if slot in given:  # relstring.20
                 parsed = read_parameters(slot, *given[slot])
                 relstring = (parsed.relstring, parsed.label)
-        elif measure.tiedrank is None:
+        elif BY_NAME[slot].tiedrank is None:
             not_yet.append(slot)
-        elif slot in given:
-            metrics += _labelled(read_parameters(slot, *given[slot]), labels)
         else:
-            metrics += _metrics_of(measure, measure.values or measure.cutoffs)
+            metrics += _measure_metrics(BY_NAME[slot], given, labels)
     order = {name: i for i, name in enumerate(_COUNTS + _TEXT)}
     return MetricRequest(tuple(dict.fromkeys(metrics)),
                          tuple(sorted(dict.fromkeys(counts), key=order.__getitem__)),
                          tuple(dict.fromkeys(not_yet)), tuple(labels.items()), relstring)
+
+
+def _measure_metrics(measure: TrecEvalMeasure, given: dict[str, tuple[str, str]],
+                     labels: dict[str, str]) -> list[Metric]:
+    """The metrics of a trec_eval measure: with its given parameters, else its defaults."""
+    if measure.name in given:
+        return _labelled(read_parameters(measure.name, *given[measure.name]), labels)
+    return _metrics_of(measure, measure.values or measure.cutoffs)
 
 
 def _labelled(parsed: Parameters, labels: dict[str, str]) -> list[Metric]:
@@ -380,8 +394,67 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
     runs = list(evaluation.tables) or list(dict.fromkeys(evaluation.summary["run"].astype(str)))
     run = runs[0] if run is None else run
     chosen = parse_policies(policy)[0]
+    asked = _COUNTS if counts is True else _asked(counts)
+    layout = _layout(evaluation, run, runs, chosen, asked, dict(names or {}))
+    wants_text = per_query and counts is not True and "relstring" in _asked(counts, _TEXT)
+    if wants_text and layout.table is None:  # the scaled paths keep no table to read them from
+        warnings.warn(RELSTRING_NEEDS_TABLES, UserWarning, stacklevel=2)
+    texts = _relevance_strings(layout.table, chosen, relstring[0]) if wants_text else {}
+    lines = _query_lines(layout, texts, relstring[1]) if per_query else []
+    if not summary:  # trec_eval -n: no line of the summary, runid included
+        return "\n".join(lines) + "\n" if lines else ""
+    if layout.means_need_rows:
+        warnings.warn(MEANS_NEED_ROWS, UserWarning, stacklevel=2)
+    lines += _count_lines(layout, evaluation.options.complete)
+    lines += _mean_lines(layout)
+    return "\n".join(lines) + "\n"
+
+
+def _asked(counts: "Iterable[str] | bool", lines: tuple[str, ...] = _COUNTS) -> tuple[str, ...]:
+    """Those of ``lines`` that ``counts`` (False, or some names) asks for."""
+    asked = set(counts or ())
+    return tuple(c for c in lines if c in asked)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """What trec_eval's text of one run under one policy prints, worked out once
+    (:func:`_layout`) and printed by :func:`_query_lines`, :func:`_count_lines` and
+    :func:`_mean_lines`."""
+
+    run: str
+    asked: tuple[str, ...]  # the count lines asked
+    frame: pd.DataFrame  # the run's per-query rows under the policy (wrapped metrics too)
+    totals: pd.DataFrame  # its summary rows
+    wrapped: set  # metrics with their own policy (Best(AP))
+    shown: dict  # metric -> printed name
+    position: dict  # metric -> trec_eval_position
+    order: list  # metrics in trec_eval's order, the count lines' names left out
+    kind: dict  # metric -> its summary's name ("mean", "sum", "geometric mean")
+    tallies: "pd.DataFrame | None"  # trec_eval_counts of the run
+    per_metric: dict  # _per_metric_values
+    table: "TieTable | None"
+    accumulates: bool  # under trec_eval's policy: the all lines are trec_eval's accumulation
+
+    @property
+    def means_need_rows(self) -> bool:
+        """Under trec_eval's policy, a mean whose per-query rows are not here (on disk with
+        ``--out``): it prints tiedrank's exact mean, not trec_eval's accumulation."""
+        return self.accumulates and any(
+            m not in self.per_metric and self.kind[m] != "sum" and m not in self.wrapped
+            for m in self.order)
+
+    def printed(self, metric: str, value: float) -> "int | float":
+        """``value`` as trec_eval prints ``metric``'s: a sum (num_nonrel_judged_ret) as an
+        integer."""
+        return int(value) if self.kind[metric] == "sum" else float(value)
+
+
+def _layout(evaluation: "Evaluation", run: str, runs: list[str], chosen, asked: tuple[str, ...],
+            printed: dict[str, str]) -> _Layout:
+    """The :class:`_Layout` of ``run`` under the policy ``chosen``; a ValueError when the
+    evaluation holds no value of either."""
     label = chosen.label
-    asked = _COUNTS if counts is True else tuple(c for c in _COUNTS if c in set(counts or ()))
     frame = evaluation.per_query
     frame = frame[frame["run"] == run]
     metric_names = list(dict.fromkeys(frame["metric"].astype(str)))
@@ -398,69 +471,78 @@ def format_trec_eval(evaluation: "Evaluation", policy: str = "trec_eval", *,
         raise ValueError(f"no values for run {run!r} under policy {label!r}; evaluated: runs "
                          f"{', '.join(runs)}, policies "
                          f"{', '.join(dict.fromkeys(evaluation.per_query['policy'].astype(str)))}")
-    printed = dict(names or {})
     shown = {m: printed.get(m) or trec_eval_name(metric[m])  # a wrapped one as Best(map)
              for m in dict.fromkeys(totals["metric"].astype(str))}
     position = {m: trec_eval_position(metric[m], shown[m]) for m in shown}
     order = sorted(shown, key=position.__getitem__)
     order = [m for m in order if shown[m] not in asked]  # the count lines print those
-    kind = {m: metric[m].summary.name for m in order}
-    # trec_eval prints gm_map and gm_bpref only on the all line; counts (num_nonrel_judged_ret)
-    # as integers
-    as_printed = {m: (int if kind[m] == "sum" else float) for m in order}
     tallies = _run_counts(evaluation, run)
     per_metric = _per_metric_values(frame, order, tallies, evaluation.options.judged_only
                                     and chosen.name == "trec_eval", wrapped)
-    table = evaluation.tables.get(run)
-    wants_text = per_query and counts is not True and "relstring" in set(counts or ())
-    if wants_text and table is None:  # the scaled paths keep no table to read them from
-        warnings.warn(RELSTRING_NEEDS_TABLES, UserWarning, stacklevel=2)
-    texts = _relevance_strings(table, chosen, relstring[0]) if wants_text else {}
+    return _Layout(run, asked, frame, totals, wrapped, shown, position, order,
+                   {m: metric[m].summary.name for m in order}, tallies, per_metric,
+                   evaluation.tables.get(run), chosen.name == "trec_eval")
+
+
+def _query_lines(layout: _Layout, texts: dict[str, str], relstring_name: str) -> list[str]:
+    """trec_eval's ``-q`` lines: per query (by their bytes) its count lines, then its
+    measures in trec_eval's order, the relstring among them after P; gm_map and gm_bpref
+    print on the all line only."""
+    values = {(m, q): v for m in layout.order if layout.kind[m] != "geometric mean"
+              for q, v in zip(*layout.per_metric.get(m, ((), ())))}
+    tallies = layout.tallies
+    counted = set(tallies.index) if tallies is not None else set()
+    queries = sorted(set(layout.frame["query"].astype(str)) | counted,
+                     key=lambda q: q.encode("utf-8"))
     at_text = MEASURES.index(BY_NAME["relstring"])
     lines: list[str] = []
-    if per_query:
-        values = {(m, q): v for m in order if kind[m] != "geometric mean"
-                  for q, v in zip(*per_metric.get(m, ((), ())))}
-        queries = sorted(set(frame["query"].astype(str)) |
-                         (set(tallies.index) if tallies is not None else set()),
-                         key=lambda q: q.encode("utf-8"))
-        for query in queries:
-            if tallies is not None and query in tallies.index:
-                lines += [_line(c, query, int(tallies.at[query, c]))
-                          for c in _COUNT_COLUMNS if c in asked]
-            metric_lines = [(position[m][0], _line(shown[m], query, as_printed[m](values[m, query])))
-                            for m in order if (m, query) in values]
-            if query in texts:  # trec_eval prints it among the measures, after P
-                metric_lines.append((at_text, f"{relstring[1]:<{_NAME_WIDTH}}\t{query}\t"
-                                              f"'{texts[query]}'"))
-            lines += [line for _, line in sorted(metric_lines, key=lambda item: item[0])]
-    if not summary:  # trec_eval -n: no line of the summary, runid included
-        return "\n".join(lines) + "\n" if lines else ""
-    if "runid" in asked:
-        lines.append(f"{'runid':<{_NAME_WIDTH}}\tall\t{run}")
-    if tallies is not None:
-        if "num_q" in asked:
-            lines.append(_line("num_q", "all", len(tallies)))
-        sums = {c: int(tallies[c].sum()) for c in _COUNT_COLUMNS}
-        if evaluation.options.complete:
-            # trec_eval's quirk, kept for a byte-identical output: with -c its num_rel "all"
-            # line counts the qrels documents graded > 0 in every qrels query, whatever -l
-            # (m_num_rel.c, te_calc_avg_num_rel), while its per-query lines count grade >= -l
-            sums["num_rel"] = int(tallies["qrels_positive"].sum())
-        lines += [_line(c, "all", sums[c]) for c in _COUNT_COLUMNS if c in asked]
+    for query in queries:
+        if query in counted:
+            lines += [_line(c, query, int(tallies.at[query, c]))
+                      for c in _COUNT_COLUMNS if c in layout.asked]
+        metric_lines = [(layout.position[m][0],
+                         _line(layout.shown[m], query, layout.printed(m, values[m, query])))
+                        for m in layout.order if (m, query) in values]
+        if query in texts:  # trec_eval prints it among the measures, after P
+            metric_lines.append((at_text, f"{relstring_name:<{_NAME_WIDTH}}\t{query}\t"
+                                          f"'{texts[query]}'"))
+        lines += [line for _, line in sorted(metric_lines, key=lambda item: item[0])]
+    return lines
+
+
+def _count_lines(layout: _Layout, complete: bool) -> list[str]:
+    """The ``all`` lines of runid, num_q and the summed counts (those asked)."""
+    lines = [f"{'runid':<{_NAME_WIDTH}}\tall\t{layout.run}"] if "runid" in layout.asked else []
+    tallies = layout.tallies
+    if tallies is None:
+        return lines
+    if "num_q" in layout.asked:
+        lines.append(_line("num_q", "all", len(tallies)))
+    sums = {c: int(tallies[c].sum()) for c in _COUNT_COLUMNS}
+    if complete:
+        # trec_eval's quirk, kept for a byte-identical output: with -c its num_rel "all"
+        # line counts the qrels documents graded > 0 in every qrels query, whatever -l
+        # (m_num_rel.c, te_calc_avg_num_rel), while its per-query lines count grade >= -l
+        sums["num_rel"] = int(tallies["qrels_positive"].sum())
+    return lines + [_line(c, "all", sums[c]) for c in _COUNT_COLUMNS if c in layout.asked]
+
+
+def _mean_lines(layout: _Layout) -> list[str]:
+    """Each measure's ``all`` line: trec_eval's accumulation of the per-query values under
+    its policy, tiedrank's exact mean otherwise (none for a measure with no query)."""
+    totals = layout.totals
     means = totals.set_index(totals["metric"].astype(str))["value"]
-    if chosen.name == "trec_eval" and any(m not in per_metric and kind[m] != "sum" and m not in
-                                          wrapped for m in order):
-        warnings.warn(MEANS_NEED_ROWS, UserWarning, stacklevel=2)
-    for m in order:
+    lines = []
+    for m in layout.order:
         mean = means[m]
-        if m in per_metric and chosen.name == "trec_eval" and m not in wrapped \
-                and kind[m] != "sum" and len(per_metric[m][1]):
-            mean = _accumulated(per_metric[m][1], kind[m])
+        per_metric = layout.per_metric.get(m)
+        if layout.accumulates and per_metric is not None and m not in layout.wrapped \
+                and layout.kind[m] != "sum" and len(per_metric[1]):
+            mean = _accumulated(per_metric[1], layout.kind[m])
         elif np.isnan(mean):  # no query to average
             continue
-        lines.append(_line(shown[m], "all", as_printed[m](mean)))
-    return "\n".join(lines) + "\n"
+        lines.append(_line(layout.shown[m], "all", layout.printed(m, mean)))
+    return lines
 
 
 _MIN_GEO_MEAN = 0.00001

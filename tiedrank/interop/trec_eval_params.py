@@ -148,40 +148,70 @@ def _reals(subject: str, name: str, parts: list[str], example: str) -> tuple[flo
 
 def _paired(subject: str, name: str, parts: list[str]) -> str:
     """``rbp.p=0.8``, ``ndcg.1=3,2=9``: the metric's name with those parameters."""
+    pairs = _pairs_of(subject, name, parts)
+    persistence = [value for key, _, value in pairs if key == "p"]
+    gains = [(key, value) for key, _, value in pairs if _GRADE.fullmatch(key)]
+    other = [key for key, _, _ in pairs if key != "p" and not _GRADE.fullmatch(key)]
+    _check_keys(subject, name, persistence, gains, other)
+    if name not in _FAMILY:  # dcg, ideal_dcg: not in tiedrank yet (refused by the caller)
+        raise ValueError(f"{subject}: {name} is not yet tie-aware in tiedrank")
+    args = [f"p={persistence[0]}"] if persistence else []
+    if gains:
+        args.append(_gain_argument(subject, name, args, gains))
+    return f"{_FAMILY[name]}({', '.join(args)})" if args else _FAMILY[name]
+
+
+_GRADE = re.compile(r"[-+]?\d+", re.ASCII)
+"""A key of trec_eval's gain pairs (``ndcg.1=3``): a grade."""
+
+
+def _pairs_of(subject: str, name: str, parts: list[str]) -> list[tuple[str, str, str]]:
+    """``key=value`` items as ``(key, "=", value)``; a ValueError for any other item."""
     pairs = [p.partition("=") for p in parts]
     if not all(eq and key and re.fullmatch(_REAL, value, re.ASCII) for key, eq, value in pairs):
         raise ValueError(f"{subject}: the parameters must be name=value pairs separated by "
                          f"commas, e.g. {name}." + ("p=0.8" if name.startswith("rbp")
                                                     else "1=3,2=9,4=4.5"))
-    persistence = [value for key, _, value in pairs if key == "p"]
-    gains = [(key, value) for key, _, value in pairs if re.fullmatch(r"[-+]?\d+", key, re.ASCII)]
-    other = [key for key, _, _ in pairs if key != "p" and not re.fullmatch(r"[-+]?\d+", key, re.ASCII)]
+    return pairs
+
+
+def _check_keys(subject: str, name: str, persistence: list[str], gains: list, other: list[str]
+                ) -> None:
+    """Refuse gain pairs ``name`` does not read, unknown keys and ``p=`` given twice."""
     takes_p, takes_gains = name in ("rbp", "rbp_resid"), name in GAIN_PAIRS
     if gains and not takes_gains:
         raise ValueError(f"{subject}: trec_eval's gain pairs such as {name}.1=4.0 are read for "
                          f"{', '.join(GAIN_PAIRS)} only; tiedrank's {name} uses trec_eval's "
                          "default gains, gain = grade (map the grades in the qrels for others)")
-    if other or (persistence and not takes_p) or len(persistence) > 1:
-        unread = other[0] if other else "p"
-        wanted = ("p=<persistence>, e.g. " + name + ".p=0.8" if takes_p and not takes_gains
-                  else "p=<persistence> and grade=gain pairs, e.g. rbp.p=0.8,1=3,2=9"
-                  if takes_p else
-                  f"grade=gain pairs, e.g. {name}.1=3,2=9,4=4.5" if takes_gains else "nothing")
-        raise ValueError(f"{subject}: {name} reads {unread}= once at most" if unread == "p"
-                         and takes_p else f"{subject}: {name} does not read {unread}=; it "
-                         f"takes {wanted}")
-    if name not in _FAMILY:  # dcg, ideal_dcg: not in tiedrank yet (refused by the caller)
-        raise ValueError(f"{subject}: {name} is not yet tie-aware in tiedrank")
-    args = [f"p={persistence[0]}"] if persistence else []
-    if gains:
-        text = " ".join(f"{int(k)}:{v}" for k, v in gains)
-        args.append(f"gain={text}")
-        try:
-            parse_metric(f"{_FAMILY[name]}({', '.join(args)})")
-        except ValueError as error:
-            example = GAIN_EXAMPLE.replace(":", "=").replace(" ", ",")
-            raise ValueError(f"{subject}: {error}; e.g. {name}.{example}") from None
-    return f"{_FAMILY[name]}({', '.join(args)})" if args else _FAMILY[name]
+    if not (other or (persistence and not takes_p) or len(persistence) > 1):
+        return
+    unread = other[0] if other else "p"
+    if unread == "p" and takes_p:
+        raise ValueError(f"{subject}: {name} reads {unread}= once at most")
+    raise ValueError(f"{subject}: {name} does not read {unread}=; it takes "
+                     f"{_keys_taken(name, takes_p, takes_gains)}")
+
+
+def _keys_taken(name: str, takes_p: bool, takes_gains: bool) -> str:
+    """What ``name`` reads, in words, with an example."""
+    if takes_p and not takes_gains:
+        return "p=<persistence>, e.g. " + name + ".p=0.8"
+    if takes_p:
+        return "p=<persistence> and grade=gain pairs, e.g. rbp.p=0.8,1=3,2=9"
+    return f"grade=gain pairs, e.g. {name}.1=3,2=9,4=4.5" if takes_gains else "nothing"
+
+
+def _gain_argument(subject: str, name: str, args: list[str], gains: list[tuple[str, str]]
+                   ) -> str:
+    """``gain=1:3 2:9`` of trec_eval's gain pairs, checked by parsing the metric it makes."""
+    text = " ".join(f"{int(k)}:{v}" for k, v in gains)
+    argument = f"gain={text}"
+    try:
+        parse_metric(f"{_FAMILY[name]}({', '.join([*args, argument])})")
+    except ValueError as error:
+        example = GAIN_EXAMPLE.replace(":", "=").replace(" ", ",")
+        raise ValueError(f"{subject}: {error}; e.g. {name}.{example}") from None
+    return argument
 
 
 def output_name(text: str, measures: "dict | None" = None) -> tuple[str, str] | None:

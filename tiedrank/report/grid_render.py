@@ -13,6 +13,7 @@ import math
 import re
 from typing import Any, Callable
 
+from ..core.policies import POLICY_WRAPPERS, REPORT_COLUMNS
 from ..evaluation.summaries import summary_note
 from ..stats import scale_note
 from .formats import csv_safe, html_table, latex_literal, markdown_literal
@@ -27,7 +28,8 @@ CORRECTION_LABELS = {"holm": "Holm", "bonferroni": "Bonferroni",
                      "bh": "Benjamini-Hochberg (FDR)", "none": "none"}
 """The corrections of :data:`tiedrank.stats.CORRECTIONS`, in words."""
 POLICY_PHRASES = {"expected": "the exact expectation over tie orderings",
-                  "pessimistic": "the worst case", "optimistic": "the best case",
+                  POLICY_WRAPPERS["Worst"]: "the worst case",
+                  POLICY_WRAPPERS["Best"]: "the best case",
                   "trec_eval": "trec_eval's tie order", "input": "the file order"}
 """A tie policy (its key) in the caption's words."""
 
@@ -38,7 +40,7 @@ _BOLD, _SUP, _DAGGER, _LE = "\x00B", "\x00S", "\x00D", "\x00L"
 def policy_phrase(policy: str) -> str:
     """``policy`` (a key or ``random(seed=N)``) in words.
 
-    >>> policy_phrase("pessimistic"), policy_phrase("random(seed=3)")
+    >>> policy_phrase(POLICY_WRAPPERS["Worst"]), policy_phrase("random(seed=3)")
     ('the worst case', 'a random tie-break (random(seed=3))')
     """
     return POLICY_PHRASES.get(policy, f"a random tie-break ({policy})")
@@ -73,7 +75,7 @@ def _render_caption(report: Report, escape: Callable[[str], str], marks: dict[st
 
 
 def _caption(report: Report) -> str:
-    key = {"best": "optimistic", "worst": "pessimistic"}.get(report.value, report.value)
+    key = {column: key for key, column in REPORT_COLUMNS.items()}.get(report.value, report.value)
     value = ("the expected value over every ordering of the tied documents"
              if report.value == "expected" else f"the value under {policy_phrase(key)}")
     parts = [f"Each cell: {value}"
