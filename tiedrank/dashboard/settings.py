@@ -224,6 +224,17 @@ def _whole_number(text: str, top: int) -> int | None:
     return number if 1 <= number <= top else None
 
 
+def _link_name(params: Mapping[str, str], key: str) -> str | None:
+    """The name under which ``params`` hold the setting ``key``: its name (:data:`URL_NAMES`),
+    else a former name (:data:`OLD_URL_NAMES`); None when the link does not set it.
+
+    >>> _link_name({"rel": "2"}, "rel_level"), _link_name({"rel": "2", "rel_level": "3"}, "rel_level")
+    ('rel', 'rel_level')
+    """
+    spellings = [URL_NAMES[key], *(old for old, new in OLD_URL_NAMES.items() if new == key)]
+    return next((name for name in spellings if name in params), None)
+
+
 def settings_from_params(params: Mapping[str, str], sources: Iterable[str],
                          dataset_rel_levels: Mapping[str, int]) -> dict[str, object]:
     """The sidebar state a link asks for: session-state key -> value, for the valid values
@@ -256,11 +267,9 @@ def settings_from_params(params: Mapping[str, str], sources: Iterable[str],
         "query_set": lambda v: v if v in ZERO_RELEVANT_CHOICES else None,
         "upload_key": lambda v: v if KEY_PATTERN.fullmatch(v) else None,
     }
-    spelled = {key: [URL_NAMES[key], *(old for old, new in OLD_URL_NAMES.items() if new == key)]
-               for key in URL_NAMES}
     out: dict[str, object] = {}
     for key, parse in parsers.items():
-        name = next((name for name in spelled[key] if name in params), None)
+        name = _link_name(params, key)
         value = parse(str(params[name])) if name is not None else None
         if value is not None:
             out[key] = value
