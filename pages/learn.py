@@ -26,6 +26,7 @@ from tiedrank.dashboard.ui import (
 )
 from tiedrank.core.errors import InputError
 from tiedrank.core.policies import POLICY_LABELS
+from tiedrank.dashboard.labels import BEST_CASE, WORST_CASE
 
 
 EDITS_KEY = "_learn_edits"  # session_state: the toy table's learn.EditHistory (undo, reset)
@@ -136,8 +137,8 @@ with right:
     m.metric("E[RR]", f"{rr:.4f}", help="The exact MTRR: the mean of RR over all tie orderings.",
              width="content")
     m.metric("RR, trec_eval order", f"{result.value('RR', 'trec_eval'):.4f}", width="content")
-    m.metric("RR, best case", f"{result.value('RR', 'optimistic'):.4f}", width="content")
-    m.metric("RR, worst case", f"{result.value('RR', 'pessimistic'):.4f}", width="content")
+    m.metric("RR, best case", f"{result.value('RR', BEST_CASE):.4f}", width="content")
+    m.metric("RR, worst case", f"{result.value('RR', WORST_CASE):.4f}", width="content")
     st.markdown(f"E[RR] = {fmt(rr)}")
     if not result.has_relevant:
         st.warning(f"No document has a grade >= {int(rel_level)}: every binary metric is 0, and "

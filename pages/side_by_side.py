@@ -79,9 +79,9 @@ with st.container(border=True):
                            width=view.control_width(metrics),
                            help="The metric whose range over tie orderings each run has on "
                                 "this query (metrics defined on tie groups are left out).")
-    depth = int(row.number_input("Ranks shown", min_value=1, max_value=10_000, step=10,
-                                 **persist("sbs_depth", 30), width=140,
-                                 help="Show the groups starting within this many ranks."))
+    top = int(row.number_input("Ranks shown", min_value=1, max_value=10_000, step=10,
+                               **persist("sbs_top", 30), width=140,
+                               help="Show the groups starting within this many ranks."))
 
 wanted = view.url_from_choices({"sbs_run_a": run_a, "sbs_run_b": run_b, "sbs_query": query,
                                 "sbs_metric": metric})
@@ -130,12 +130,12 @@ else:
 documents = ctx.memo("sbs_documents", lambda a, b, q: view.side_by_side(ctx.tables()[a], ctx.tables()[b], q),
                      run_a, run_b, query)
 st.header("From run A's ranks to run B's", divider="gray")
-flows = view.group_flows(documents, depth)
+flows = view.group_flows(documents, top)
 if flows.empty:
     empty_state(f"Neither run returns a document for query **{md(query)}**.")
 else:
-    fig = slope_figure(flows, name_a, name_b, depth=depth,
-                       title=f"{ctx.label(query)}: the documents of either run's top {depth}")
+    fig = slope_figure(flows, name_a, name_b, top=top,
+                       title=f"{ctx.label(query)}: the documents of either run's top {top}")
     show_figure(fig, key="sbs_slope_chart")
     st.caption("Each line is a document (thicker: several documents in the same two groups with "
                "the same grade), from its tie group in A to its tie group in B; grey bars are the "
@@ -153,7 +153,7 @@ with st.expander("Document text (optional corpus)", icon=":material/description:
              "Parquet; .gz accepted. Only the shown documents are kept."
              + (" The bundled corpus of this dataset is used when none is uploaded." if bundled else ""))
 source = corpus_upload.getvalue() if corpus_upload is not None else bundled
-shown = documents[documents["first"] <= depth]
+shown = documents[documents["first"] <= top]
 try:
     snippets = view.load_snippets(source, sorted(set(shown["doc"])))
 except ValueError as error:  # InputError: one clear message, no traceback
@@ -170,7 +170,7 @@ for column, side, name, other in ((columns[0], "A", name_a, name_b), (columns[1]
             continue
         n_groups = rows["group"].nunique()
         st.caption(f"{len(rows)} documents in {n_groups} tie group{'s' if n_groups != 1 else ''} "
-                   f"starting within the top {depth}.")
+                   f"starting within the top {top}.")
         table = rows[["group", "ranks", "doc", "grade", "score", "other_ranks"]]
         st.dataframe(table, hide_index=True, key=f"sbs_groups_{side}", height=420, column_config={
             "group": st.column_config.NumberColumn("group", help="Tie group number inside the query."),

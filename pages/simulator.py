@@ -16,7 +16,7 @@ import streamlit as st
 from tiedrank.dashboard.datasets import BUNDLED, SESSION, SESSION_LABEL
 from tiedrank.dashboard.figures import simulator as figures
 from tiedrank.dashboard.my_runs import RunSet, add_message, already_kept
-from tiedrank.dashboard.settings import Settings, metric_choices
+from tiedrank.dashboard.settings import ViewSettings, metric_choices
 from tiedrank.dashboard.simulator import (
     PRECISION_CHOICES,
     SWEEP_CHOICES,
@@ -73,7 +73,7 @@ def _sweep(parameter: str, base: str, quality: float, n_queries: int, docs_per_q
                               metric=metric, rel_level=rel_level, seed=seed)
 
 
-def evaluate(run_set: RunSet, run_settings: Settings, metrics: tuple[str, ...]):
+def evaluate(run_set: RunSet, run_settings: ViewSettings, metrics: tuple[str, ...]):
     return read_only(_evaluate(run_set.key, run_settings.key(), metrics, _run_set=run_set, _settings=run_settings))
 
 
@@ -95,7 +95,7 @@ def add_button(run_set: RunSet, *, key: str, label: str = "Add to my runs",
                                 "query set replace them.")
 
 
-def metrics_block(run_set: RunSet, run_settings: Settings, *, key: str, basename: str) -> None:
+def metrics_block(run_set: RunSet, run_settings: ViewSettings, *, key: str, basename: str) -> None:
     """Overview table (expected [worst, best] · trec), spread chart and tie statistics."""
     metrics = ("RR", f"nDCG@{run_settings.k}")
     evaluation = evaluate(run_set, run_settings, metrics)
@@ -323,7 +323,7 @@ else:
                 "compare its metrics before and after (settings of the sidebar). Runs with "
                 "continuous scores show it best, e.g. trec_eval's example run.")
     runs = list(ctx.runs)
-    source = st.session_state.get("data_source")
+    source = st.session_state.get("dataset")
     if st.session_state.get("sim_q_run") not in runs:  # another dataset: start at its first run
         st.session_state["sim_q_run"] = runs[0]
     # fixed-width controls that wrap onto a second row in a narrow window
@@ -392,7 +392,7 @@ if kept is None:
 else:
     st.markdown(f"**{len(kept.runs)} run{'s' if len(kept.runs) != 1 else ''}** on {md(kept.origin)} "
                 f"(relevance level {kept.rel_level}): {', '.join(kept.runs)}.")
-    if st.session_state.get("data_source") != SESSION:
+    if st.session_state.get("dataset") != SESSION:
         st.info(f"The sidebar shows another dataset; choose **{SESSION_LABEL}** there to "
                 "analyse your runs on every page.", icon=":material/info:")
     mrow = st.container(horizontal=True, gap="small")

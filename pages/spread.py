@@ -37,6 +37,7 @@ from tiedrank.report import markdown_literal as md  # file text shown as text, n
 from tiedrank.report import precision_recall_curve
 from tiedrank.core.policies import POLICY_LABELS
 from tiedrank.sampling import first_relevant_distribution, rr_variance, samplable, sample_run_means
+from tiedrank.dashboard.labels import BEST_CASE, WORST_CASE
 
 st.title("Permutation spread")
 st.caption("How far a metric moves when the documents a run scores equally are put in another "
@@ -78,12 +79,12 @@ else:
                     "no distribution to show.")
     else:
         cards = number_cards()  # cards of their own width: they wrap in a narrow window
-        for policy in ("expected", "trec_eval", "optimistic", "pessimistic"):
+        for policy in ("expected", "trec_eval", BEST_CASE, WORST_CASE):
             cards.metric(f"RR, {POLICY_LABELS[policy]}", f"{marks.get(policy, float('nan')):.4f}",
                        help={"expected": "E[RR]: the exact mean of RR over all tie orderings.",
                              "trec_eval": "RR when ties are broken as trec_eval does (docno descending).",
-                             "optimistic": "RR when relevant documents are put first in every tie.",
-                             "pessimistic": "RR when relevant documents are put last in every tie."}[policy],
+                             BEST_CASE: "RR when relevant documents are put first in every tie.",
+                             WORST_CASE: "RR when relevant documents are put last in every tie."}[policy],
                          width="content")
         sd = float(rr_variance(table).get(query, 0.0)) ** 0.5
         cards.metric("SD of RR", f"{sd:.4f}", width="content",
@@ -168,8 +169,8 @@ else:
     sentence = position.sentence("trec_eval's order")
     st.markdown(f"**{sentence}.** The exact expectation is "
                 f"{run_marks.get('expected', float('nan')):.3f}; the best and worst tie-breaks give "
-                f"{run_marks.get('optimistic', float('nan')):.3f} and "
-                f"{run_marks.get('pessimistic', float('nan')):.3f}.")
+                f"{run_marks.get(BEST_CASE, float('nan')):.3f} and "
+                f"{run_marks.get(WORST_CASE, float('nan')):.3f}.")
     marks = {p: run_marks[p] for p in ("trec_eval", "expected") if p in run_marks}
     fig = figures.sample_histogram(draws, marks, metric,
                                    title=f"{run}: mean {metric} over {int(n_draws):,} random tie-breaks "
@@ -177,7 +178,7 @@ else:
     show_figure(fig, key="spread_hist_chart")
     figure_download(fig, f"random_tiebreaks_{run}_{metric}", key="spread_hist_fig")
     with st.expander("Summary of the draws", icon=":material/table_rows:"):
-        stats = draws_table(draws, {**marks, **{p: run_marks[p] for p in ("optimistic", "pessimistic")
+        stats = draws_table(draws, {**marks, **{p: run_marks[p] for p in (BEST_CASE, WORST_CASE)
                                                       if p in run_marks}}, seed=int(seed))
         st.dataframe(stats, hide_index=True,
                      column_config={"value": st.column_config.NumberColumn(format="%.6f")})

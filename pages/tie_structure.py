@@ -34,7 +34,7 @@ from tiedrank.dashboard.ui import (
 from tiedrank.report import markdown_literal as md  # file text shown as text, never markup
 from tiedrank.io import group_documents, load_texts, query_documents
 
-STRIP_DEPTH = 20
+STRIP_TOP = 20
 
 ctx = get_context()
 k = ctx.settings.k
@@ -45,7 +45,7 @@ st.markdown(
     "Documents with the same score for a query form a **tie group**; the order inside a group "
     "is arbitrary, so a metric can take any value between its worst and best case. This page "
     f"shows the groups of **{md(ctx.dataset_label)}** for one query, across the top "
-    f"{STRIP_DEPTH} ranks of all queries, and how much they move each query's metric.")
+    f"{STRIP_TOP} ranks of all queries, and how much they move each query's metric.")
 
 run = st.selectbox("Run", list(tables), **persist("tie_run"),
                    help="The run whose tie groups are shown on this page.")
@@ -64,9 +64,9 @@ query = st.selectbox(
 info = overview.set_index("query").loc[query]
 n_retrieved = int(info["n_retrieved"])
 row = st.container(horizontal=True, gap="medium", vertical_alignment="bottom")
-depth = row.number_input(
+list_top = row.number_input(
     "Ranks shown", min_value=1, max_value=max(1, n_retrieved), value=min(100, max(1, n_retrieved)),
-    step=10, key=f"tie_depth_{run}_{query}", width=140,
+    step=10, key=f"tie_top_{run}_{query}", width=140,
     help="Draw the ranked list down to this rank.")
 mode = row.segmented_control(
     "Inside a group", ["grade counts", "each document"], **persist("tie_mode", "grade counts"), required=True,
@@ -84,7 +84,7 @@ else:
     if int(info["n_relevant"]) == 0:
         empty_state(no_relevant_message(md(query), ctx.settings.rel_level, ctx.settings.query_set))
     docs = ctx.memo("query_documents", lambda r, q, d: query_documents(ctx.tables()[r], q, d),
-                    run, query, int(depth))
+                    run, query, int(list_top))
     fig = ranked_list_figure(docs, mode="stack" if mode == "grade counts" else "documents",
                              query_text=ctx.query_text.get(query),
                              title=f"{run}: {ctx.label(query)}")
@@ -115,7 +115,7 @@ else:
         figure_download(fig, f"tiedrank-ties-{run}-{query}", key="tie_ranked")
 
 # ---- across queries ------------------------------------------------------------------------
-st.header(f"Tie groups of the top {STRIP_DEPTH}, all queries", divider="gray")
+st.header(f"Tie groups of the top {STRIP_TOP}, all queries", divider="gray")
 if not (table.n_retrieved > 0).any():
     empty_state(f"Run **{md(run)}** has no results for any query of the qrels.")
 else:
@@ -128,19 +128,19 @@ else:
         "Sort queries by", QUERY_ORDERS, **persist("tie_strip_order"),
         help="Row order: by id, by the share of the top ranks that are tied, or by the size of "
              "the first group.")
-    strip = ctx.memo("top_strip", lambda r: top_strip(ctx.tables()[r], STRIP_DEPTH), run)
-    row_order = ctx.memo("order_queries", lambda r, o: order_queries(ctx.tables()[r], o, STRIP_DEPTH),
+    strip = ctx.memo("top_strip", lambda r: top_strip(ctx.tables()[r], STRIP_TOP), run)
+    row_order = ctx.memo("order_queries", lambda r, o: order_queries(ctx.tables()[r], o, STRIP_TOP),
                          run, order)
     if not strip["tied"].any():
-        empty_state(f"No ties in the top {STRIP_DEPTH} of run **{md(run)}**: every document there has "
+        empty_state(f"No ties in the top {STRIP_TOP} of run **{md(run)}**: every document there has "
                     "its own score, so every tie policy gives the same metrics.")
     strip_fig = ctx.memo(  # cached: 1,000 queries make a large heatmap
         "top_strip_figure",
         lambda r, c, o: top_strip_figure(strip, color="size" if c == "group size" else "parity",
-                                         depth=STRIP_DEPTH, query_text=ctx.query_text, queries=row_order),
+                                         top=STRIP_TOP, query_text=ctx.query_text, queries=row_order),
         run, colour, order)
     show_figure(strip_fig, key="tie_strip_chart")
-    figure_download(strip_fig, f"tiedrank-top{STRIP_DEPTH}-{run}", key="tie_strip")
+    figure_download(strip_fig, f"tiedrank-top{STRIP_TOP}-{run}", key="tie_strip")
 
 # ---- group sizes ---------------------------------------------------------------------------
 st.header("Group sizes", divider="gray")
@@ -232,13 +232,13 @@ if n_retrieved == 0:
     empty_state("No document to show for this query.")
 else:
     try:
-        _texts = load_texts(_corpus_source, table, query, int(depth))
+        _texts = load_texts(_corpus_source, table, query, int(list_top))
     except ValueError as error:  # InputError: one clear message, no traceback
         st.error(md(error))
         _texts = {}
     if _corpus_source is None:
         st.caption("No corpus for this dataset: upload one above to read the documents.")
-    _groups = group_documents(table, query, _texts, int(depth))
+    _groups = group_documents(table, query, _texts, int(list_top))
     for (_group, _ranks), _members in _groups.groupby(["group", "ranks"], sort=False):
         _size = int(_members["group_size"].iloc[0])
         _n_rel = int((_members["grade"] >= ctx.settings.rel_level).sum())

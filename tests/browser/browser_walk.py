@@ -290,16 +290,16 @@ _READ_JS = """content => {
   const labelled = (tid, label) => side ? [...side.querySelectorAll(`[data-testid="${tid}"]`)].find(
       b => text(b.querySelector('[data-testid="stWidgetLabel"]')) === label) : undefined;
   const settings = {};
-  for (const [name, label] of [['rel', 'Relevance level'], ['k', 'Cutoff k']]) {
+  for (const [name, label] of [['rel_level', 'Relevance level'], ['k', 'Cutoff k']]) {
     const box = labelled('stNumberInput', label); settings[name] = box ? box.querySelector('input').value : null; }
   const gain = labelled('stButtonGroup', 'nDCG gain');
   settings.gain = gain ? text(gain.querySelector('[aria-checked="true"]')) : null;
   const round = labelled('stSelectbox', 'Round scores');
   settings.round = round ? round.querySelector('input').value : null;
   const queries = labelled('stSelectbox', 'Queries without a relevant document');
-  settings.queries = queries ? queries.querySelector('input').value : null;
+  settings.query_set = queries ? queries.querySelector('input').value : null;
   const complete = side ? side.querySelector('input[role="switch"]') : null;
-  settings.c = complete ? (complete.checked ? '1' : '0') : null;
+  settings.complete = complete ? (complete.checked ? '1' : '0') : null;
   return {
     exceptions: all('[data-testid="stException"]').map(text),
     alerts: all('[data-testid="stAlert"]').map(text),
@@ -318,13 +318,13 @@ _READ_JS = """content => {
 
 
 def _in_link_words(settings: dict) -> dict:
-    """The sidebar's shown settings in the link's words (round 2, queries relevant)."""
+    """The sidebar's shown settings in the link's words (round 2, query_set relevant)."""
     out = dict(settings)
     if out.get("round") is not None:
         out["round"] = "off" if out["round"].startswith("off") else out["round"].split(" ")[0]
-    if out.get("queries") is not None:
-        out["queries"] = next((k for k, v in ZERO_RELEVANT_CHOICES.items() if v == out["queries"]),
-                              out["queries"])
+    if out.get("query_set") is not None:
+        out["query_set"] = next((k for k, v in ZERO_RELEVANT_CHOICES.items() if v == out["query_set"]),
+                                out["query_set"])
     return {name: value for name, value in out.items() if value is not None}
 
 

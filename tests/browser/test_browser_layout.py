@@ -128,7 +128,7 @@ def _same_link(a: str, b: str) -> bool:
 
 def test_every_page_fits_at_1280_px_and_its_sentences_follow_the_settings(sized_ui):
     """The walk at 1280 px on LLMJudge; then Tie structure at relevance level 3 with "Queries
-    without a relevant document: leave them out" (the link's ``rel=3&queries=relevant``: q0,
+    without a relevant document: leave them out" (the link's ``rel_level=3&query_set=relevant``: q0,
     the first query, has no grade-3 document); then runs simulated on the Simulator and a
     link to them opened in another browser (a new context: another session)."""
     width = 1280
@@ -163,7 +163,7 @@ def test_every_page_fits_at_1280_px_and_its_sentences_follow_the_settings(sized_
             assert abs(a["y"] - b["y"]) < 2 and b["x"] >= a["x"] + a["width"] - 1, (a, b)
     _report(width, problems)
 
-    ui.open("tie_structure?rel=3&queries=relevant")  # the setting in force, not "counts as 0"
+    ui.open("tie_structure?rel_level=3&query_set=relevant")  # the setting in force, not "counts as 0"
     _visit(ui, "Tie structure", click=False)
     said = page.get_by_test_id("stAlert").filter(has_text="no relevant document").inner_text()
     assert "Query q0 has no relevant document at relevance level 3" in said, said

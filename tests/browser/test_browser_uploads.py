@@ -30,7 +30,7 @@ def test_uploaded_runs_are_still_there_after_a_reload(ui, tmp_path):
     uploaders.nth(1).locator('input[type="file"]').set_input_files(
         [str(files["alpha.txt"]), str(files["beta.txt"])])
     ui.wait(LOADED)
-    ui.page.wait_for_url(re.compile(r"[?&]data=[0-9a-f]{16}"))
+    ui.page.wait_for_url(re.compile(r"[?&]upload_key=[0-9a-f]{16}"))
     link = ui.page.url
 
     ui.page.reload()

@@ -41,7 +41,7 @@ def test_cli_end_to_end_on_llmjudge(capsys):
     assert compare_main(_cli_args("--draws", "300")) == 0
     out = capsys.readouterr().out
     assert "Olz-gpt4o" in out and "RMITIR-llama70B" in out and "p_win" in out
-    assert "trec_eval" in out and "pessimistic" in out
+    assert "trec_eval" in out and "worst" in out
 
     assert compare_main(_cli_args("--draws", "300", "--format", "json")) == 0
     payload = json.loads(capsys.readouterr().out)

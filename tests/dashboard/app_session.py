@@ -25,7 +25,7 @@ from tiedrank.dashboard.settings import URL_NAMES, params_from_settings
 from tiedrank.dashboard.ui import CONTEXT_KEY, CURRENT_PAGE_KEY, SETTINGS_KEY
 
 SETTING_WIDGETS = ("rel_level", "gain", "k", "round", "complete", "query_set")
-"""The sidebar's shared settings (session-state keys = fields of Settings)."""
+"""The sidebar's shared settings (session-state keys = fields of ViewSettings)."""
 CONTENT_TYPES = {"dataframe", "plotly_chart", "metric", "latex", "vega_lite_chart", "table"}
 """Elements that are a page's content (a table, chart, number card or formula)."""
 ALERT_TYPES = {"info", "warning", "error", "success"}
@@ -284,7 +284,7 @@ def apply(at: AppTest | None, action: Action) -> tuple[AppTest, bool, list[Viola
 def _in_force(at: AppTest) -> tuple:
     """(dataset, settings) the session evaluates with."""
     settings = at.session_state[SETTINGS_KEY] if SETTINGS_KEY in at.session_state else None
-    source = at.session_state["data_source"] if "data_source" in at.session_state else None
+    source = at.session_state["dataset"] if "dataset" in at.session_state else None
     return source, settings.key() if settings is not None else None
 
 
@@ -357,7 +357,7 @@ def _settings_problems(at: AppTest) -> list[str]:
     context = state[CONTEXT_KEY] if CONTEXT_KEY in state else None
     if context is not None and context.settings != settings:
         problems.append(f"the data is evaluated with {context.settings}, the sidebar says {settings}")
-    source = state["data_source"] if "data_source" in state else None
+    source = state["dataset"] if "dataset" in state else None
     if context is not None and source in BUNDLED and context.dataset_label != BUNDLED[source].label:
         problems.append(f"the sidebar shows {source}, the pages show {context.dataset_label!r}")
     wanted = params_from_settings({k: state[k] for k in URL_NAMES if k in state})

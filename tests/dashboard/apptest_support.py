@@ -32,7 +32,7 @@ def new_app() -> AppTest:
 
 def upload(at: AppTest, qrels, runs) -> AppTest:
     """Choose "Upload your own" and upload qrels and runs ((name, bytes, mime) tuples)."""
-    at.radio(key="data_source").set_value("upload").run()
+    at.radio(key="dataset").set_value("upload").run()
     at.file_uploader(key="upload_qrels").set_value(qrels)
     at.file_uploader(key="upload_runs").set_value(runs)
     return at.run()

@@ -15,7 +15,7 @@ PAGE = "pages/agreement.py"
 
 def _open(dataset: str = "llmjudge"):
     at = new_app()
-    at.session_state["data_source"] = dataset
+    at.session_state["dataset"] = dataset
     at.run()
     at.switch_page(PAGE).run()
     assert_no_trouble(at)

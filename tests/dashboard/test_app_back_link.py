@@ -33,7 +33,7 @@ def _back(at):
 
 def test_back_from_compare_restores_dataset_settings_and_choices():
     at = new_app().run()
-    at.radio(key="data_source").set_value("simulated").run()
+    at.radio(key="dataset").set_value("simulated").run()
     at.number_input(key="k").set_value(5).run()
     at.switch_page("pages/compare.py").run()
     assert _back(at) is None  # opened from the menu: nowhere to go back to
@@ -47,12 +47,12 @@ def test_back_from_compare_restores_dataset_settings_and_choices():
     assert back is not None and back.label == "← Back to Compare (query q007)"
     # on the drilled-to page the user changes the settings and the dataset
     at.number_input(key="k").set_value(8).run()
-    at.radio(key="data_source").set_value("trec_eval").run()
+    at.radio(key="dataset").set_value("trec_eval").run()
     assert _back(at).label == "← Back to Compare (query q007)"  # still on the same page
     _stay(_back(at).click().run())
     assert_no_trouble(at)
     assert at.title[0].value.startswith("Compare")
-    assert at.session_state["data_source"] == "simulated"
+    assert at.session_state["dataset"] == "simulated"
     assert at.number_input(key="k").value == 5
     assert at.selectbox(key="compare_run").value == run
     assert at.query_params["dataset"] == "simulated" and at.query_params["k"] == "5"
@@ -62,7 +62,7 @@ def test_back_from_compare_restores_dataset_settings_and_choices():
 @pytest.mark.slow  # deep profile: the stateful walks and CI's browser step (app and slow) cover it
 def test_trail_goes_back_step_by_step_and_the_menu_forgets_it():
     at = new_app().run()
-    at.radio(key="data_source").set_value("simulated").run()
+    at.radio(key="dataset").set_value("simulated").run()
     at.switch_page("pages/spread.py").run()
     spread_run = at.selectbox(key="spread_run").value
     at = _click(at, "spread_range_chart", {"y": "q011"})

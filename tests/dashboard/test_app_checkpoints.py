@@ -15,7 +15,7 @@ pytestmark = pytest.mark.usefixtures("navigation_pages")
 
 def _checkpoint_page():
     at = new_app().run()
-    at.radio(key="data_source").set_value("checkpoints").run()
+    at.radio(key="dataset").set_value("checkpoints").run()
     at.switch_page("pages/checkpoints.py").run()
     assert_no_trouble(at)
     return at

@@ -170,7 +170,7 @@ def test_empty_states(at):
     at.multiselect(key="compare_metrics").set_value([]).run()
     assert_no_trouble(at)
     assert "Choose at least one metric" in _text(at)
-    at.radio(key="data_source").set_value("trec_eval").run()
+    at.radio(key="dataset").set_value("trec_eval").run()
     assert_no_trouble(at)
     assert "Comparing needs at least two runs" in _text(at)
 
@@ -212,7 +212,7 @@ RUN_B = (b"q1 Q0 d3 1 0.7 beta\nq1 Q0 d1 2 0.7 beta\nq1 Q0 d2 3 0.7 beta\n"
 
 def test_tiny_upload_two_runs(at):
     """Two runs, two queries; then one query (rel level 2): no test is possible, no crash."""
-    at.radio(key="data_source").set_value("upload").run()
+    at.radio(key="dataset").set_value("upload").run()
     at.file_uploader(key="upload_qrels").set_value(("qrels.txt", QRELS, "text/plain"))
     at.file_uploader(key="upload_runs").set_value([("alpha.txt", RUN_A, "text/plain"),
                                                    ("beta.txt", RUN_B, "text/plain")])

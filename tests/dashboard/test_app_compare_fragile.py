@@ -27,7 +27,7 @@ def _fragile_element(at):
 def _compare(dataset: str):
     at = new_app().run()
     if dataset != "llmjudge":
-        at.radio(key="data_source").set_value(dataset).run()
+        at.radio(key="dataset").set_value(dataset).run()
     at.switch_page("pages/compare.py").run()
     assert_no_trouble(at)
     return at
@@ -71,7 +71,7 @@ def test_a_fragile_row_opens_two_runs_one_query_on_the_users_dataset():
     at.run()
     assert_no_trouble(at)
     assert at.title[0].value.startswith("Two runs, one query")
-    assert at.session_state["data_source"] == "simulated"
+    assert at.session_state["dataset"] == "simulated"
     assert at.selectbox(key="sbs_run_a").value == run
     assert at.selectbox(key="sbs_run_b").value == baseline
     assert at.selectbox(key="sbs_query").value == query

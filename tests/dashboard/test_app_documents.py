@@ -11,7 +11,7 @@ SIM = Path(__file__).resolve().parents[2] / "sample_data" / "simulated"
 
 def test_tie_structure_shows_bundled_texts():
     at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state["data_source"] = "simulated"
+    at.session_state["dataset"] = "simulated"
     at.session_state["rel_level"] = 1
     at.run()
     at.switch_page("pages/tie_structure.py")

@@ -98,7 +98,7 @@ def test_binary_qrels_upload_resets_relevance_level_to_a_valid_value():
     """A level above every grade (2, set in the link) on 0/1 uploaded qrels is reset to 1,
     with a note (uploads start at 1 otherwise: tests/dashboard/test_app_uploads.py)."""
     at = new_app()
-    at.query_params["dataset"], at.query_params["rel"] = "upload", "2"
+    at.query_params["dataset"], at.query_params["rel_level"] = "upload", "2"
     at.run()
     assert at.number_input(key="rel_level").value == 2
     at.file_uploader(key="upload_qrels").set_value(

@@ -68,12 +68,12 @@ def test_a_newly_registered_family_is_offered_on_every_page(trial_family):
     assert_no_trouble(at)
     assert at.selectbox(key="sim_sweep_metric").format_func(TRIAL + "@k") == TRIAL + "@10"
     # the Checkpoints page needs runs named by step: the bundled checkpoint set
-    at.radio(key="data_source").set_value("checkpoints").run()
+    at.radio(key="dataset").set_value("checkpoints").run()
     at.switch_page("pages/checkpoints.py").run()
     at.selectbox(key="ckpt_metric").set_value(TRIAL + "@10").run()
     assert_no_trouble(at)
     assert at.dataframe[0].value["expected"].notna().all()
-    at.radio(key="data_source").set_value("llmjudge").run()
+    at.radio(key="dataset").set_value("llmjudge").run()
     # no sampler for it: the Spread page still draws its ranges, and says why no histogram
     at.switch_page("pages/spread.py").run()
     at.selectbox(key="spread_metric").set_value(TRIAL + "@10").run()

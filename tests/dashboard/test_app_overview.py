@@ -35,7 +35,7 @@ def _metrics(at: AppTest) -> list[str]:
 
 
 def _upload(at: AppTest, qrels, runs) -> AppTest:
-    at.radio(key="data_source").set_value("upload").run()
+    at.radio(key="dataset").set_value("upload").run()
     at.file_uploader(key="upload_qrels").set_value(qrels)
     at.file_uploader(key="upload_runs").set_value(runs)
     return at.run()
@@ -49,7 +49,7 @@ def at() -> AppTest:
 def test_default_sample_renders_overview(at):
     assert_no_trouble(at)
     assert at.title[0].value.startswith("Overview")
-    assert at.radio(key="data_source").value == "llmjudge"
+    assert at.radio(key="dataset").value == "llmjudge"
     assert at.number_input(key="rel_level").value == 2
     table = shown_table(at.dataframe[0])
     assert len(table) == 8 and "RR ⚠" in table.columns
@@ -75,7 +75,7 @@ def test_metric_choice_and_numbers_view(at):
 
 
 def test_switching_bundled_dataset(at):
-    at.radio(key="data_source").set_value("trec_eval").run()
+    at.radio(key="dataset").set_value("trec_eval").run()
     assert_no_trouble(at)
     assert at.number_input(key="rel_level").value == 1
     table = at.dataframe[0].value
@@ -94,7 +94,7 @@ def test_settings_survive_page_changes(at):
     at.switch_page("pages/overview.py").run()
     assert_no_trouble(at)
     assert at.number_input(key="k").value == 5
-    assert at.radio(key="data_source").value == "llmjudge"
+    assert at.radio(key="dataset").value == "llmjudge"
     assert "P@5" in _metrics(at)
 
 
@@ -146,7 +146,7 @@ def test_upload_qrels_and_run(at):
     at.switch_page("pages/overview.py").run()  # the uploads survive page changes
     assert_no_trouble(at)
     assert at.dataframe[0].value["run"].tolist() == ["mine"]
-    assert at.radio(key="data_source").value == "upload"
+    assert at.radio(key="dataset").value == "upload"
 
 
 def test_upload_two_runs_with_real_data(at):
@@ -200,7 +200,7 @@ def test_bad_upload_shows_error_with_file_and_line(at):
 
 
 def test_upload_mode_without_files_explains(at):
-    at.radio(key="data_source").set_value("upload").run()
+    at.radio(key="dataset").set_value("upload").run()
     assert not at.exception and not at.error
     assert any("Upload a qrels file" in i.value for i in at.info)
 

@@ -46,14 +46,11 @@ def test_page_errors_show_one_message_not_a_traceback(tmp_path):
     from streamlit.testing.v1 import AppTest
 
     script = tmp_path / "app.py"
-    source = (ROOT / "app.py").read_text()
-    wrapper = source[source.index("def _run_page"):source.index("\ndata_panel()\n")]
-    script.write_text(
-        "import streamlit as st\nfrom tiedrank.core.errors import InputError, RemediedValueError\n"
+    script.write_text(  # app.py runs the page through ui.run_page
         "from tiedrank.dashboard import ui as common\n"
-        "from tiedrank.report import markdown_literal as md\n"
         "class _Page:\n    def run(self):\n        raise ValueError('/secret/server/path')\n"
-        "pg = _Page()\n" + wrapper + "_run_page()\n")
+        "pg = _Page()\ncommon.run_page(pg.run, common.control_remedy)\n")
+    assert "common.run_page(pg.run, common.control_remedy)" in (ROOT / "app.py").read_text()
     at = AppTest.from_file(str(script)).run()
     assert not at.exception
     assert len(at.error) == 1
@@ -69,9 +66,9 @@ def test_one_session_cannot_change_another_sessions_cached_data():
 import streamlit as st
 from tiedrank.dashboard import ui
 from tiedrank.dashboard.datasets import BUNDLED, DEFAULT_DATASET
-from tiedrank.dashboard.settings import Settings
+from tiedrank.dashboard.settings import ViewSettings
 dataset = BUNDLED[DEFAULT_DATASET]
-ctx, _ = ui.bundled_context(dataset, Settings(rel_level=dataset.rel_level, gain="linear", k=10, round=None))
+ctx, _ = ui.bundled_context(dataset, ViewSettings(rel_level=dataset.rel_level, gain="linear", k=10, round=None))
 evaluation = ctx.evaluation(["ndcg@10"])
 first = float(evaluation.summary.select_dtypes("number").to_numpy().ravel()[0])
 st.session_state.setdefault("first", first)

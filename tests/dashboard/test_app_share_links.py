@@ -50,7 +50,7 @@ def test_every_page_shows_its_link(page):
     assert_no_trouble(at)
     link = _link_shown(at)
     query = dict(parse_qsl(urlsplit(link).query))
-    assert query["dataset"] == "llmjudge" and query["rel"] == "2" and query["k"] == "10"
+    assert query["dataset"] == "llmjudge" and query["rel_level"] == "2" and query["k"] == "10"
     if page == "pages/overview.py":  # what the page itself puts in the link is there too
         assert "overview_metrics" in query
     assert urlsplit(link).path.strip("/") in ("", page.removeprefix("pages/").removesuffix(".py"))
@@ -98,7 +98,7 @@ def test_a_link_to_simulated_runs_makes_them_again_bit_for_bit():
     for name, run in mine.runs.items():  # bit for bit
         assert again.runs[name].frame.equals(run.frame)
     assert again.qrels.frame.equals(mine.qrels.frame)
-    assert other.radio(key="data_source").value == SESSION
+    assert other.radio(key="dataset").value == SESSION
     assert not any("not on this server" in i.value or "cannot make" in i.value for i in other.info)
     assert _link_shown(other) == link  # and the link it shows is the one it was opened with
     assert shown_table(other.dataframe[0]).equals(shown_table(at.dataframe[0]))
@@ -106,7 +106,7 @@ def test_a_link_to_simulated_runs_makes_them_again_bit_for_bit():
 
 def test_a_link_to_a_quantised_bundled_run_makes_it_again():
     at = new_app().run()
-    at.radio(key="data_source").set_value("trec_eval").run()
+    at.radio(key="dataset").set_value("trec_eval").run()
     at.switch_page(SIMULATOR).run()
     at.select_slider(key="sim_q_levels").set_value(5).run()
     at.button(key="sim_q_add").click().run()

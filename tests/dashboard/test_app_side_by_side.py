@@ -17,7 +17,7 @@ def _groups(at) -> list:
 
 def _simulated(**params):
     at = new_app()
-    at.session_state["data_source"] = "simulated"
+    at.session_state["dataset"] = "simulated"
     for name, value in params.items():
         at.query_params[name] = value
     at.run()

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from tiedrank.dashboard.datasets import SESSION, SESSION_LABEL
 from tiedrank.dashboard.overview import format_cell
 from tiedrank.dashboard.my_runs import add_message, add_outcome, add_runs, already_kept, make_run_set
-from tiedrank.dashboard.settings import Settings
+from tiedrank.dashboard.settings import ViewSettings
 from tiedrank.dashboard.simulator import (
     evaluate_set,
     file_stem,
@@ -113,7 +113,7 @@ def test_generating_the_presets(at):
     assert [c.removesuffix(" ⚠") for c in table.columns] == ["run", "RR", "nDCG@10"]
     # the page shows what the engine computes for the same settings (relevance level 1)
     expected = simulate_set(PRESET_NAMES, n_queries=20)
-    report = evaluate_set(expected, ["RR", "nDCG@10"], Settings(rel_level=1)).report()
+    report = evaluate_set(expected, ["RR", "nDCG@10"], ViewSettings(rel_level=1)).report()
     row = report[(report["run"] == "3-point") & (report["metric"] == "RR")].iloc[0]
     cell = table.set_index("run").iloc[:, 0].loc["3-point"]
     assert format_cell(row["expected"], row["worst"], row["best"], row["trec_eval"]) in cell
@@ -173,7 +173,7 @@ def test_add_to_my_runs_feeds_every_page(at):
     _generate(at, presets=["0-10", "3-point"], queries=20)
     at.button(key="sim_add").click().run()
     assert_no_trouble(at)
-    assert at.radio(key="data_source").value == SESSION
+    assert at.radio(key="dataset").value == SESSION
     assert at.number_input(key="rel_level").value == 1
     assert any("Added 2 runs" in s.value for s in at.success)
     assert "These 2 runs are already in **my runs**" in _text(at)
@@ -205,7 +205,7 @@ def test_add_to_my_runs_feeds_every_page(at):
 
 
 def test_quantise_a_loaded_run_and_keep_it(at):
-    at.radio(key="data_source").set_value("trec_eval").run()
+    at.radio(key="dataset").set_value("trec_eval").run()
     assert_no_trouble(at)
     assert at.selectbox(key="sim_q_run").options == ["STANDARD"]
     at.select_slider(key="sim_q_levels").set_value(5).run()
@@ -220,7 +220,7 @@ def test_quantise_a_loaded_run_and_keep_it(at):
     assert _table(at, "run", contains="RR")["run"].tolist() == ["STANDARD", "STANDARD-bfloat16"]
     at.button(key="sim_q_add").click().run()
     assert_no_trouble(at)
-    assert at.radio(key="data_source").value == SESSION
+    assert at.radio(key="dataset").value == SESSION
     at.switch_page("pages/overview.py").run()
     assert_no_trouble(at)
     assert at.dataframe[0].value["run"].tolist() == ["STANDARD", "STANDARD-bfloat16"]
@@ -234,7 +234,7 @@ def test_quantise_needs_levels_or_precision(at):
 
 
 def test_simulated_bundled_dataset_loads_in_the_sidebar(at):
-    at.radio(key="data_source").set_value("simulated").run()
+    at.radio(key="dataset").set_value("simulated").run()
     assert_no_trouble(at)
     assert at.number_input(key="rel_level").value == 1
     at.switch_page("pages/overview.py").run()
@@ -249,7 +249,7 @@ def test_simulated_bundled_dataset_loads_in_the_sidebar(at):
 
 
 def test_empty_session_dataset_is_explained(at):
-    at.radio(key="data_source").set_value(SESSION).run()
+    at.radio(key="dataset").set_value(SESSION).run()
     assert_no_trouble(at)  # the Simulator still works without data
     assert any("no run to quantise" in i.value for i in at.info)
     assert "Nothing yet" in _text(at)

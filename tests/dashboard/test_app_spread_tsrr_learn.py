@@ -45,7 +45,7 @@ def _open(page: str) -> AppTest:
 
 
 def _upload(at: AppTest) -> AppTest:
-    at.radio(key="data_source").set_value("upload").run()
+    at.radio(key="dataset").set_value("upload").run()
     at.file_uploader(key="upload_qrels").set_value(("qrels.txt", QRELS, "text/plain"))
     at.file_uploader(key="upload_runs").set_value([("alpha.txt", RUN_A, "text/plain"),
                                                    ("beta.txt", RUN_B, "text/plain")])
@@ -222,7 +222,7 @@ def test_pages_after_upload(page):
 @pytest.mark.parametrize("page", ["pages/spread.py", "pages/tsrr.py"])
 def test_pages_on_trec_eval_data_and_other_settings(page):
     at = AppTest.from_file(APP, default_timeout=30).run()
-    at.radio(key="data_source").set_value("trec_eval").run()
+    at.radio(key="dataset").set_value("trec_eval").run()
     assert_no_trouble(at)
     at.switch_page(page)
     at.run()

@@ -49,7 +49,7 @@ def test_seed_503_learn_survives_a_deleted_row_then_a_sidebar_setting():
 def test_spread_says_so_when_a_run_shares_no_query_with_the_qrels():
     assert_survives([
         Action("open", None, {}),
-        Action("set", "data_source", "upload"),
+        Action("set", "dataset", "upload"),
         Action("upload", "upload_qrels", ("qrels.txt",)),
         Action("upload", "upload_runs", ("no_shared_query.txt",)),
         Action("page", "pages/spread.py"),

@@ -1,4 +1,4 @@
-"""Uploads survive a reload: the link names them by content hash (``?dataset=upload&data=…``)
+"""Uploads survive a reload: the link names them by content hash (``?dataset=upload&upload_key=…``)
 and a new session on the same server gets the files, their column mapping, the duplicates
 choice and every setting back; a link whose uploads are gone says so in one line."""
 from __future__ import annotations
@@ -61,13 +61,13 @@ def _uploaded_with_choices() -> AppTest:
 def test_a_reload_restores_the_uploads_and_every_setting():
     first = _uploaded_with_choices()
     link = _link(first)
-    assert link["dataset"] == "upload" and re.fullmatch(r"[0-9a-f]{16}", link["data"])
+    assert link["dataset"] == "upload" and re.fullmatch(r"[0-9a-f]{16}", link["upload_key"])
     before = shown_table(first.dataframe[0])
     assert before["run"].tolist() == ["mine", "bm25", "bm25 (2)"]
 
     again = _open(link)
     assert_no_trouble(again)
-    assert again.radio(key="data_source").value == "upload"
+    assert again.radio(key="dataset").value == "upload"
     assert again.number_input(key="k").value == 3 and again.number_input(key="rel_level").value == 2
     assert again.radio(key="upload_duplicates").value == "max"
     assert _colmap(again) == _colmap(first) == sorted(
@@ -78,13 +78,13 @@ def test_a_reload_restores_the_uploads_and_every_setting():
     assert shown_table(again.dataframe[0]).equals(before)
     assert _link(again) == link
     # a bundled dataset's link names no uploads
-    first.radio(key="data_source").set_value("trec_eval").run()
+    first.radio(key="dataset").set_value("trec_eval").run()
     assert_no_trouble(first)
-    assert "data" not in _link(first) and first.query_params["dataset"] == "trec_eval"
+    assert "upload_key" not in _link(first) and first.query_params["dataset"] == "trec_eval"
 
 
 def test_a_link_whose_uploads_are_gone_says_so_and_offers_the_uploads():
-    at = _open({"dataset": "upload", "data": "0123456789abcdef"})
+    at = _open({"dataset": "upload", "upload_key": "0123456789abcdef"})
     assert not at.exception and not at.error
     infos = [i.value for i in at.info]
     assert ("The uploaded data of this link is no longer on this server (kept up to 2 hours). "
@@ -98,14 +98,14 @@ def test_a_link_whose_uploads_are_gone_says_so_and_offers_the_uploads():
     at.run()
     assert_no_trouble(at)
     assert at.dataframe[0].value["run"].tolist() == ["bm25"]
-    assert at.query_params["data"] != "0123456789abcdef"
+    assert at.query_params["upload_key"] != "0123456789abcdef"
 
 
 def test_forgetting_the_uploads_takes_their_key_out_of_the_link():
     at = _open(_link(_uploaded_with_choices()))
     at.button(key="forget_uploads").click().run()
     assert not at.exception
-    assert "data" not in _link(at)
+    assert "upload_key" not in _link(at)
     assert any("Upload a qrels file" in i.value for i in at.info)
 
 
@@ -115,10 +115,10 @@ def test_a_bundled_dataset_and_back_brings_the_uploads_back():
     at = _uploaded_with_choices()
     link = _link(at)
     before = shown_table(at.dataframe[0])
-    at.radio(key="data_source").set_value("llmjudge").run()
+    at.radio(key="dataset").set_value("llmjudge").run()
     assert_no_trouble(at)
-    assert "data" not in _link(at)
-    at.radio(key="data_source").set_value("upload").run()
+    assert "upload_key" not in _link(at)
+    at.radio(key="dataset").set_value("upload").run()
     assert_no_trouble(at)
     assert not any("Upload a qrels file" in i.value for i in at.info)
     assert any("Still using the files uploaded before: qrels.txt, mine.txt, bm25.csv, bm25.csv"
@@ -126,7 +126,7 @@ def test_a_bundled_dataset_and_back_brings_the_uploads_back():
     assert at.radio(key="upload_duplicates").value == "max"
     assert _colmap(at) == sorted([("query", "qid"), ("doc", "passage"), ("score", "bm25")] * 2)
     assert shown_table(at.dataframe[0]).equals(before)
-    assert _link(at)["data"] == link["data"]
+    assert _link(at)["upload_key"] == link["upload_key"]
     # removing them afterwards still empties the form (the kept files are not forced back)
     at.button(key="forget_uploads").click().run()
     assert any("Upload a qrels file" in i.value for i in at.info)
@@ -139,7 +139,7 @@ def test_uploads_start_at_the_relevance_level_of_the_other_doors(how):
     at = new_app().run()
     assert at.number_input(key="rel_level").value == 2  # LLMJudge's own level
     if how == "menu":
-        at.radio(key="data_source").set_value("upload").run()
+        at.radio(key="dataset").set_value("upload").run()
     else:
         at = _open({"dataset": "upload"})
     at.file_uploader(key="upload_qrels").set_value(("qrels.txt", QRELS, "text/plain"))

@@ -38,9 +38,9 @@ def test_empty_session_dataset_then_bundled_keeps_the_widgets():
     at = new_app().run()
     at.multiselect(key="overview_metrics").set_value(["RR", "AP", "P@5"]).run()
     at.segmented_control(key="overview_view").set_value("Summary").run()
-    at.radio(key="data_source").set_value("session").run()
+    at.radio(key="dataset").set_value("session").run()
     assert any("is empty" in i.value for i in at.info)
-    at.radio(key="data_source").set_value("trec_eval").run()
+    at.radio(key="dataset").set_value("trec_eval").run()
     assert_no_trouble(at)
     drawn = at.session_state["_tiedrank_widget_drawn"]
     serial = at.session_state["_tiedrank_run_serial"]
@@ -55,7 +55,7 @@ def test_empty_session_dataset_then_bundled_keeps_the_widgets():
 
 def test_upload_after_the_upload_hint_keeps_the_widgets():
     at = new_app().run()
-    at.radio(key="data_source").set_value("upload").run()
+    at.radio(key="dataset").set_value("upload").run()
     assert any("Upload a qrels file" in i.value for i in at.info)
     at.file_uploader(key="upload_qrels").set_value(("qrels.test", (TREC / "qrels.test").read_bytes(), "text/plain"))
     at.run()

@@ -245,15 +245,15 @@ def test_query_documents(small_table):
 
 
 def test_top_strip_and_query_orders(small_table):
-    strip = top_strip(small_table, depth=3)
+    strip = top_strip(small_table, top=3)
     assert strip["query"].tolist() == ["q1", "q1", "q1", "q2", "q2"]
     assert strip["group"].tolist() == [1, 2, 2, 1, 1]
     assert strip["tied"].tolist() == [False, True, True, True, True]
     assert strip["parity"].tolist() == [1, 0, 0, 1, 1]
     assert order_queries(small_table, "query id") == ["q1", "q2"]
-    assert order_queries(small_table, "size of the first group", depth=3) == ["q2", "q1"]
-    assert order_queries(small_table, "tie ratio in the top ranks", depth=3) == ["q2", "q1"]
-    reordered = top_strip(small_table, depth=3, queries=["q2", "q1"])
+    assert order_queries(small_table, "size of the first group", top=3) == ["q2", "q1"]
+    assert order_queries(small_table, "tie ratio in the top ranks", top=3) == ["q2", "q1"]
+    reordered = top_strip(small_table, top=3, queries=["q2", "q1"])
     assert reordered["query"].tolist() == ["q2", "q2", "q1", "q1", "q1"]
 
 
@@ -320,14 +320,14 @@ def test_ranked_list_figure_modes(small_table):
 
 
 def test_top_strip_figure(small_table):
-    strip = top_strip(small_table, depth=3)
-    fig = top_strip_figure(strip, color="parity", depth=3)
+    strip = top_strip(small_table, top=3)
+    fig = top_strip_figure(strip, color="parity", top=3)
     assert fig.data[0].type == "heatmap" and all(t.type == "scatter" for t in fig.data[1:])  # + colour legend
     z = np.asarray(fig.data[0].z, dtype=float)
     assert z.shape == (2, 3)
     assert z[0].tolist() == [0, 1, 1]  # alone, then a tied group (group 2, parity 0 -> 1)
     assert z[1, :2].tolist() == [2, 2] and np.isnan(z[1, 2])
-    sized = top_strip_figure(strip, color="size", depth=3)
+    sized = top_strip_figure(strip, color="size", top=3)
     assert np.allclose(np.asarray(sized.data[0].z, dtype=float)[0], np.log10([1, 3, 3]))
 
 

@@ -121,14 +121,14 @@ def test_unknown_and_malformed_keys_restore_nothing(key):
 
 def test_the_link_carries_a_well_formed_key_only():
     sources, levels = ("llmjudge", "upload"), {"llmjudge": 2}
-    good = {"dataset": "upload", "data": "00c0ffee00c0ffee"}
+    good = {"dataset": "upload", "upload_key": "00c0ffee00c0ffee"}
     assert settings_from_params(good, sources, levels)["upload_key"] == "00c0ffee00c0ffee"
     for bad in ("00C0FFEE00C0FFEE", "../x", "00c0ffee", "00c0ffee00c0ffee; rm"):
-        assert "upload_key" not in settings_from_params({**good, "data": bad}, sources, levels)
-    state = {"data_source": "upload", "upload_key": "00c0ffee00c0ffee"}
+        assert "upload_key" not in settings_from_params({**good, "upload_key": bad}, sources, levels)
+    state = {"dataset": "upload", "upload_key": "00c0ffee00c0ffee"}
     assert settings_from_params(params_from_settings(state), sources, levels).items() >= state.items()
     # on another dataset the key stays out of the link
-    assert "data" not in params_from_settings({**state, "data_source": "llmjudge"})
+    assert "upload_key" not in params_from_settings({**state, "dataset": "llmjudge"})
 
 
 class _Trap:

@@ -22,7 +22,7 @@ def _click(at, chart_key: str, point: dict):
 
 def test_compare_drilldown_on_simulated_opens_the_pair_on_that_dataset():
     at = new_app().run()
-    at.radio(key="data_source").set_value("simulated").run()
+    at.radio(key="dataset").set_value("simulated").run()
     at.number_input(key="k").set_value(5).run()
     at.switch_page("pages/compare.py").run()
     assert_no_trouble(at)
@@ -30,7 +30,7 @@ def test_compare_drilldown_on_simulated_opens_the_pair_on_that_dataset():
     at = _click(at, "compare_difference_chart", {"x": "q007"})
     assert_no_trouble(at)
     assert at.title[0].value.startswith("Two runs, one query")
-    assert at.session_state["data_source"] == "simulated"
+    assert at.session_state["dataset"] == "simulated"
     assert at.number_input(key="k").value == 5
     assert "Simulated rerankers" in at.markdown[0].value
     assert at.selectbox(key="sbs_run_a").value == run
@@ -42,12 +42,12 @@ def test_compare_drilldown_on_simulated_opens_the_pair_on_that_dataset():
 
 def test_spread_drilldown_on_trec_eval_opens_tie_structure_on_that_dataset():
     at = new_app().run()
-    at.radio(key="data_source").set_value("trec_eval").run()
+    at.radio(key="dataset").set_value("trec_eval").run()
     at.switch_page("pages/spread.py").run()
     assert_no_trouble(at)
     at = _click(at, "spread_range_chart", {"y": "302"})
     assert_no_trouble(at)
-    assert at.session_state["data_source"] == "trec_eval"
+    assert at.session_state["dataset"] == "trec_eval"
     assert at.session_state["rel_level"] == 1
     assert at.selectbox(key="tie_query").value == "302"
 
@@ -59,7 +59,7 @@ RUN_B = b"q1 Q0 d3 1 3.0 beta\nq1 Q0 d1 2 1.0 beta\nq2 Q0 d1 1 1.0 beta\nq2 Q0 d
 
 def test_compare_drilldown_on_uploads_keeps_the_uploads():
     at = new_app().run()
-    at.radio(key="data_source").set_value("upload").run()
+    at.radio(key="dataset").set_value("upload").run()
     at.file_uploader(key="upload_qrels").set_value(("qrels.txt", QRELS, "text/plain"))
     at.file_uploader(key="upload_runs").set_value([("alpha.txt", RUN_A, "text/plain"),
                                                    ("beta.txt", RUN_B, "text/plain")])
@@ -69,7 +69,7 @@ def test_compare_drilldown_on_uploads_keeps_the_uploads():
     at = _click(at, "compare_difference_chart", {"x": "q2"})
     assert_no_trouble(at)
     assert at.title[0].value.startswith("Two runs, one query")
-    assert at.session_state["data_source"] == "upload"
+    assert at.session_state["dataset"] == "upload"
     assert "Uploaded: 2 runs" in at.markdown[0].value
     assert {at.selectbox(key="sbs_run_a").value, at.selectbox(key="sbs_run_b").value} == {"alpha", "beta"}
     assert at.selectbox(key="sbs_query").value == "q2"
@@ -77,4 +77,4 @@ def test_compare_drilldown_on_uploads_keeps_the_uploads():
     assert any("Still using the files uploaded before" in c.value for c in at.sidebar.caption)
     at.switch_page("pages/overview.py").run()
     assert_no_trouble(at)
-    assert at.session_state["data_source"] == "upload" and at.session_state["tiedrank_context"] is not None
+    assert at.session_state["dataset"] == "upload" and at.session_state["tiedrank_context"] is not None

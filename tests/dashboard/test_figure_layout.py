@@ -124,7 +124,7 @@ def _figures(sample) -> dict[str, go.Figure]:
                                                              current=3, title="Appended"),
         "tie_structure.ranked_list_figure": ranked_list_figure(query_documents(table, query),
                                                                title="One ranked list"),
-        "tie_structure.top_strip_figure": top_strip_figure(top_strip(table, depth=10), depth=10),
+        "tie_structure.top_strip_figure": top_strip_figure(top_strip(table, top=10), top=10),
     }
 
 

@@ -110,7 +110,7 @@ def _figures(ev) -> dict:
         ("paper", "precision_recall_figure"): paper.precision_recall_figure(curve, RUN_A),
         ("paper", "checkpoint_figure"): paper.checkpoint_figure(checkpoints, "RR"),
         ("side_by_side", "slope_figure"): side_by_side.slope_figure(
-            flows, RUN_A, RUN_B, depth=10, title=f"{QUERY} {TEXT}: the documents"),
+            flows, RUN_A, RUN_B, top=10, title=f"{QUERY} {TEXT}: the documents"),
         ("simulator", "spread_figure"): simulator.spread_figure(report, ["RR"], title=RUN_A),
         ("simulator", "sweep_figure"): simulator.sweep_figure(sim_sweep, title=LINK),
         ("spread", "pmf_figure"): spread.pmf_figure(first_relevant_distribution(toy.table),
@@ -123,7 +123,7 @@ def _figures(ev) -> dict:
         ("tie_structure", "ranked_list_figure documents"): tie_structure.ranked_list_figure(
             query_documents(table, QUERY), mode="documents", query_text=TEXT),
         ("tie_structure", "top_strip_figure"): tie_structure.top_strip_figure(
-            top_strip(table, 10), depth=10, query_text=query_text),
+            top_strip(table, 10), top=10, query_text=query_text),
         ("tie_structure", "group_size_figure"): tie_structure.group_size_figure(
             group_size_bins(sizes)),
         ("tie_structure", "tie_ratio_scatter"): tie_structure.tie_ratio_scatter(scatter, "RR"),

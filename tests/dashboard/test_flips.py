@@ -36,7 +36,7 @@ def test_flip_matrix_matches_exact_and_summary():
 
 def test_compare_page_draws_the_flip_heatmap():
     at = AppTest.from_file(APP, default_timeout=90)
-    at.session_state["data_source"] = "simulated"
+    at.session_state["dataset"] = "simulated"
     at.session_state["rel_level"] = 1
     at.run()
     at.switch_page("pages/compare.py")

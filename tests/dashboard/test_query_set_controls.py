@@ -19,14 +19,14 @@ def test_query_set_controls_reach_the_options_and_the_link():
     assert_no_trouble(at)
     options = at.session_state[SETTINGS_KEY].options()
     assert (options.complete, options.query_set) == (True, "relevant")
-    assert at.query_params["queries"] == ["relevant"] or at.query_params["queries"] == "relevant"
-    assert str(at.query_params["c"]).strip("[]'") == "1"
+    assert at.query_params["query_set"] == ["relevant"] or at.query_params["query_set"] == "relevant"
+    assert str(at.query_params["complete"]).strip("[]'") == "1"
 
 
 def test_a_link_sets_the_query_set():
     at = new_app()
-    at.query_params["queries"] = "relevant"
-    at.query_params["c"] = "1"
+    at.query_params["query_set"] = "relevant"
+    at.query_params["complete"] = "1"
     at.run()
     assert_no_trouble(at)
     settings = at.session_state[SETTINGS_KEY]

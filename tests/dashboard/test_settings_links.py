@@ -18,18 +18,18 @@ LEVELS = {"llmjudge": 2, "trec_eval": 1, "simulated": 1}
 
 def test_a_dataset_in_the_link_brings_its_own_relevance_level():
     assert settings_from_params({"dataset": "trec_eval"}, SOURCES, LEVELS) == {
-        "data_source": "trec_eval", "rel_level": 1}
+        "dataset": "trec_eval", "rel_level": 1}
     # what the link sets wins
-    assert settings_from_params({"dataset": "trec_eval", "rel": "3"}, SOURCES, LEVELS)["rel_level"] == 3
+    assert settings_from_params({"dataset": "trec_eval", "rel_level": "3"}, SOURCES, LEVELS)["rel_level"] == 3
     # uploads start at the CLI's and Python's default level, 1 (fitted to the qrels once read)
     assert settings_from_params({"dataset": "upload"}, SOURCES, LEVELS)["rel_level"] == 1
 
 
 def test_invalid_values_are_left_out():
-    got = settings_from_params({"dataset": "../../etc", "rel": "-4", "k": "lots", "round": "9",
-                                "c": "yes", "queries": "x", "gain": "exp"}, SOURCES, LEVELS)
+    got = settings_from_params({"dataset": "../../etc", "rel_level": "-4", "k": "lots", "round": "9",
+                                "complete": "yes", "query_set": "x", "gain": "exp"}, SOURCES, LEVELS)
     assert got == {"gain": "exp"}
-    assert settings_from_params({"k": "7", "round": "2", "c": "1", "queries": "relevant"},
+    assert settings_from_params({"k": "7", "round": "2", "complete": "1", "query_set": "relevant"},
                                 SOURCES, LEVELS) == {"k": 7, "round": 2, "complete": True,
                                                      "query_set": "relevant"}
 
@@ -39,11 +39,11 @@ def test_invalid_values_are_left_out():
                               "plus", "space", "zero"])
 def test_digits_a_link_of_this_app_cannot_hold_are_left_out(odd):
     """Issue 28's ``?k=²`` (found by the stateful tester): str.isdigit() said yes, int() raised."""
-    assert settings_from_params({"k": odd, "rel": odd}, SOURCES, LEVELS) == {}
+    assert settings_from_params({"k": odd, "rel_level": odd, "rel": odd}, SOURCES, LEVELS) == {}
 
 
 def test_params_round_trip():
-    state = {"data_source": "simulated", "rel_level": 1, "k": 20, "gain": "exp", "round": 3,
+    state = {"dataset": "simulated", "rel_level": 1, "k": 20, "gain": "exp", "round": 3,
              "complete": True, "query_set": "relevant"}
     assert settings_from_params(params_from_settings(state), SOURCES, LEVELS) == state
 
@@ -68,8 +68,8 @@ def test_every_link_value_parses_or_is_left_out(value):
     """Issue 29 item 6, as a class: whatever a link holds, each setting is read with ASCII
     digits only or left out, never an exception (str.isdigit() is true for '²', which int()
     refuses; int() takes '٣' and '１')."""
-    params = {name: value for name in ("dataset", "rel", "k", "gain", "round", "c", "queries",
-                                       "data")}
+    params = {name: value for name in ("dataset", "rel_level", "k", "gain", "round", "complete",
+                                       "query_set", "upload_key", "rel", "c", "queries", "data")}
     got = settings_from_params(params, SOURCES, LEVELS)
     assert set(got) <= {"rel_level", "k", "round", "complete"}
     if not value.isascii():

@@ -72,9 +72,9 @@ def test_places_match_spans_counted_by_hand(data, query):
         assert rows["group"].tolist() == pd.factorize(rows["first"])[0].__add__(1).tolist()
 
 
-def test_depth_keeps_the_groups_starting_within_it(data):
+def test_top_keeps_the_groups_starting_within_it(data):
     _, a, b, tables, _ = data
-    docs = sbs.side_by_side(tables[a.name], tables[b.name], "q003", depth=5)
+    docs = sbs.side_by_side(tables[a.name], tables[b.name], "q003", top=5)
     spans = _spans(a, "q003")
     assert set(docs.loc[docs["side"] == "A", "doc"]) == {d for d, s in spans.items() if s[0] <= 5}
 
@@ -159,7 +159,7 @@ def test_flows_count_every_document_once(data):
     top = set(docs[docs["first"] <= 20]["doc"])
     assert flows["n"].sum() == len(top)
     assert flows["b_first"].isna().any()  # documents the cut run B does not return
-    fig = slope_figure(flows, a.name, b.name, depth=20)
+    fig = slope_figure(flows, a.name, b.name, top=20)
     assert "not retrieved" in fig.layout.yaxis.ticktext
 
 

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.xdist_group("dask")
 
 METRICS = ["RR", "RR@10", "Success@5", "P@10", "R@10", "AP", "AP@10", "nDCG", "nDCG@10",
            "DCG@10", "Rprec", "TsRR", "TsRR2", "MTRR_GRAG", "TMHits_GRAG@10"]
-POLICIES = ["expected", "optimistic", "pessimistic", "trec_eval", "input", "random(seed=3)"]
+POLICIES = ["expected", "best", "worst", "trec_eval", "input", "random(seed=3)"]
 NOT_INPUT = [p for p in POLICIES if p != "input"]
 SMALL_BLOCKS = 4000  # bytes: every file is read in many blocks
 

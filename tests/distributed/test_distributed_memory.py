@@ -19,7 +19,7 @@ import pytest
 from tiedrank import distributed as D
 from tiedrank.core.ties import TieTable
 
-POLICIES = ["expected", "optimistic", "pessimistic", "trec_eval", "random(seed=1)"]
+POLICIES = ["expected", "best", "worst", "trec_eval", "random(seed=1)"]
 METRICS = ["RR", "AP", "nDCG@10", "P@10"]
 
 

@@ -13,7 +13,7 @@ from tiedrank.core.errors import InputError
 
 METRICS = ["alpha_nDCG@5", "ERR_IA@10", "NRBP", "AP_IA", "StRecall@5", "P_IA@5", "AP",
            "nDCG@10"]
-POLICIES = ["expected", "optimistic", "pessimistic", "trec_eval", "input"]
+POLICIES = ["expected", "best", "worst", "trec_eval", "input"]
 
 
 def _files(tmp_path, n_queries: int = 30, seed: int = 4):

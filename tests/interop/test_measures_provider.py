@@ -28,7 +28,7 @@ from tiedrank.interop.measures import Best, Expected, TrecEvalOrder, Worst  # no
 
 LLM = "sample_data/llmjudge"
 SIM = "sample_data/simulated"
-POLICIES = {Expected: "expected", Best: "optimistic", Worst: "pessimistic",
+POLICIES = {Expected: "expected", Best: "best", Worst: "worst",
             TrecEvalOrder: "trec_eval"}
 MEASURES = [nDCG@10, RR(rel=2), P(rel=2)@10, nDCG(judged_only=True)@10, AP@100, R@100,
             Success@10, Rprec, RR, "TsRR2"]
@@ -257,7 +257,7 @@ print(json.dumps({{c: [None if v != v else v for v in table[c]] for c in
                     ["nDCG@10"]).summary["value"].tolist()
     worst = evaluate({n: read_run(f"{LLM}/runs/{n}.txt", format="trec_qrels")
                       for n in ("Olz-gpt4o", "TREMA-all")}, read_qrels(f"{LLM}/qrels.test.txt"),
-                     [RR(rel=3)], ties="pessimistic").summary["value"].tolist()
+                     [RR(rel=3)], ties="worst").summary["value"].tolist()
     for seed in ("1", "2"):
         out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                              env=dict(os.environ, PYTHONHASHSEED=seed), timeout=300)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -40,11 +40,12 @@ from ..core.policies import POLICY_LABELS
 from ..core.summation import MIN_GEO_MEAN
 from ..report import Report, build_report, markdown_literal
 from ..report.grid_render import CORRECTION_LABELS, TEST_LABELS
+from .labels import BEST_CASE, WORST_CASE
 
-TEST_POLICIES = ("expected", "trec_eval", "optimistic", "pessimistic", "input", "random")
+TEST_POLICIES = ("expected", "trec_eval", BEST_CASE, WORST_CASE, "input", "random")
 """Tie policies whose per-query values the test can use (``random`` is seeded)."""
 POLICY_PHRASES = {"expected": "under the exact expectation", "trec_eval": "under trec_eval's order",
-                  "optimistic": "in both runs' best case", "pessimistic": "in both runs' worst case",
+                  BEST_CASE: "in both runs' best case", WORST_CASE: "in both runs' worst case",
                   "input": "in file order"}
 """How a verdict names the policy it was reached under. The best and worst cases are each
 run's own, taken together: both runs scored with their ties broken their best (worst) way,
@@ -436,64 +437,78 @@ def _name(text: str, bold: bool) -> str:
     return "**" + markdown_literal(text) + "**"
 
 
+def _order_clauses(verdict: Mapping[str, str], run: str, base: str, metric: str) -> list[str]:
+    """The clauses of trec_eval's order and the exact expectation: one when they agree."""
+    te, ex = verdict.get("trec_eval"), verdict.get("expected")
+    if te is not None and ex is not None and te == ex:
+        return [f"Under trec_eval's order and under the exact expectation {run} "
+                f"{OUTCOME_VERBS[te]} against {base} on {metric}"]
+    parts: list[str] = []
+    for policy in ("trec_eval", "expected"):
+        if policy in verdict:
+            first = not parts
+            phrase = POLICY_PHRASES[policy]
+            phrase = phrase[0].upper() + phrase[1:] if first else phrase
+            parts.append(f"{phrase} {run if first else 'it'} {OUTCOME_VERBS[verdict[policy]]}"
+                         + (f" against {base} on {metric}" if first else ""))
+    return parts
+
+
+def _random_clause(result: Stability) -> str:
+    """How often the run beats the baseline under random tie-breaks (exactly, or sampled)."""
+    if result.method == "exact":
+        equal = (f" (equal means with probability {_percent(result.p_equal)}, counted as half "
+                 "a win)" if result.p_equal > 0 else "")
+        return (f"it beats the baseline with probability {_percent(result.p_win)} under "
+                f"random tie-breaks, exactly over every tie order{equal}")
+    equal = (f" (equal means in {_percent(result.p_equal)}, counted as half a win)"
+             if result.p_equal > 0 else "")
+    return (f"it beats the baseline in {_percent(result.p_win)} ± {_percent(result.se)} "
+            f"of {result.n_draws:,} random tie-breaks{equal}")
+
+
+def _cases_sentence(verdict: Mapping[str, str]) -> str:
+    """Each run's own best (worst) case, together: "" without both verdicts."""
+    best, worst = verdict.get(BEST_CASE), verdict.get(WORST_CASE)
+    if best is None or worst is None:
+        return ""
+    if best != worst:
+        return (f" With each run's ties broken its best way it {OUTCOME_VERBS[best]}; with "
+                f"each broken its worst way it {OUTCOME_VERBS[worst]}.")
+    if best == "tie":
+        return (" It ties both when each run's ties are broken its best way and when "
+                "they are broken its worst way.")
+    case = "worst" if best == "win" else "best"
+    return (f" It {OUTCOME_VERBS[best]} even in both runs' {case} case (each run's ties broken "
+            f"its {case} way).")
+
+
+def _significance_sentence(result: Stability, run: str, base: str) -> str:
+    """Whether the test's significance survives a change of tie policy."""
+    v = result.verdicts
+    significant = v[v["significant"]]
+    test = TEST_LABELS.get(result.test, result.test)
+    if significant.empty:
+        return (f" The {test} finds no significant difference (p ≤ {result.alpha:g}) "
+                "under any tie policy.")
+    if result.significance_survives:
+        return (f" The {test} finds the difference significant under every tie policy "
+                f"(p ≤ {result.alpha:g}): significance survives the tie-break.")
+    where = [f"{POLICY_PHRASES.get(r.policy, 'under ' + r.policy)} (p = {r.p_value:.2g}, "
+             f"{run if r.verdict == 'win' else base} ahead)" for r in significant.itertuples(index=False)]
+    return (f" The {test} is significant (p ≤ {result.alpha:g}) only {_join(where)}, "
+            "so significance does not survive a change of tie policy.")
+
+
 def stability_sentence(result: Stability, *, bold: bool = False) -> str:
     """The verdict in words, e.g. "Under trec_eval's order h2oloo-fewself wins; under the
     exact expectation it loses; it beats the baseline in 30.6% ± 1.5% of 1,000 random
     tie-breaks. ..." (``bold``: Markdown bold run names)."""
     run, base = _name(result.run, bold), _name(result.baseline, bold)
     verdict = {row.policy: row.verdict for row in result.verdicts.itertuples(index=False)}
-    parts = []
-    te, ex = verdict.get("trec_eval"), verdict.get("expected")
-    if te is not None and ex is not None and te == ex:
-        parts.append(f"Under trec_eval's order and under the exact expectation {run} "
-                     f"{OUTCOME_VERBS[te]} against {base} on {result.metric}")
-    else:
-        first = True
-        for policy in ("trec_eval", "expected"):
-            if policy in verdict:
-                subject = run if first else "it"
-                phrase = POLICY_PHRASES[policy]
-                phrase = phrase[0].upper() + phrase[1:] if first else phrase
-                parts.append(f"{phrase} {subject} {OUTCOME_VERBS[verdict[policy]]}"
-                             + (f" against {base} on {result.metric}" if first else ""))
-                first = False
-    equal = (f" (equal means in {_percent(result.p_equal)}, counted as half a win)"
-             if result.p_equal > 0 else "")
-    if result.method == "exact":
-        equal = (f" (equal means with probability {_percent(result.p_equal)}, counted as half "
-                 "a win)" if result.p_equal > 0 else "")
-        parts.append(f"it beats the baseline with probability {_percent(result.p_win)} under "
-                     f"random tie-breaks, exactly over every tie order{equal}")
-    else:
-        parts.append(f"it beats the baseline in {_percent(result.p_win)} ± {_percent(result.se)} "
-                     f"of {result.n_draws:,} random tie-breaks{equal}")
-    text = "; ".join(parts) + "."
-    best, worst = verdict.get("optimistic"), verdict.get("pessimistic")
-    if best is not None and worst is not None:  # each run's own best (worst) case, together
-        if best == worst:
-            text += (f" It {OUTCOME_VERBS[best]} even in both runs' "
-                     f"{'worst' if best == 'win' else 'best'} case (each run's ties broken its "
-                     f"{'worst' if best == 'win' else 'best'} way)." if best != "tie"
-                     else " It ties both when each run's ties are broken its best way and when "
-                          "they are broken its worst way.")
-        else:
-            text += (f" With each run's ties broken its best way it {OUTCOME_VERBS[best]}; with "
-                     f"each broken its worst way it {OUTCOME_VERBS[worst]}.")
-    v = result.verdicts
-    significant = v[v["significant"]]
-    test = TEST_LABELS.get(result.test, result.test)
-    if significant.empty:
-        text += (f" The {test} finds no significant difference (p ≤ {result.alpha:g}) "
-                 "under any tie policy.")
-    elif result.significance_survives:
-        text += (f" The {test} finds the difference significant under every tie policy "
-                 f"(p ≤ {result.alpha:g}): significance survives the tie-break.")
-    else:
-        where = [f"{POLICY_PHRASES.get(r.policy, 'under ' + r.policy)} (p = {r.p_value:.2g}, "
-                 f"{run if r.verdict == 'win' else base} ahead)" for r in significant.itertuples(index=False)]
-        text += (f" The {test} is significant (p ≤ {result.alpha:g}) only {_join(where)}, "
-                 "so significance does not survive a change of tie policy.")
-    return text
+    parts = _order_clauses(verdict, run, base, result.metric) + [_random_clause(result)]
+    return ("; ".join(parts) + "." + _cases_sentence(verdict)
+            + _significance_sentence(result, run, base))
 
 
 def trec_eval_among_tie_breaks(evaluation: Evaluation, result: Stability) -> dict | None:
@@ -551,7 +566,7 @@ def stability_headline(result: Stability) -> str:
 
 def verdict_table(result: Stability) -> pd.DataFrame:
     """The per-policy verdicts for display (policy, means, difference, verdict, p, significant);
-    policies by their display labels ("best case" for optimistic, ...)."""
+    policies by their display labels ("best case" for :data:`~tiedrank.dashboard.labels.BEST_CASE`, ...)."""
     v = result.verdicts
     return pd.DataFrame({
         "policy": v["policy"].map(lambda p: POLICY_LABELS.get(p, p)), f"{result.run}": v["run"], f"{result.baseline} (baseline)": v["baseline"],

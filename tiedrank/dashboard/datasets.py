@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -210,3 +210,60 @@ def bundled_corpus_path(dataset_label: str) -> Path | None:
             path = SAMPLE_DIR / Path(dataset.qrels).parent / CORPUS_FILE
             return path if path.exists() else None
     return None
+
+
+def dataset_label(key: str) -> str:
+    """The sidebar's label of a dataset choice: a bundled dataset's, the session's runs', or
+    the uploads'.
+
+    >>> dataset_label("session"), dataset_label("upload")
+    ('Simulated in this session', 'Upload your own')
+    """
+    if key in BUNDLED:
+        return BUNDLED[key].label
+    return SESSION_LABEL if key == SESSION else "Upload your own"
+
+
+@dataclass(frozen=True)
+class ColumnPlan:
+    """What the sidebar shows for a tabular upload's columns (:func:`column_plan`):
+    ``prefill`` field -> the column to pre-select (a guess, for a field not chosen yet);
+    ``waiting``: fields still without a column; ``caption``: the expander's first line;
+    ``helps``: field -> the help of its selectbox; ``unguessed``: fields no alias found
+    (their selectbox starts empty)."""
+
+    prefill: dict[str, str]
+    waiting: list[str]
+    caption: str
+    helps: dict[str, str]
+    unguessed: list[str]
+
+
+FIELD_HINTS = {"score": " (a number; higher = ranked higher)", "relevance": " (an integer grade)"}
+
+
+def column_plan(columns: Sequence[str], fields: Sequence[str], chosen: "dict[str, str | None]",
+                role: str, file_name: str, quote: "Callable[[str], str]" = str) -> ColumnPlan:
+    """The column mapping of an upload of ``role`` ("qrels" or "run"; ``file_name`` as shown):
+    fields not in ``chosen`` yet are pre-filled where the readers' aliases find a column
+    (:func:`guess_columns`); a field whose choice is not a column waits. ``quote`` shows a
+    column name in the caption (as text, never markup).
+
+    >>> plan = column_plan(["qid", "docid", "s"], RUN_FIELDS, {}, "run", "r.csv")
+    >>> plan.prefill, plan.waiting
+    ({'query': 'qid', 'doc': 'docid'}, ['score'])
+    >>> plan.caption
+    'Choose which columns hold the fields of the run (still to choose: score).'
+    """
+    guess = guess_columns(columns, fields)
+    prefill = {name: guess[name] for name in fields if guess[name] is not None and name not in chosen}
+    now = {name: chosen[name] if name in chosen else prefill.get(name) for name in fields}
+    waiting = [name for name in fields if now[name] not in columns]
+    if waiting:
+        caption = (f"Choose which columns hold the fields of the {role} "
+                   f"(still to choose: {', '.join(waiting)}).")
+    else:
+        caption = "Columns chosen: " + ", ".join(f"{name} = {quote(now[name])}" for name in fields) + "."
+    helps = {name: f"The column of {file_name} that holds the {name}{FIELD_HINTS.get(name, '')}."
+             for name in fields}
+    return ColumnPlan(prefill, waiting, caption, helps, [n for n in fields if guess[n] is None])

@@ -13,7 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ..core.errors import Finding
+from ..core.policies import POLICY_WORDS
 from .settings import ZERO_RELEVANT_CHOICES
+
+BEST_CASE, WORST_CASE = "best", "worst"
+"""The keys of the best-case and worst-case tie policies (:data:`tiedrank.core.policies.POLICIES`;
+``optimistic``/``pessimistic`` until 0.3)."""
 
 
 def query_label(query: str, query_text: Mapping[str, str] | None = None, width: int = 70) -> str:
@@ -28,7 +33,7 @@ def query_label(query: str, query_text: Mapping[str, str] | None = None, width: 
 def no_relevant_message(query: str, rel_level: int, query_set: str = "trec_eval") -> str:
     """What the page says of a query without a relevant document, in the words of the
     sidebar's setting in force ("Queries without a relevant document": ``query_set`` of
-    :class:`~tiedrank.dashboard.settings.Settings`): counted as 0 in the means, as trec_eval
+    :class:`~tiedrank.dashboard.settings.ViewSettings`): counted as 0 in the means, as trec_eval
     does, or left out of them.
 
     >>> no_relevant_message("q0", 2)[:62]

@@ -23,8 +23,9 @@ from ..metrics import Metric, metric_values
 from ..core.options import EvaluationOptions
 from ..sampling import count_orderings, enumerate_orderings, first_relevant_distribution
 from ..core.ties import TieTable, build_tie_table
+from .labels import BEST_CASE, WORST_CASE
 
-TOY_POLICIES = ("expected", "optimistic", "pessimistic", "trec_eval", "input")
+TOY_POLICIES = ("expected", BEST_CASE, WORST_CASE, "trec_eval", "input")
 """Policies shown for a toy ranking: the exact expectation, best, worst, trec_eval, file order."""
 ENUMERATION_LIMIT = 720
 """Most orderings the Learn page lists (6! = 720)."""
@@ -350,7 +351,7 @@ def evaluate_toy(frame: "pd.DataFrame | tuple[Run, Qrels]", *, k: int = 3, alpha
     Returns
     -------
     ToyResult
-        ``values``: columns metric, expected, optimistic, pessimistic, trec_eval, input.
+        ``values``: columns metric, expected, the best and worst cases, trec_eval, input.
         Metrics defined on the tie groups (TsRR, TsRR2, MTRR_GRAG, TMHits_GRAG) have the
         same value in every column.
     """
@@ -395,7 +396,7 @@ def enumeration_summary(orderings: pd.DataFrame, result: ToyResult) -> pd.DataFr
     """Mean of each metric over the enumerated orderings beside its closed-form expectation.
 
     Columns: metric, mean over orderings, closed form (expected), difference, min, max
-    (min and max are the pessimistic and optimistic values).
+    (min and max are the worst-case and best-case values).
     """
     rows = []
     for column in orderings.columns[2:]:

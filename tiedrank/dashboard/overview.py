@@ -21,6 +21,7 @@ from ..stats import outcome
 from ..report import Report, build_report, markdown_literal
 from ..core.tie_statistics import tie_statistics
 from ..core.ties import TieTable
+from .labels import BEST_CASE, WORST_CASE
 
 BEST_MARKER = "★"
 """Put before the cell of the best run per metric (by expectation)."""
@@ -302,7 +303,7 @@ def order_flips(report: pd.DataFrame, policy_a: str = "expected", policy_b: str 
 
 _POLICY_WORDS = {"expected": "by expectation", "trec_eval": "in trec_eval's order",
                  "best": "in the best case", "worst": "in the worst case",
-                 "optimistic": "in the best case", "pessimistic": "in the worst case",
+                 BEST_CASE: "in the best case", WORST_CASE: "in the worst case",
                  "input": "in file order"}
 
 

@@ -8,10 +8,10 @@ them back:
 * a drill-down (``ui.drill_down``: ``st.switch_page``) empties the upload widgets: the
   sidebar keeps using the files it read last (:data:`KEPT_UPLOADS_KEY`) until the user
   uploads again;
-* a reload, or the link opened in another tab, is a new session: the link's ``data=<key>``
-  (:data:`UPLOAD_KEY` in session state, written by app.py) names the set in the store,
-  which :func:`restore_linked_uploads` brings back with its column mapping and duplicates
-  choice;
+* a reload, or the link opened in another tab, is a new session: the link's
+  ``upload_key=<key>`` (:data:`UPLOAD_KEY` in session state, written by app.py) names the
+  set in the store, which :func:`restore_linked_uploads` brings back with its column
+  mapping and duplicates choice;
 * the user picks another dataset, then "Upload your own" again: the upload widgets were
   emptied while the sidebar hid them, so :func:`restore_session_uploads` brings the set
   back from the store by the key this session kept (:data:`UPLOAD_KEY`), as a link does;
@@ -20,20 +20,29 @@ them back:
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import streamlit as st
 
-from tiedrank.dashboard.datasets import UPLOAD, content_hash
+from tiedrank.dashboard import settings as sidebar
+from tiedrank.dashboard.datasets import SESSION, UPLOAD, content_hash
+from tiedrank.dashboard.recipes import SIM_PARAM
 from tiedrank.dashboard.upload_store import STORE, KeptFile, KeptUploads
 
 LINKED_DATA_KEY = "_tiedrank_linked_data"
 """session_state key: app.py sets it when the link that opened the session names uploaded or
 simulated data (``?dataset=upload``/``session``), which a new session does not have until
 it is restored (uploads, from the store) or made again."""
+MY_RUNS_KEY = "tiedrank_my_runs"
+"""session_state key of "my runs": the :class:`tiedrank.dashboard.my_runs.RunSet` the user made on
+the Simulator page (the sidebar's "Simulated in this session" dataset)."""
+RECIPE_ERROR_KEY = "_tiedrank_recipe_error"
+"""session_state key: why the Simulator settings of the link that opened the session could
+not make its runs again (:mod:`tiedrank.dashboard.recipes`)."""
 UPLOAD_KEY = "upload_key"
-"""session_state key of the current uploads' key in the store (the link's ``data=``)."""
+"""session_state key of the current uploads' key in the store (the link's ``upload_key=``,
+formerly ``data=``)."""
 KEPT_UPLOADS_KEY = "_tiedrank_kept_uploads"
 """session_state key: the last uploads the sidebar read ((qrels, runs, queries) files), so a
 drill-down keeps them (see :data:`DRILLED_KEY`)."""
@@ -78,7 +87,7 @@ def forget_uploads() -> None:
 
 
 def restore_linked_uploads(key: str | None) -> bool:
-    """Bring back the uploads a link names (``data=<key>``) from the store, before the
+    """Bring back the uploads a link names (``upload_key=<key>``) from the store, before the
     sidebar draws its widgets: the files (shown as "Still using the files uploaded before"),
     their column mapping and the duplicates choice. ``False`` when the key is unknown
     (:func:`gone_message` then explains)."""
@@ -155,3 +164,53 @@ def upload_hash(upload: UploadedLike) -> str:
     if ident[0] is None or ident not in memo:
         memo[ident] = content_hash(upload.getbuffer() if hasattr(upload, "getbuffer") else upload.getvalue())
     return memo[ident]
+
+
+# ---- the link's data and settings (app.py's sidebar) -------------------------------------
+
+def open_link(bundled_runs: "Callable[[str], tuple]") -> None:
+    """Once per session, before the sidebar's widgets: the link's settings
+    (:func:`tiedrank.dashboard.settings.open_link`); its simulated runs made again
+    (``sim=``; ``bundled_runs``: see :func:`remake_linked_runs`), or its uploads brought back
+    from the server's store (``upload_key=``)."""
+    changes = sidebar.open_link(st.session_state, st.query_params.to_dict())
+    st.session_state.update(changes)
+    dataset = changes.get("dataset")
+    if dataset in (SESSION, UPLOAD) and not (
+            dataset == SESSION and remake_linked_runs(st.query_params.get_all(SIM_PARAM), bundled_runs)):
+        st.session_state[LINKED_DATA_KEY] = dataset  # data of an earlier session: say so if gone
+    if dataset == UPLOAD:
+        restore_linked_uploads(changes.get(UPLOAD_KEY))
+
+
+def follow_link() -> None:
+    """The address bar follows the sidebar's settings (:func:`tiedrank.dashboard.settings.
+    link_changes`) and, on "Simulated in this session", the steps that make those runs again
+    (the recipe of "my runs"); a link whose runs could not be made keeps naming them."""
+    kept = st.session_state.get(MY_RUNS_KEY)
+    kept_recipe = kept.recipe if kept is not None and kept.recipe else ()
+    put, gone = sidebar.link_changes(
+        {name: st.query_params.get_all(name) for name in st.query_params}, st.session_state,
+        kept_recipe, SIM_PARAM, keep_steps=st.session_state.get(LINKED_DATA_KEY) == SESSION)
+    for name, value in put.items():
+        st.query_params[name] = value
+    for name in gone:
+        del st.query_params[name]
+
+
+def remake_linked_runs(steps: Sequence[str], bundled_runs: "Callable[[str], tuple]") -> bool:
+    """A link to "Simulated in this session" that carries the Simulator's steps (``sim=``):
+    make its runs again, bit for bit, as this session's runs (``bundled_runs``: a bundled
+    dataset's data by key, ``ui.bundled_runs``). ``False`` when there are no steps or they
+    cannot be made (:data:`RECIPE_ERROR_KEY` says why)."""
+    from tiedrank.dashboard.recipes import RecipeError, replay
+
+    if not steps:
+        return False
+    try:
+        with st.spinner("Making the simulated runs of this link again…"):
+            st.session_state[MY_RUNS_KEY] = replay(list(steps), bundled_runs)
+    except RecipeError as err:
+        st.session_state[RECIPE_ERROR_KEY] = str(err)
+        return False
+    return True

@@ -25,6 +25,7 @@ from .drilldown import (  # noqa: F401  (the page's link and click, kept where e
     drill_choices,
     url_from_choices,
 )
+from .labels import BEST_CASE, WORST_CASE
 
 NOT_RETRIEVED = "not retrieved"
 """The place of a document a run does not return for the query."""
@@ -35,12 +36,12 @@ def span_label(first: int, last: int) -> str:
     return str(int(first)) if first == last else f"{int(first)}-{int(last)}"
 
 
-def run_places(table: TieTable, query: str, depth: int | None = None) -> pd.DataFrame:
+def run_places(table: TieTable, query: str, top: int | None = None) -> pd.DataFrame:
     """One run's list for ``query``, one row per document, in rank order.
 
     Columns: doc, group (1-based inside the query), first, last (the group's rank span),
     ranks (``"3-9"``), size, expected_rank ((first + last) / 2), score, grade, relevant.
-    ``depth`` keeps the documents whose group starts within the first ``depth`` ranks.
+    ``top`` keeps the documents whose group starts within the first ``top`` ranks.
 
     Examples
     --------
@@ -64,12 +65,12 @@ def run_places(table: TieTable, query: str, depth: int | None = None) -> pd.Data
         "size": docs["group_size"].astype(np.int64), "expected_rank": (first + last) / 2,
         "score": docs["score"], "grade": docs["grade"].astype(np.int64),
         "relevant": docs["relevant"].astype(bool)})
-    if depth is not None:
-        out = out[out["first"] <= depth]
+    if top is not None:
+        out = out[out["first"] <= top]
     return out.reset_index(drop=True)
 
 
-def side_by_side(table_a: TieTable, table_b: TieTable, query: str, *, depth: int | None = None,
+def side_by_side(table_a: TieTable, table_b: TieTable, query: str, *, top: int | None = None,
                  texts: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Both runs' tie groups for ``query``, tidy: one row per (run, document).
 
@@ -77,11 +78,11 @@ def side_by_side(table_a: TieTable, table_b: TieTable, query: str, *, depth: int
     *other* run puts the document: other_group, other_ranks (:data:`NOT_RETRIEVED` when it
     does not return it), other_expected_rank (NaN then), shift (other expected rank minus
     this one: positive = the other run puts it lower); and text (``""`` without one).
-    ``depth`` limits each side's own rows; the other run's places are over its whole list.
+    ``top`` limits each side's own rows; the other run's places are over its whole list.
     """
     frames = []
     for side, table, other in (("A", table_a, table_b), ("B", table_b, table_a)):
-        own = run_places(table, query, depth)
+        own = run_places(table, query, top)
         theirs = run_places(other, query).set_index("doc")
         found = own["doc"].isin(theirs.index)
         mapped = theirs.reindex(own["doc"])
@@ -204,7 +205,7 @@ def ranges_on_query(evaluation, runs: Sequence[str], query: str, metric: "str | 
         return pd.DataFrame(columns=columns)
     wide = rows.assign(run=rows["run"].astype(str), policy=rows["policy"].astype(str)).pivot_table(
         index="run", columns="policy", values="value", sort=False)
-    wide = wide.rename(columns={"optimistic": "best", "pessimistic": "worst"})
+    wide = wide.rename(columns={BEST_CASE: "best", WORST_CASE: "worst"})
     wide = wide.reindex([str(r) for r in dict.fromkeys(runs) if str(r) in wide.index])
     wide.columns.name = None
     out = wide.reset_index().assign(metric=metric)
@@ -215,14 +216,14 @@ def ranges_on_query(evaluation, runs: Sequence[str], query: str, metric: "str | 
     return out[columns].reset_index(drop=True)
 
 
-def group_flows(documents: pd.DataFrame, depth: int) -> pd.DataFrame:
-    """The documents of :func:`side_by_side` whose group starts within the first ``depth``
+def group_flows(documents: pd.DataFrame, top: int) -> pd.DataFrame:
+    """The documents of :func:`side_by_side` whose group starts within the first ``top``
     ranks of either run, counted per (group in A, group in B, grade): the links of the
     slope chart. Columns: a_first, a_last, b_first, b_last (NaN when that run does not
     return them), grade, n, docs (a few ids for the hover)."""
     a = documents[documents["side"] == "A"].set_index("doc")
     b = documents[documents["side"] == "B"].set_index("doc")
-    docs = pd.Index(a.index[a["first"] <= depth]).union(b.index[b["first"] <= depth], sort=False)
+    docs = pd.Index(a.index[a["first"] <= top]).union(b.index[b["first"] <= top], sort=False)
     if not len(docs):
         return pd.DataFrame(columns=["a_first", "a_last", "b_first", "b_last", "grade", "n", "docs"])
     a, b = a.reindex(docs), b.reindex(docs)

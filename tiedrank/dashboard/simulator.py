@@ -17,7 +17,7 @@ from .recipes import (  # noqa: F401 - made from settings (shared: a link makes 
     simulated_spec,
     simulator_choices,
 )
-from .settings import Settings
+from .settings import ViewSettings
 
 PRECISION_CHOICES: tuple[str | None, ...] = (None, "float32", "float16", "bfloat16")
 """Score precisions offered by the Simulator (``None``: float64, no cast)."""
@@ -44,9 +44,9 @@ def simulator_presets() -> pd.DataFrame:
                          "scores": scores, "precision": precision})
 
 
-def evaluate_set(run_set: RunSet, metrics: Sequence[str], settings: Settings):
+def evaluate_set(run_set: RunSet, metrics: Sequence[str], settings: ViewSettings):
     """The core's evaluation of a :class:`RunSet` with ``ties="all"`` at ``settings``
-    (:meth:`Settings.options`: relevance level, gain, rounding)."""
+    (:meth:`ViewSettings.options`: relevance level, gain, rounding)."""
     from ..evaluation import build_tables, score_tables
 
     options = settings.options("all")

@@ -16,6 +16,7 @@ import pandas as pd
 from ..core.policies import REPORT_COLUMNS
 from ..metrics import Metric
 from ..report import markdown_literal
+from .labels import BEST_CASE, WORST_CASE
 
 PERCENTILE_TOLERANCE = 1e-12
 """Two run means closer than this (relative) count as equal in :func:`percentile_of`."""
@@ -49,7 +50,7 @@ def query_ranges(per_query: pd.DataFrame, run: str, metric: str, *,
     policies of ``ties="all"``. Empty (same columns) when no query of ``run`` is evaluated.
     """
     wide = policy_values(per_query, run, metric)
-    needed = ["pessimistic", "optimistic", "expected", "trec_eval"]
+    needed = [WORST_CASE, BEST_CASE, "expected", "trec_eval"]
     missing = [p for p in needed if p not in wide.columns]
     if missing and not wide.empty:
         raise ValueError(f"the evaluation lacks the policies {', '.join(missing)}; use ties='all'")

@@ -10,6 +10,7 @@ from ..metrics import Metric
 from ..report import natural_rank
 from ..core.policies import REPORT_COLUMNS
 from ..core.ties import TieTable
+from .labels import BEST_CASE, WORST_CASE
 
 
 def query_overview(table: TieTable, k: int = 10) -> pd.DataFrame:
@@ -50,17 +51,17 @@ def query_overview(table: TieTable, k: int = 10) -> pd.DataFrame:
         })
 
 
-def top_strip(table: TieTable, depth: int = 20, queries: Sequence[str] | None = None) -> pd.DataFrame:
-    """Tie groups of the top ``depth`` ranks of every query, one row per (query, position).
+def top_strip(table: TieTable, top: int = 20, queries: Sequence[str] | None = None) -> pd.DataFrame:
+    """Tie groups of the top ``top`` ranks of every query, one row per (query, position).
 
-    Columns: query, position (1..depth), group (1-based inside the query), group_size,
+    Columns: query, position (1..top), group (1-based inside the query), group_size,
     group_relevant (relevant documents in the whole group), tied (size > 1), parity
     (group number mod 2, to tell neighbouring groups apart), score, grade and judged (of
     the document at that position; the order inside a group is the expected table's, so
     the cell shows which grades the group holds). Queries without
     results have no rows; ``queries`` restricts and orders the output.
     """
-    mask = table.doc_rank <= depth
+    mask = table.doc_rank <= top
     positions = np.flatnonzero(mask)
     groups = table.doc_group[positions]
     query_index = table.doc_query[positions]
@@ -137,7 +138,7 @@ def tie_ratio_vs_range(evaluation, table: TieTable, metric: "str | Metric", k: i
     Parameters
     ----------
     evaluation : Evaluation
-        Evaluated with ``ties="all"`` (at least optimistic and pessimistic) for ``metric``.
+        Evaluated with ``ties="all"`` (at least the best and worst cases) for ``metric``.
     table : TieTable
         The run's expected table (for the tie ratios).
 
@@ -176,7 +177,7 @@ def query_values(evaluation, run: str, query: str) -> pd.DataFrame:
     wide = rows.pivot_table(index="metric", columns="policy", values="value", observed=True, sort=False)
     wide.columns = [str(c) for c in wide.columns]
     wide = wide.rename(columns=REPORT_COLUMNS)  # best, worst: as the report
-    order = [REPORT_COLUMNS[p] for p in ("expected", "pessimistic", "optimistic", "trec_eval")
+    order = [REPORT_COLUMNS[p] for p in ("expected", WORST_CASE, BEST_CASE, "trec_eval")
              if REPORT_COLUMNS[p] in wide.columns]
     wide = wide[order + [c for c in wide.columns if c not in order]]
     wide.index = wide.index.astype(str)
@@ -186,9 +187,9 @@ def query_values(evaluation, run: str, query: str) -> pd.DataFrame:
 QUERY_ORDERS = ("query id", "tie ratio in the top ranks", "size of the first group")
 
 
-def order_queries(table: TieTable, order: str = "query id", depth: int = 20) -> list[str]:
+def order_queries(table: TieTable, order: str = "query id", top: int = 20) -> list[str]:
     """Query ids of ``table`` (those with results) in one of :data:`QUERY_ORDERS`."""
-    stats = query_overview(table, depth)
+    stats = query_overview(table, top)
     stats = stats[stats["n_retrieved"] > 0]
     if order == "tie ratio in the top ranks":
         stats = stats.sort_values(["tie_ratio_top", "query"], ascending=[False, True], kind="stable")

@@ -47,12 +47,16 @@ from streamlit.errors import StreamlitAPIException
 from tiedrank.app_files import APP_DIR
 from tiedrank.dashboard.cache import SHARED
 from tiedrank.dashboard.datasets import (
+    BUNDLED,
     SESSION,
     SESSION_LABEL,
     UPLOAD,
     BundledDataset,
     dataset_key,
     file_hash,
+    inspect_upload,
+    left_out_note,
+    readable_uploads,
 )
 from tiedrank.dashboard.drilldown import (
     ORIGINS_KEY,
@@ -66,20 +70,25 @@ from tiedrank.dashboard.session_uploads import (  # noqa: F401 - the sidebar's u
     DRILLED_KEY,
     KEPT_UPLOADS_KEY,
     LINKED_DATA_KEY,
+    MY_RUNS_KEY,
+    RECIPE_ERROR_KEY,
     UPLOAD_KEY,
     UPLOADS_RESTORED_KEY,
     UploadedLike,
     column_key,
     effective_uploads,
+    follow_link,
     forget_uploads,
     gone_message,
     keep_uploads,
+    open_link,
+    remake_linked_runs,
     restore_linked_uploads,
     restore_session_uploads,
     upload_hash,
     upload_ident,
 )
-from tiedrank.dashboard.settings import URL_NAMES, Settings
+from tiedrank.dashboard.settings import URL_NAMES, ViewSettings
 from tiedrank.dashboard.shared_queries import no_shared_query
 from tiedrank.dashboard.my_runs import RunSet, add_runs
 from tiedrank.dashboard.labels import query_label
@@ -87,19 +96,14 @@ from tiedrank.core.data import Qrels, Run
 from tiedrank.core.errors import Finding, InputError, Remedy
 from tiedrank.evaluation import Evaluation, build_tables, score_tables
 from tiedrank.core.options import EvaluationOptions
+from tiedrank.report import markdown_literal
 from tiedrank.io import read_query_text
 from tiedrank.core.ties import TieTable
 
 CONTEXT_KEY = "tiedrank_context"
 """session_state key under which app.py stores the current :class:`Context`."""
 SETTINGS_KEY = "tiedrank_settings"
-"""session_state key under which app.py stores the current :class:`Settings`."""
-MY_RUNS_KEY = "tiedrank_my_runs"
-"""session_state key of "my runs": the :class:`tiedrank.dashboard.my_runs.RunSet` the user made on
-the Simulator page (the sidebar's "Simulated in this session" dataset)."""
-RECIPE_ERROR_KEY = "_tiedrank_recipe_error"
-"""session_state key: why the Simulator settings of the link that opened the session could
-not make its runs again (:mod:`tiedrank.dashboard.recipes`)."""
+"""session_state key under which app.py stores the current :class:`ViewSettings`."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -286,7 +290,7 @@ class Context:
     ----------
     qrels : Qrels
     runs : dict of str to Run
-    settings : Settings
+    settings : ViewSettings
         ``rel_level``, ``gain`` ("linear" | "exp"), ``k`` (cutoff), ``round`` (None or
         decimals).
     query_text : dict of str to str
@@ -303,7 +307,7 @@ class Context:
 
     qrels: Qrels
     runs: dict[str, Run]
-    settings: Settings
+    settings: ViewSettings
     query_text: dict[str, str] = field(default_factory=dict)
     dataset_label: str = ""
     key: str = ""
@@ -351,10 +355,10 @@ def get_context() -> Context:
     ctx = st.session_state.get(CONTEXT_KEY)
     if ctx is None:
         linked = st.session_state.get(LINKED_DATA_KEY)
-        if linked == st.session_state.get("data_source") == UPLOAD and not (
+        if linked == st.session_state.get("dataset") == UPLOAD and not (
                 st.session_state.get("upload_qrels") or st.session_state.get("upload_runs")):
             empty_state(gone_message())
-        elif linked == st.session_state.get("data_source") == SESSION:
+        elif linked == st.session_state.get("dataset") == SESSION:
             problem = st.session_state.get(RECIPE_ERROR_KEY)
             empty_state(f"This link names runs made on the Simulator in another session "
                         f"(**{SESSION_LABEL}**), "
@@ -364,11 +368,11 @@ def get_context() -> Context:
                            "link). ")
                         + "Make them on the **Simulator** page, or pick another dataset in the "
                         "sidebar (**Data**).")
-        elif st.session_state.get("data_source") == SESSION:
+        elif st.session_state.get("dataset") == SESSION:
             empty_state(f"**{SESSION_LABEL}** is empty: generate runs on the **Simulator** "
                         "page (or quantise a loaded run there) and click **Add to my runs**; "
                         "or pick another dataset in the sidebar (**Data**).")
-        elif st.session_state.get("data_source") == UPLOAD:
+        elif st.session_state.get("dataset") == UPLOAD:
             if st.session_state.get("upload_qrels") and st.session_state.get("upload_runs"):
                 empty_state("Nothing to show until the uploads can be read: see the messages "
                             "above and the sidebar (**Data**).")
@@ -402,9 +406,9 @@ def current_context() -> Context | None:
     return st.session_state.get(CONTEXT_KEY)
 
 
-def current_settings() -> Settings:
+def current_settings() -> ViewSettings:
     """The sidebar's shared settings, whether or not data is loaded."""
-    return st.session_state.get(SETTINGS_KEY) or Settings()
+    return st.session_state.get(SETTINGS_KEY) or ViewSettings()
 
 
 def my_runs() -> "RunSet | None":
@@ -419,9 +423,9 @@ def add_to_my_runs(new: "RunSet") -> None:
     current = my_runs()
     merged, outcome = add_runs(current, new)
     st.session_state[MY_RUNS_KEY] = merged
-    if st.session_state.get("data_source") != SESSION or outcome != "added":
+    if st.session_state.get("dataset") != SESSION or outcome != "added":
         st.session_state["rel_level"] = merged.rel_level  # the set's own level
-    st.session_state["data_source"] = SESSION
+    st.session_state["dataset"] = SESSION
     st.session_state.pop(LINKED_DATA_KEY, None)
     st.session_state.pop(RECIPE_ERROR_KEY, None)
     n = len(new.runs)
@@ -514,7 +518,7 @@ def _enter_through_app(page_file: str | None) -> None:
 # Building the context (called by app.py's sidebar)
 # ---------------------------------------------------------------------------------------
 
-def bundled_context(dataset: BundledDataset, settings: Settings) -> tuple[Context | None, list[str]]:
+def bundled_context(dataset: BundledDataset, settings: ViewSettings) -> tuple[Context | None, list[str]]:
     """Load a bundled dataset (cached by the files' hashes). Returns (context, errors)."""
     errors: list[str] = []
     missing = [f for f in dataset.files if not dataset.path(f).exists()]
@@ -545,7 +549,7 @@ def bundled_context(dataset: BundledDataset, settings: Settings) -> tuple[Contex
     return _make_context(qrels, runs, settings, query_text, dataset.label, parts), errors
 
 
-def session_context(run_set: "RunSet", settings: Settings) -> Context:
+def session_context(run_set: "RunSet", settings: ViewSettings) -> Context:
     """The context of "my runs" (:data:`MY_RUNS_KEY`); cached by the set's content key."""
     return _make_context(run_set.qrels, dict(run_set.runs), settings, dict(run_set.query_text),
                          run_set.label, ["session", run_set.key])
@@ -555,7 +559,7 @@ def _named(run: Run, name: str) -> Run:
     return run if run.name == name else Run(name, run.frame, run.source, run.findings)
 
 
-def _make_context(qrels: Qrels, runs: dict[str, Run], settings: Settings,
+def _make_context(qrels: Qrels, runs: dict[str, Run], settings: ViewSettings,
                   query_text: dict[str, str], label: str, parts: list[object]) -> Context:
     left_out = no_shared_query(runs, qrels)  # nothing to evaluate: no page draws them
     runs = {name: run for name, run in runs.items() if name not in left_out}
@@ -567,7 +571,7 @@ def _make_context(qrels: Qrels, runs: dict[str, Run], settings: Settings,
 
 def upload_context(qrels_file: "UploadedLike | None", run_files: Sequence["UploadedLike"],
                    queries_file: "UploadedLike | None", mappings: Mapping[str, Mapping[str, str]],
-                   settings: Settings, *, duplicates: str = "error",
+                   settings: ViewSettings, *, duplicates: str = "error",
                    unreadable: list[str] | None = None) -> tuple[Context | None, list[str]]:
     """Read uploads (cached by content). ``mappings``: :func:`upload_ident` -> {field: column};
     ``duplicates``: the runs' repeated documents, "error" or "max" (keep the highest score).
@@ -611,6 +615,51 @@ def upload_context(qrels_file: "UploadedLike | None", run_files: Sequence["Uploa
     return _make_context(qrels, runs, settings, query_text, label, parts), errors
 
 
+def bundled_runs(key: str) -> tuple:
+    """(qrels, runs, query text, label) of a bundled dataset, for ``recipes.replay``."""
+    from tiedrank.dashboard.recipes import RecipeError
+
+    context, errors = bundled_context(BUNDLED[key], ViewSettings())
+    if context is None:
+        raise RecipeError("; ".join(errors) or f"the dataset {key!r} could not be read")
+    return context.qrels, context.runs, context.query_text, context.dataset_label
+
+
+@shared_cache()
+def inspect_cached(content_hash: str, name: str, fields: tuple[str, ...], _data: bytes):
+    """(format, columns) of an upload (:func:`tiedrank.dashboard.datasets.inspect_upload`),
+    or the InputError explaining why it is unreadable."""
+    try:
+        return inspect_upload(_data, name, fields)
+    except InputError as err:
+        return err
+    except Exception as err:  # never a traceback for a bad file
+        return InputError(f"could not read the file ({type(err).__name__}: {err})", source=name)
+
+
+def readable_upload_context(qrels_file, run_files: list, queries_file, mappings: dict,
+                            waiting: list[str], uninspected: list[str], settings: ViewSettings,
+                            duplicates: str) -> tuple[Context | None, list[str], list[str]]:
+    """(context, errors, notes) of the uploads: the runs that can be read while a file waits
+    for its column mapping (``waiting``) or cannot be read (``uninspected``, or by the
+    reader); the waiting or unreadable files named in a note on every page (no context
+    without readable qrels and at least one readable run)."""
+    def file(upload):
+        return None if upload is None else (upload_ident(upload), markdown_literal(upload.name))
+
+    qrels_ready, ready, notes = readable_uploads(file(qrels_file), [file(u) for u in run_files],
+                                                 waiting, uninspected)
+    if not qrels_ready or not ready:
+        return None, [], notes
+    unreadable = [upload.name for i, upload in enumerate(run_files)
+                  if i not in ready and upload_ident(upload) in uninspected]
+    context, errors = upload_context(qrels_file, [run_files[i] for i in ready], queries_file,
+                                     mappings, settings, duplicates=duplicates, unreadable=unreadable)
+    if context is not None and unreadable:
+        notes.append(left_out_note([markdown_literal(name) for name in unreadable]))
+    return context, errors, notes
+
+
 # display helpers and widget state live in widgets.py; pages import them from here too
 from tiedrank.dashboard.widgets import (  # noqa: E402,F401
     empty_state,
@@ -629,4 +678,5 @@ from tiedrank.dashboard.widgets import (  # noqa: E402,F401
     RUN_SERIAL_KEY,
     drawn_this_run,
     stacking_columns,
+    run_page,
 )

@@ -4,8 +4,8 @@ A Streamlit session forgets its file uploaders when the browser reloads the page
 the link in another tab (a new session). The sidebar therefore hands every set of uploads
 (their bytes, names, the column mapping and the duplicates choice) to an
 :class:`UploadStore`; the link carries the set's key, 16 hex digits of a sha256 over the
-files' own sha256 digests and those choices (``?dataset=upload&data=<key>``). A new session
-opening that link on the same server gets the same files and choices back, so the same
+files' own sha256 digests and those choices (``?dataset=upload&upload_key=<key>``). A new
+session opening that link on the same server gets the same files and choices back, so the same
 numbers.
 
 The store keeps everything in memory, in a :class:`~tiedrank.dashboard.cache.MemoryBoundedCache`

@@ -356,3 +356,21 @@ def stacking_columns(key: str, n: "int | Sequence[float]" = 2, *, below: int = 1
             f" flex: 1 1 auto !important; min-width: 100% !important; }} }}</style>")
     kwargs.setdefault("gap", "medium")  # other keywords (vertical_alignment) go to st.columns
     return st.container(key=key).columns(n if isinstance(n, int) else list(n), **kwargs)
+
+
+def run_page(run: "Callable[[], Any]", remedy: "Callable") -> None:
+    """Run the chosen page (``run``: ``st.navigation(...).run``); an unexpected error shows
+    one clear message, never a traceback or a server path (config.toml hides Streamlit's own
+    details too). ``remedy``: the controls' words for an error's remedy."""
+    from tiedrank.core.errors import InputError, RemediedValueError
+
+    try:
+        run()
+    except (InputError, RemediedValueError) as err:  # bad data, or an exact value past its limit
+        st.error(markdown_literal(err.worded_with(remedy)), icon=":material/error:")
+    except Exception as err:  # noqa: BLE001 - the page must never show an exception box
+        if type(err).__module__.startswith("streamlit"):  # reruns, page switches, stops
+            raise
+        st.error(f"This page could not be drawn ({type(err).__name__}). Undo the last change "
+                 "you made on it, or pick another dataset in the sidebar; your other pages "
+                 "keep their state.", icon=":material/error:")

@@ -21,15 +21,16 @@ import plotly.graph_objects as go
 
 from . import plotly_text, plotly_texts
 from .style import GRADE_COLORS, POLICY_COLORS, POLICY_LABELS, TEMPLATE, finish, policy_mark
+from ..labels import BEST_CASE, WORST_CASE
 
-WIN_COLOR = POLICY_COLORS["optimistic"]
-LOSS_COLOR = POLICY_COLORS["pessimistic"]
+WIN_COLOR = POLICY_COLORS[BEST_CASE]
+LOSS_COLOR = POLICY_COLORS[WORST_CASE]
 TIE_COLOR = POLICY_COLORS["random"]
 BASELINE_COLOR = POLICY_COLORS["expected"]
 CHOSEN_COLOR = GRADE_COLORS[2]
 OTHER_COLOR = GRADE_COLORS[-1]
 OUTCOME_COLORS = {"win": WIN_COLOR, "tie": TIE_COLOR, "loss": LOSS_COLOR}
-STABILITY_MARK_COLORS = {"optimistic": "#2166ac", "pessimistic": "#555555"}
+STABILITY_MARK_COLORS = {BEST_CASE: "#2166ac", WORST_CASE: "#555555"}
 """The best- and worst-case marks of the verdict-stability histogram: not the policies' usual
 green and red, which that figure uses for "run ahead" and "baseline ahead"."""
 
@@ -153,7 +154,7 @@ def stability_figure(draws: pd.DataFrame, verdicts: pd.DataFrame, run: str, base
     pad = 0.05 * (x_high - x_low or 1.0)
     top = max(float(counts.max()), 1.0) * 1.12
     fig.add_vline(x=0, line=dict(color="#666666", width=1))
-    for policy in ("pessimistic", "optimistic", "trec_eval", "expected", "input"):
+    for policy in (WORST_CASE, BEST_CASE, "trec_eval", "expected", "input"):
         value = marks.get(policy)
         if value is None or not np.isfinite(value):
             continue

@@ -13,8 +13,9 @@ import plotly.graph_objects as go
 
 from . import plotly_text, plotly_texts
 from .style import FILL_TEXT, POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE, finish, grade_color
+from ..labels import BEST_CASE, WORST_CASE
 
-POLICY_ORDER = ("pessimistic", "optimistic", "input", "trec_eval", "expected")
+POLICY_ORDER = (WORST_CASE, BEST_CASE, "input", "trec_eval", "expected")
 CURVE_COLORS = {"E[RR] (exact MTRR)": POLICY_COLORS["expected"], "1/E[rank1]": "#e66101",
                 "MTRR_GRAG": "#5e3c99"}
 
@@ -46,10 +47,10 @@ def ranking_figure(ranked: pd.DataFrame, rel_level: int = 1, *, title: str | Non
             end += 1
         if end > start:
             fig.add_shape(type="rect", x0=start + 0.55, x1=end + 1.45, y0=-0.55, y1=0.55,
-                          line=dict(color=POLICY_COLORS["pessimistic"], width=2, dash="dot"))
+                          line=dict(color=POLICY_COLORS[WORST_CASE], width=2, dash="dot"))
             fig.add_annotation(x=(start + end) / 2 + 1, y=0.72, showarrow=False,
                                text=f"tied at {scores[start]:g}: {end - start + 1} docs",
-                               font=dict(size=11, color=POLICY_COLORS["pessimistic"]))
+                               font=dict(size=11, color=POLICY_COLORS[WORST_CASE]))
         start = end + 1
     fig.add_trace(go.Scatter(x=x, y=[-0.75] * n, mode="text", showlegend=False, hoverinfo="skip",
                              text=[f"{s:g} | g{g}" for s, g in zip(scores, grades)],
@@ -70,9 +71,9 @@ def policy_figure(values: pd.DataFrame, *, title: str | None = None) -> go.Figur
     """
     metrics = values["metric"].astype(str).tolist()
     fig = go.Figure()
-    if {"pessimistic", "optimistic"} <= set(values.columns):
-        low = values["pessimistic"].to_numpy(dtype=float)
-        high = values["optimistic"].to_numpy(dtype=float)
+    if {WORST_CASE, BEST_CASE} <= set(values.columns):
+        low = values[WORST_CASE].to_numpy(dtype=float)
+        high = values[BEST_CASE].to_numpy(dtype=float)
         fig.add_trace(go.Bar(y=metrics, x=high - low, base=low, orientation="h",
                              marker_color="#e5e5e5", name="range over orderings", hoverinfo="skip"))
     for policy in POLICY_ORDER:

@@ -5,11 +5,12 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..labels import BEST_CASE, WORST_CASE
 from . import plotly_text, plotly_texts
 from .style import POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE, finish
 
 # report column -> engine policy name (for colours, symbols and labels)
-_REPORT_POLICIES = (("worst", "pessimistic"), ("best", "optimistic"),
+_REPORT_POLICIES = (("worst", WORST_CASE), ("best", BEST_CASE),
                     ("trec_eval", "trec_eval"), ("expected", "expected"))
 
 

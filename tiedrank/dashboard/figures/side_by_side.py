@@ -28,19 +28,8 @@ def _spans(flows: pd.DataFrame, side: str) -> pd.DataFrame:
         f"{side}_first", kind="stable")
 
 
-def slope_figure(flows: pd.DataFrame, run_a: str, run_b: str, *, depth: int,
-                 title: str | None = None) -> go.Figure:
-    """Each document's place in run A (left) joined to its place in run B (right).
-
-    A grey bar on each side is a tie group's rank span (any order inside it is equally
-    likely); a line joins the middles of the two spans of a document, coloured by its
-    grade and as thick as the number of documents sharing that pair of groups and grade.
-    Documents a run does not return sit on a "not retrieved" row at the bottom.
-    """
-    fig = go.Figure()
-    run_a, run_b = plotly_text(run_a), plotly_text(run_b)
-    deepest = max([depth, *flows[["a_last", "b_last"]].max(skipna=True).fillna(0).tolist()]) if len(flows) else depth
-    missing = deepest + max(2.0, deepest * 0.06)
+def _add_spans(fig: go.Figure, flows: pd.DataFrame) -> None:
+    """A grey bar on each side per tie group: its rank span (neighbours alternate two greys)."""
     for side, x in (("a", _X_A), ("b", _X_B)):
         spans = _spans(flows, side)
         for parity in (0, 1):  # neighbouring groups alternate two greys, so they stand apart
@@ -52,6 +41,14 @@ def slope_figure(flows: pd.DataFrame, run_a: str, run_b: str, *, depth: int,
                 hover += [f"{label}: {int(n)} document{'s' if n != 1 else ''} shown"] * 2 + [None]
             fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=_SPAN_COLORS[parity], width=14),
                                      text=hover, hovertemplate="%{text}<extra></extra>", showlegend=False))
+
+
+def _where(first: float, last: float) -> str:
+    return "not retrieved" if math.isnan(first) else f"ranks {int(first)}-{int(last)}"
+
+
+def _add_lines(fig: go.Figure, flows: pd.DataFrame, run_a: str, run_b: str, missing: float) -> None:
+    """A line per (group in A, group in B, grade), coloured by the grade, as thick as its documents."""
     seen: set[int] = set()
     biggest = float(flows["n"].max()) if len(flows) else 1.0
     order = np.argsort(flows["grade"].to_numpy(), kind="stable") if len(flows) else []
@@ -59,10 +56,8 @@ def slope_figure(flows: pd.DataFrame, run_a: str, run_b: str, *, depth: int,
         grade = int(row.grade)
         y_a = _middle(row.a_first, row.a_last, missing)
         y_b = _middle(row.b_first, row.b_last, missing)
-        where_a = "not retrieved" if math.isnan(row.a_first) else f"ranks {int(row.a_first)}-{int(row.a_last)}"
-        where_b = "not retrieved" if math.isnan(row.b_first) else f"ranks {int(row.b_first)}-{int(row.b_last)}"
         hover = (f"{int(row.n)} document{'s' if row.n != 1 else ''} of grade {grade}: {plotly_text(row.docs)}"
-                 f"<br>{run_a}: {where_a}<br>{run_b}: {where_b}")
+                 f"<br>{run_a}: {_where(row.a_first, row.a_last)}<br>{run_b}: {_where(row.b_first, row.b_last)}")
         fig.add_trace(go.Scatter(
             x=[_X_A + 0.03, _X_B - 0.03], y=[y_a, y_b], mode="lines+markers",
             line=dict(color=grade_color(grade), width=1.5 + 6 * math.sqrt(row.n / biggest)),
@@ -70,22 +65,39 @@ def slope_figure(flows: pd.DataFrame, run_a: str, run_b: str, *, depth: int,
             name=f"grade {grade}", legendgroup=f"grade {grade}", showlegend=grade not in seen,
             hovertemplate=hover + "<extra></extra>"))
         seen.add(grade)
+
+
+def slope_figure(flows: pd.DataFrame, run_a: str, run_b: str, *, top: int,
+                 title: str | None = None) -> go.Figure:
+    """Each document's place in run A (left) joined to its place in run B (right), for the
+    documents of either run's ``top`` ranks.
+
+    A grey bar on each side is a tie group's rank span (any order inside it is equally
+    likely); a line joins the middles of the two spans of a document, coloured by its
+    grade and as thick as the number of documents sharing that pair of groups and grade.
+    Documents a run does not return sit on a "not retrieved" row at the bottom.
+    """
+    fig = go.Figure()
+    run_a, run_b = plotly_text(run_a), plotly_text(run_b)
+    deepest = max([top, *flows[["a_last", "b_last"]].max(skipna=True).fillna(0).tolist()]) if len(flows) else top
+    missing = deepest + max(2.0, deepest * 0.06)
+    _add_spans(fig, flows)
+    _add_lines(fig, flows, run_a, run_b, missing)
     has_missing = len(flows) and bool(flows[["a_first", "b_first"]].isna().to_numpy().any())
     if has_missing:
         fig.add_hline(y=missing, line=dict(color=_SPAN_COLOR, dash="dot", width=1))
     # a long query text would run off a narrow chart: the title wraps
-    wrapped = wrap_title(plotly_text(title) if title else f"Where each run puts the documents of its top {depth} ranks")
+    wrapped = wrap_title(plotly_text(title) if title else f"Where each run puts the documents of its top {top} ranks")
+    ticks = [1, *[t for t in _ticks(deepest) if t != 1]]
     fig.update_layout(
         template=TEMPLATE, height=max(420, min(1100, 14 * deepest + 120)),
         title=wrapped,
         xaxis=dict(tickvals=[_X_A, _X_B], ticktext=[f"A: {run_a}", f"B: {run_b}"],
                    range=[-0.25, 1.25], showgrid=False, zeroline=False),
         yaxis=dict(title="rank (a grey bar is a tie group's span)", autorange=False,
-                   range=[missing + 1.5, 0], zeroline=False,
-                   tickmode="array",
-                   tickvals=[1, *[t for t in _ticks(deepest) if t != 1]] + ([missing] if has_missing else []),
-                   ticktext=[str(t) for t in [1, *[t for t in _ticks(deepest) if t != 1]]]
-                   + (["not retrieved"] if has_missing else [])),
+                   range=[missing + 1.5, 0], zeroline=False, tickmode="array",
+                   tickvals=ticks + ([missing] if has_missing else []),
+                   ticktext=[str(t) for t in ticks] + (["not retrieved"] if has_missing else [])),
         margin=dict(l=10, r=10, t=title_margin(wrapped, 26), b=40))
     return finish(fig)
 

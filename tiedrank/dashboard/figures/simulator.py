@@ -17,12 +17,13 @@ from plotly.subplots import make_subplots
 
 from . import plotly_text, plotly_texts
 from .style import POLICY_COLORS, POLICY_LABELS, POLICY_SYMBOLS, TEMPLATE, finish
+from ..labels import BEST_CASE, WORST_CASE
 
 RANGE_COLOR = "#bdbdbd"
 BAND_COLOR = "rgba(150, 150, 150, 0.22)"
 TIES_COLOR = "#9ecae1"  # GRADE_COLORS[1]: a light blue, quieter than the policy colours
 # report column -> engine policy name (colours, symbols and labels of style.py)
-_MARKERS = (("worst", "pessimistic"), ("best", "optimistic"), ("trec_eval", "trec_eval"),
+_MARKERS = (("worst", WORST_CASE), ("best", BEST_CASE), ("trec_eval", "trec_eval"),
             ("expected", "expected"))
 AXIS_TITLES = {"levels": "label levels (fewer to the right: a coarser scale)",
                "tie_prob": "extra tie probability",
@@ -107,14 +108,14 @@ def sweep_figure(table: pd.DataFrame, *, title: str | None = None,
                         vertical_spacing=0.06)
     # the band: worst, then best filled down to it
     fig.add_trace(go.Scatter(
-        x=x, y=table["worst"], mode="lines+markers", name=POLICY_LABELS["pessimistic"],
-        line=dict(color=POLICY_COLORS["pessimistic"], width=1.2),
-        marker=dict(symbol=POLICY_SYMBOLS["pessimistic"], size=7),
+        x=x, y=table["worst"], mode="lines+markers", name=POLICY_LABELS[WORST_CASE],
+        line=dict(color=POLICY_COLORS[WORST_CASE], width=1.2),
+        marker=dict(symbol=POLICY_SYMBOLS[WORST_CASE], size=7),
         hovertemplate=f"%{{x}}<br>{metric} worst case: %{{y:.4f}}<extra></extra>"), row=1, col=1)
     fig.add_trace(go.Scatter(
-        x=x, y=table["best"], mode="lines+markers", name=POLICY_LABELS["optimistic"],
-        line=dict(color=POLICY_COLORS["optimistic"], width=1.2), fill="tonexty",
-        fillcolor=BAND_COLOR, marker=dict(symbol=POLICY_SYMBOLS["optimistic"], size=7),
+        x=x, y=table["best"], mode="lines+markers", name=POLICY_LABELS[BEST_CASE],
+        line=dict(color=POLICY_COLORS[BEST_CASE], width=1.2), fill="tonexty",
+        fillcolor=BAND_COLOR, marker=dict(symbol=POLICY_SYMBOLS[BEST_CASE], size=7),
         hovertemplate=f"%{{x}}<br>{metric} best case: %{{y:.4f}}<extra></extra>"), row=1, col=1)
     fig.add_trace(go.Scatter(
         x=x, y=table["trec_eval"], mode="lines+markers", name=POLICY_LABELS["trec_eval"],

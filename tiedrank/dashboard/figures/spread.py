@@ -22,10 +22,11 @@ from .style import (
     finish,
     policy_mark,
 )
+from ..labels import BEST_CASE, WORST_CASE
 
 BAR_COLOR = GRADE_COLORS[1]
 RANGE_COLOR = "#d9d9d9"
-MARKED_POLICIES = ("optimistic", "pessimistic", "trec_eval", "expected")
+MARKED_POLICIES = (BEST_CASE, WORST_CASE, "trec_eval", "expected")
 
 
 def pmf_figure(pmf: pd.DataFrame, marks: Mapping[str, float] | None = None, *,
@@ -38,7 +39,7 @@ def pmf_figure(pmf: pd.DataFrame, marks: Mapping[str, float] | None = None, *,
         Columns rank, probability, rr (one query of
         :func:`tiedrank.sampling.first_relevant_distribution`).
     marks : mapping policy -> RR
-        ``optimistic``, ``pessimistic``, ``trec_eval`` (whose ranks are 1/RR) and
+        ``BEST_CASE``, ``WORST_CASE``, ``trec_eval`` (whose ranks are 1/RR) and
         ``expected`` (E[RR], drawn at the rank 1/E[RR] that would give it).
     label_bars : int
         Print the RR above the bars when there are at most this many.
@@ -92,7 +93,7 @@ def range_figure(ranges: pd.DataFrame, metric: str, *, title: str | None = None,
         marker_color=RANGE_COLOR, customdata=np.column_stack([worst, best, hover_text]),
         hovertemplate="%{y}<br>%{customdata[2]}<br>worst %{customdata[0]:.4f}, best "
                       "%{customdata[1]:.4f}<extra></extra>"))
-    for policy, column, size in (("pessimistic", "worst", 9), ("optimistic", "best", 9),
+    for policy, column, size in ((WORST_CASE, "worst", 9), (BEST_CASE, "best", 9),
                                  ("trec_eval", "trec_eval", 11), ("expected", "expected", 10)):
         fig.add_trace(go.Scatter(
             y=labels, x=ranges[column], mode="markers", name=POLICY_LABELS[policy],
@@ -113,8 +114,8 @@ def sample_histogram(draws: Sequence[float] | np.ndarray, marks: Mapping[str, fl
                      bins: int = 40) -> go.Figure:
     """Histogram of a run's mean metric over random tie-breaks, reported values as lines.
 
-    ``marks``: policy -> value (typically ``trec_eval`` and ``expected``; ``optimistic`` and
-    ``pessimistic`` are drawn too when given). ``caption`` is written under the title.
+    ``marks``: policy -> value (typically ``trec_eval`` and ``expected``; the best and worst
+    cases are drawn too when given). ``caption`` is written under the title.
     """
     draws = np.asarray(draws, dtype=float)
     draws = draws[np.isfinite(draws)]
@@ -134,7 +135,7 @@ def sample_histogram(draws: Sequence[float] | np.ndarray, marks: Mapping[str, fl
         hovertemplate=f"mean {metric} in [%{{customdata[0]:.4f}}, %{{customdata[1]:.4f}})<br>"
                       "%{y} draws<extra></extra>"))
     top = max(float(counts.max()), 1.0) * 1.12
-    for policy in ("pessimistic", "optimistic", "trec_eval", "expected"):
+    for policy in (WORST_CASE, BEST_CASE, "trec_eval", "expected"):
         value = marks.get(policy)
         if value is None or not np.isfinite(value):
             continue

@@ -14,6 +14,7 @@ import json
 import plotly.graph_objects as go
 
 from ...core.policies import POLICY_LABELS  # noqa: F401  (figures label policies as everywhere else)
+from ..labels import BEST_CASE, WORST_CASE
 
 GRADE_COLORS = {  # colour-blind safe, light to dark with the grade
     -1: "#bdbdbd", 0: "#d9d9d9", 1: "#9ecae1", 2: "#3182bd", 3: "#08519c", 4: "#08306b",
@@ -22,12 +23,12 @@ UNJUDGED_COLOR = "#f0f0f0"
 FILL_TEXT = "#1a1a1a"
 """Text drawn on a light fill (a grade box, a heatmap cell): stays dark on a dark page."""
 POLICY_COLORS = {
-    "expected": "#222222", "optimistic": "#1a9850", "pessimistic": "#d73027",
+    "expected": "#222222", BEST_CASE: "#1a9850", WORST_CASE: "#d73027",
     "trec_eval": "#7b3294", "input": "#fdae61", "random": "#999999",
 }
-POLICY_SYMBOLS = {"expected": "circle", "optimistic": "triangle-up", "pessimistic": "triangle-down",
+POLICY_SYMBOLS = {"expected": "circle", BEST_CASE: "triangle-up", WORST_CASE: "triangle-down",
                   "trec_eval": "x", "input": "square", "random": "diamond"}
-POLICY_DASH = {"expected": "solid", "optimistic": "dash", "pessimistic": "dash", "trec_eval": "dot",
+POLICY_DASH = {"expected": "solid", BEST_CASE: "dash", WORST_CASE: "dash", "trec_eval": "dot",
                "input": "dashdot", "random": "dot"}
 TEMPLATE = "plotly_white"
 LEGEND = dict(orientation="h", xref="container", x=0.01, xanchor="left",

@@ -132,10 +132,58 @@ def ranked_list_figure(docs: pd.DataFrame, *, mode: str = "stack", title: str | 
     return finish(fig)
 
 
-def top_strip_figure(strip: pd.DataFrame, *, color: str = "parity", depth: int = 20,
+def _strip_colour(sub: pd.DataFrame, cells: tuple, shape: tuple[int, int], color: str) -> tuple:
+    """(z, colorscale, colorbar, zmin, zmax) of the strip's cells for ``color``."""
+    z = np.full(shape, np.nan)
+    if color == "parity":
+        z[cells] = np.where(sub["tied"], 1 + sub["parity"], 0)
+        colorscale = [[0.0, PARITY_COLORS[0]], [0.33, PARITY_COLORS[0]],
+                      [0.33, PARITY_COLORS[1]], [0.67, PARITY_COLORS[1]],
+                      [0.67, PARITY_COLORS[2]], [1.0, PARITY_COLORS[2]]]
+        return z, colorscale, None, 0, 2
+    z[cells] = np.log10(sub["group_size"].to_numpy(dtype=float))
+    top = max(1.0, float(np.nanmax(z)) if np.isfinite(z).any() else 1.0)
+    ticks = [v for v in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000) if np.log10(v) <= top + 1e-9]
+    colorbar = dict(title="group size", tickvals=np.log10(ticks).tolist(), ticktext=[str(t) for t in ticks])
+    return z, "Viridis", colorbar, 0, top
+
+
+def _strip_hover(sub: pd.DataFrame, cells: tuple, shape: tuple[int, int],
+                 texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(grade text, customdata) of the strip's cells: the grade shown in a cell; the group,
+    its size, its relevant documents, the grades it holds in the top ranks, the query text."""
+    group, size, relevant = (np.full(shape, np.nan) for _ in range(3))
+    group[cells], size[cells], relevant[cells] = sub["group"], sub["group_size"], sub["group_relevant"]
+    grade_text = np.full(shape, "", dtype=object)
+    if "grade" in sub:
+        judged = sub["judged"].to_numpy(dtype=bool) if "judged" in sub else np.ones(len(sub), bool)
+        grade_text[cells] = np.where(judged, sub["grade"].astype(int).astype(str), "–")
+    group_grades = np.full(shape, "", dtype=object)  # the grades a group holds (top ranks only)
+    for q_row in range(shape[0]):
+        for g in set(group[q_row][np.isfinite(group[q_row])]):
+            cols = np.flatnonzero(group[q_row] == g)
+            group_grades[q_row, cols] = " ".join(grade_text[q_row, cols])
+    # numeric customdata travels as a compact typed array; strings only where needed
+    customdata = np.stack([group, size, relevant], axis=-1).astype(object)
+    row_text = np.repeat(np.asarray(texts, dtype=object)[:, None], shape[1], axis=1)
+    return grade_text, np.concatenate([customdata, group_grades[..., None], row_text[..., None]], axis=-1)
+
+
+def _parity_legend(fig: go.Figure) -> None:
+    """The colour legend of the groups (``color="parity"``)."""
+    for name, swatch in (("alone on its score", PARITY_COLORS[0]),
+                         ("tied group", PARITY_COLORS[1]),
+                         ("next tied group (neighbours alternate)", PARITY_COLORS[2])):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
+                                 marker=dict(symbol="square", size=13, color=swatch,
+                                             line=dict(color="#999999", width=1)),
+                                 hoverinfo="skip"))
+
+
+def top_strip_figure(strip: pd.DataFrame, *, color: str = "parity", top: int = 20,
                      query_text: Mapping[str, str] | None = None,
                      queries: list[str] | None = None) -> go.Figure:
-    """Queries x rank positions 1..``depth``: which positions share a tie group.
+    """Queries x rank positions 1..``top``: which positions share a tie group.
 
     ``color="parity"``: a document alone in its group is pale; tied groups alternate two
     colours so that neighbouring groups stand apart. ``color="size"``: log colour scale of
@@ -147,6 +195,8 @@ def top_strip_figure(strip: pd.DataFrame, *, color: str = "parity", depth: int =
     ----------
     strip : DataFrame
         :func:`tiedrank.dashboard.tie_structure.top_strip` output.
+    top : int
+        The ranks shown.
     queries : list of str, optional
         Row order (top to bottom); default the strip's order.
     """
@@ -155,51 +205,16 @@ def top_strip_figure(strip: pd.DataFrame, *, color: str = "parity", depth: int =
     queries = list(dict.fromkeys(strip["query"])) if queries is None else list(queries)
     row = {q: n for n, q in enumerate(queries)}
     n_rows = len(queries)
-    shape = (n_rows, depth)
-    keep = strip["query"].isin(row) & (strip["position"] <= depth)
-    sub = strip[keep]
-    r = sub["query"].map(row).to_numpy(dtype=np.int64)
-    c = sub["position"].to_numpy(dtype=np.int64) - 1
-    size = np.full(shape, np.nan)
-    size[r, c] = sub["group_size"]
-    z = np.full(shape, np.nan)
-    if color == "parity":
-        z[r, c] = np.where(sub["tied"], 1 + sub["parity"], 0)
-        colorscale = [[0.0, PARITY_COLORS[0]], [0.33, PARITY_COLORS[0]],
-                      [0.33, PARITY_COLORS[1]], [0.67, PARITY_COLORS[1]],
-                      [0.67, PARITY_COLORS[2]], [1.0, PARITY_COLORS[2]]]
-        colorbar = None
-        zmin, zmax = 0, 2
-    else:
-        z[r, c] = np.log10(sub["group_size"].to_numpy(dtype=float))
-        colorscale = "Viridis"
-        top = max(1.0, float(np.nanmax(z)) if np.isfinite(z).any() else 1.0)
-        ticks = [v for v in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000) if np.log10(v) <= top + 1e-9]
-        colorbar = dict(title="group size", tickvals=np.log10(ticks).tolist(), ticktext=[str(t) for t in ticks])
-        zmin, zmax = 0, top
-    group = np.full(shape, np.nan)
-    group[r, c] = sub["group"]
-    relevant = np.full(shape, np.nan)
-    relevant[r, c] = sub["group_relevant"]
-    # numeric customdata travels as a compact typed array; query text only when there is some
-    grade_text = np.full(shape, "", dtype=object)
-    if "grade" in sub:
-        judged = sub["judged"].to_numpy(dtype=bool) if "judged" in sub else np.ones(len(sub), bool)
-        grade_text[r, c] = np.where(judged, sub["grade"].astype(int).astype(str), "–")
-    group_grades = np.full(shape, "", dtype=object)  # the grades a group holds (top ranks only)
-    for q_row in range(n_rows):
-        for g in set(group[q_row][np.isfinite(group[q_row])]):
-            cols = np.flatnonzero(group[q_row] == g)
-            group_grades[q_row, cols] = " ".join(grade_text[q_row, cols])
-    # numeric customdata travels as a compact typed array; strings only where needed
-    customdata = np.stack([group, size, relevant], axis=-1).astype(object)
+    shape = (n_rows, top)
+    sub = strip[strip["query"].isin(row) & (strip["position"] <= top)]
+    cells = (sub["query"].map(row).to_numpy(dtype=np.int64), sub["position"].to_numpy(dtype=np.int64) - 1)
+    z, colorscale, colorbar, zmin, zmax = _strip_colour(sub, cells, shape, color)
     texts = [plotly_text((query_text or {}).get(q, "")) for q in queries]
-    row_text = np.repeat(np.asarray(texts, dtype=object)[:, None], depth, axis=1)
-    customdata = np.concatenate([customdata, group_grades[..., None], row_text[..., None]], axis=-1)
+    grade_text, customdata = _strip_hover(sub, cells, shape, texts)
     query_line = "query %{y}" + (" %{customdata[4]}" if any(texts) else "")
     show_text = n_rows <= 40
     fig = go.Figure(go.Heatmap(
-        z=z, x=np.arange(1, depth + 1), y=list(plotly_texts(queries)), colorscale=colorscale, zmin=zmin, zmax=zmax,
+        z=z, x=np.arange(1, top + 1), y=list(plotly_texts(queries)), colorscale=colorscale, zmin=zmin, zmax=zmax,
         showscale=colorbar is not None, colorbar=colorbar, xgap=1, ygap=1 if n_rows <= 60 else 0,
         customdata=customdata, text=grade_text,
         texttemplate="%{text}" if show_text else None, textfont=dict(size=10, color=FILL_TEXT),
@@ -207,19 +222,13 @@ def top_strip_figure(strip: pd.DataFrame, *, color: str = "parity", depth: int =
                        "%{customdata[0]}, size %{customdata[1]}, %{customdata[2]} relevant in "
                        "the group; grades in the group's top ranks: %{customdata[3]}"
                        "<extra></extra>")))
-    if color == "parity":  # the colour legend of the groups
-        for name, swatch in (("alone on its score", PARITY_COLORS[0]),
-                             ("tied group", PARITY_COLORS[1]),
-                             ("next tied group (neighbours alternate)", PARITY_COLORS[2])):
-            fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
-                                     marker=dict(symbol="square", size=13, color=swatch,
-                                                 line=dict(color="#999999", width=1)),
-                                     hoverinfo="skip"))
+    if color == "parity":
+        _parity_legend(fig)
     fig.update_layout(
         template=TEMPLATE, height=min(900, max(260, 90 + 18 * n_rows)),
         margin=dict(l=10, r=10, t=30, b=40),
         xaxis=dict(title="rank (cell text: the document's grade)" if show_text else "rank",
-                   dtick=1 if depth <= 30 else None, range=[0.5, depth + 0.5]),
+                   dtick=1 if top <= 30 else None, range=[0.5, top + 0.5]),
         yaxis=dict(title=None, autorange="reversed", type="category",
                    showticklabels=n_rows <= 80),
         showlegend=color == "parity")
