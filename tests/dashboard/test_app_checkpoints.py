@@ -45,8 +45,8 @@ def test_the_page_draws_the_bundled_checkpoints():
                                   observed=True)
     expected = means.loc[table["run"], "expected"].to_numpy()
     np.testing.assert_allclose(table["expected"], expected, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(table["worst"], means.loc[table["run"], "pessimistic"], atol=1e-12)
-    np.testing.assert_allclose(table["best"], means.loc[table["run"], "optimistic"], atol=1e-12)
+    np.testing.assert_allclose(table["worst"], means.loc[table["run"], "worst"], atol=1e-12)
+    np.testing.assert_allclose(table["best"], means.loc[table["run"], "best"], atol=1e-12)
     worst, best = table["worst"].to_numpy(), table["best"].to_numpy()
     overlaps = [False] + [bool(max(worst[i], worst[i - 1]) <= min(best[i], best[i - 1]))
                           for i in range(1, 6)]

@@ -28,7 +28,7 @@ def test_favicon_is_not_an_icon_font():
 
 def test_stability_best_case_is_not_green_when_the_baseline_is_ahead():
     draws = pd.DataFrame({"diff": np.linspace(-0.05, -0.01, 200)})
-    verdicts = pd.DataFrame({"policy": ["optimistic", "pessimistic", "expected"],
+    verdicts = pd.DataFrame({"policy": ["best", "worst", "expected"],
                              "diff": [-0.01, -0.05, -0.03]})
     fig = stability_figure(draws, verdicts, "run", "base", "AP")
     marks = {t.name.split(":")[0]: t for t in fig.data if t.type == "scatter"}

@@ -99,7 +99,7 @@ def _figures(sample) -> dict[str, go.Figure]:
     """Figures as the pages build them, titles included (the overlap needs a title)."""
     toy = learn.evaluate_toy(learn.SCENARIOS["V8"].frame())
     pmf = first_relevant_distribution(toy.table)
-    marks = {p: toy.value("RR", p) for p in ("expected", "optimistic", "pessimistic", "trec_eval")}
+    marks = {p: toy.value("RR", p) for p in ("expected", "best", "worst", "trec_eval")}
     sweep = tsrr_sweep(sample.tables, alpha_grid(-2, 2, 21))
     table = sample.tables["TREMA-all"]
     query = str(sample.per_query["query"].iloc[0])
@@ -141,7 +141,7 @@ def test_stability_figure_legend_clear_of_title():
     import pandas as pd
 
     draws = pd.DataFrame({"draw": range(50), "diff": np.linspace(-0.1, 0.2, 50)})
-    verdicts = pd.DataFrame({"policy": ["expected", "trec_eval", "optimistic", "pessimistic"],
+    verdicts = pd.DataFrame({"policy": ["expected", "trec_eval", "best", "worst"],
                              "diff": [0.05, 0.1, 0.2, -0.1], "verdict": ["better"] * 4,
                              "p": [0.01] * 4, "significant": [True] * 4,
                              "run": [0.5] * 4, "baseline": [0.45] * 4})

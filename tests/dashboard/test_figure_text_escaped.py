@@ -59,10 +59,10 @@ def _figures(ev) -> dict:
     ranked = toy.ranked("expected").assign(doc=lambda f: [f"{d}{LINK}" for d in f["doc"]])
     query_text = {QUERY: TEXT, "q2": TEXT}
     per_query = ev.per_query
-    policies = ["expected", "optimistic", "pessimistic", "trec_eval"]
+    policies = ["expected", "best", "worst", "trec_eval"]
     ranges = (per_query[(per_query["run"] == RUN_A) & (per_query["metric"] == "RR")]
               .pivot_table(index="query", columns="policy", values="value").reset_index()
-              .rename(columns={"optimistic": "best", "pessimistic": "worst"}).assign(text=TEXT))
+              .rename(columns={"best": "best", "worst": "worst"}).assign(text=TEXT))
     differences = pd.DataFrame({"query": [QUERY, "q2"], "text": TEXT, "run": [0.5, 0.2],
                                 "baseline": [0.3, 0.2], "diff": [0.2, 0.0],
                                 "outcome": ["win", "tie"]})

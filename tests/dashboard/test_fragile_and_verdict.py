@@ -44,8 +44,8 @@ def test_fragile_table_keeps_only_the_queries_either_run_can_win():
 def test_fragile_table_puts_the_widest_range_first():
     rows = [(run, q, "RR", p, v) for run in ("A", "B")
             for q, (lo, hi) in (("narrow", (0.4, 0.6)), ("wide", (0.0, 1.0)), ("none", (0.5, 0.5)))
-            for p, v in (("expected", (lo + hi) / 2), ("trec_eval", lo), ("optimistic", hi),
-                         ("pessimistic", lo))]
+            for p, v in (("expected", (lo + hi) / 2), ("trec_eval", lo), ("best", hi),
+                         ("worst", lo))]
     frame = pd.DataFrame(rows, columns=["run", "query", "metric", "policy", "value"])
     table, n = fragile_table(frame, "A", "B", "RR")
     assert n == 3 and table["query"].tolist() == ["wide", "narrow"]

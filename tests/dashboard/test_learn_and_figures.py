@@ -96,8 +96,8 @@ def test_toy_values_table_shape_and_policy_invariant_metrics():
     assert result.value("TsRR(alpha=2)") == pytest.approx(0.0359544429, abs=1e-9)
     # best >= expected >= worst for every expectation metric
     v = result.values.set_index("metric").loc[learn.expectation_metrics(3)]
-    assert (v["optimistic"] >= v["expected"] - 1e-12).all()
-    assert (v["expected"] >= v["pessimistic"] - 1e-12).all()
+    assert (v["best"] >= v["expected"] - 1e-12).all()
+    assert (v["expected"] >= v["worst"] - 1e-12).all()
 
 
 def test_graded_scenario_exp_gain():
@@ -155,8 +155,8 @@ def test_enumeration_mean_equals_closed_form(key):
     assert summary["difference"].abs().max() < 1e-12
     # min and max over the orderings are the pessimistic and optimistic values
     for _, row in summary.iterrows():
-        assert row["min over orderings"] == pytest.approx(result.value(row["metric"], "pessimistic"))
-        assert row["max over orderings"] == pytest.approx(result.value(row["metric"], "optimistic"))
+        assert row["min over orderings"] == pytest.approx(result.value(row["metric"], "worst"))
+        assert row["max over orderings"] == pytest.approx(result.value(row["metric"], "best"))
 
 
 def test_enumeration_first_relevant_rank_column():
@@ -280,7 +280,7 @@ def test_query_ranges(sample):
 def test_policy_values(sample):
     query = sample.per_query["query"].iloc[0]
     values = policy_values(sample.per_query, "TREMA-all", "RR", query)
-    assert set(values) == {"expected", "optimistic", "pessimistic", "trec_eval"}
+    assert set(values) == {"expected", "best", "worst", "trec_eval"}
     assert policy_values(sample.per_query, "TREMA-all", "RR", "no-such-query") == {}
 
 
@@ -327,16 +327,16 @@ def _trace(fig: go.Figure, name_start: str):
 def test_pmf_figure_carries_the_pmf_and_policy_marks():
     result = learn.evaluate_toy(learn.SCENARIOS["V5"].frame())
     pmf = first_relevant_distribution(result.table)
-    marks = {p: result.value("RR", p) for p in ("expected", "optimistic", "pessimistic", "trec_eval")}
+    marks = {p: result.value("RR", p) for p in ("expected", "best", "worst", "trec_eval")}
     fig = spread_figures.pmf_figure(pmf, marks)
     bars = fig.data[0]
     assert list(bars.x) == [2, 3, 4, 5] and np.allclose(bars.y, 0.25)
     assert np.allclose(np.asarray(bars.customdata)[:, 0], [1 / 2, 1 / 3, 1 / 4, 1 / 5])
     assert bars.text[0] == "RR 0.5"
     best = _trace(fig, "best case")
-    assert list(best.x) == [2, 2] and best.line.color == POLICY_COLORS["optimistic"]
+    assert list(best.x) == [2, 2] and best.line.color == POLICY_COLORS["best"]
     worst = _trace(fig, "worst case")
-    assert list(worst.x) == [5, 5] and worst.line.color == POLICY_COLORS["pessimistic"]
+    assert list(worst.x) == [5, 5] and worst.line.color == POLICY_COLORS["worst"]
     expected = _trace(fig, "expected")
     assert expected.x[0] == pytest.approx(240 / 77) and "0.3208" in expected.name
     assert fig.layout.template.layout.to_plotly_json() == go.layout.Template(

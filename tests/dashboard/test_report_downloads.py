@@ -26,7 +26,7 @@ from tiedrank.report import render
 
 ROOT = Path(__file__).resolve().parents[2]
 LLMJUDGE = ROOT / "sample_data" / "llmjudge"
-COLUMNS = {"expected": "expected", "optimistic": "best", "pessimistic": "worst",
+COLUMNS = {"expected": "expected", "best": "best", "worst": "worst",
            "trec_eval": "trec_eval"}
 
 pytestmark = pytest.mark.usefixtures("navigation_pages")

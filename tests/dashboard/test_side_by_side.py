@@ -110,8 +110,8 @@ def test_query_ranges_are_evaluate_policy_by_policy(data, metric):
     together = evaluate(runs, qrels, [metric], ties=["all"], rel_level=REL)
     ranges = sbs.ranges_on_query(together, [b.name, a.name], "q002", metric).set_index("run")
     assert list(ranges.index) == [b.name, a.name]
-    for policy, column in (("expected", "expected"), ("optimistic", "best"),
-                           ("pessimistic", "worst"), ("trec_eval", "trec_eval")):
+    for policy, column in (("expected", "expected"), ("best", "best"),
+                           ("worst", "worst"), ("trec_eval", "trec_eval")):
         alone = evaluate(runs, qrels, [metric], ties=policy, rel_level=REL).per_query
         for name in runs:
             value = alone[(alone["run"] == name) & (alone["query"] == "q002")]["value"].item()

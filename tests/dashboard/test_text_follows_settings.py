@@ -81,12 +81,12 @@ def _stability(verdicts: dict[str, str]) -> PairStability:
 
 def test_compare_says_whose_best_and_worst_case():
     text = stability_sentence(_stability({"trec_eval": "loss", "expected": "win",
-                                          "optimistic": "win", "pessimistic": "win"}))
+                                          "best": "win", "worst": "win"}))
     assert "Under trec_eval's order A loses against B on RR" in text
     assert "It wins even in both runs' worst case (each run's ties broken its worst way)." in text
     assert "even in the worst case" not in text
     mixed = stability_sentence(_stability({"trec_eval": "win", "expected": "win",
-                                           "optimistic": "win", "pessimistic": "loss"}))
+                                           "best": "win", "worst": "loss"}))
     assert ("With each run's ties broken its best way it wins; with each broken its worst way it "
             "loses.") in mixed
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ..core.errors import Finding
-from ..core.policies import POLICY_WORDS
 from .settings import ZERO_RELEVANT_CHOICES
 
 BEST_CASE, WORST_CASE = "best", "worst"
