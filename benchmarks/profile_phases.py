@@ -50,8 +50,8 @@ PHASES: list[tuple[str, str, str | None]] = [
     ("tiedrank.io.read", "as_values", "validate: scores and grades"),
     ("tiedrank.io.read", "check_duplicates", "validate: duplicate (query, doc)"),
     ("tiedrank.io.read", "to_frame", "read: Arrow table to pandas frame"),
-    ("tiedrank.evaluation", "build_tie_table", "table: build (rest)"),
-    ("tiedrank.evaluation", "build_own_tie_table", "table: build (rest)"),
+    ("tiedrank.evaluation.scoring", "build_tie_table", "table: build (rest)"),
+    ("tiedrank.evaluation.scoring", "build_own_tie_table", "table: build (rest)"),
     ("tiedrank.core.ties", "_qrels_side", "table: qrels side (R, ideal grades)"),
     ("tiedrank.core.ties", "_run_query_codes", "table: run query codes"),
     ("tiedrank.core.ties", "_join_grades", "table: join the qrels (grades)"),
@@ -59,9 +59,9 @@ PHASES: list[tuple[str, str, str | None]] = [
     ("tiedrank.core.ties", "TieTable.scoring", "table: compact scoring view"),
     ("tiedrank.core.ties", "TieTable.resolve", None),
     ("tiedrank.core.ties", "TieTable.resolve_scoring", None),
-    ("tiedrank.evaluation", "metric_values", None),
-    ("tiedrank.evaluation", "_summary", "summary: exact means"),
-    ("tiedrank.evaluation", "_tidy", "summary: per-query long frame"),
+    ("tiedrank.evaluation.scoring", "metric_values", None),
+    ("tiedrank.evaluation.scoring", "_summary", "summary: exact means"),
+    ("tiedrank.evaluation.scoring", "_tidy", "summary: per-query long frame"),
     ("tiedrank.cli.evaluate", "show", "report: pivot and print"),
 ]
 

@@ -391,7 +391,7 @@ def _subpackage_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
 
 def test_no_circle_between_subpackages():
     """No two subpackages import each other, directly or round several (``core`` -> ``io``
-    -> ``core`` was such a circle until 0.3)."""
+    -> ``core`` was such a circle in earlier versions)."""
     graph = _subpackage_graph(IMPORT_GRAPH)
     assert _circles(graph) == [], f"circles between subpackages: {_circles(graph)}"
 

@@ -1,5 +1,5 @@
 """Deprecation aliases for the modules that moved: into :mod:`tiedrank.core` (release 0.2),
-and the engine's top floor out of the core into :mod:`tiedrank.evaluation` (release 0.3).
+and the engine's top floor out of the core into :mod:`tiedrank.evaluation` (release 0.2).
 
 ``import tiedrank.ties`` or ``from tiedrank.core.evaluation import evaluate`` (and the other
 old paths) still works for one release and warns with a :class:`DeprecationWarning` naming

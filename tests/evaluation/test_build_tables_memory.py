@@ -114,7 +114,7 @@ def test_the_summary_summed_a_batch_of_blocks_at_a_time_is_the_same(monkeypatch)
     """The means are exact sums, so summing whole blocks in batches (as a large evaluation
     does) gives the same bits as one call over every block: batches of one block and of a
     few against one batch of all (the bundled trec_eval run, 50 queries x 94 measures)."""
-    from tiedrank.core import evaluation
+    from tiedrank.evaluation import scoring as evaluation
 
     options = EvaluationOptions(ties=("expected", "trec_eval"))
     tables = build_tables(["sample_data/trec_eval/results.test"],

@@ -42,7 +42,8 @@ def test_query_set_rules_and_findings():
 
 
 def test_a_metric_keeps_its_row_when_no_query_counts():
-    ev = evaluate({"r": RUN}, QRELS.assign(query="zz"), ["RR", "AP"], ties="all")
+    with pytest.warns(UserWarning, match="shares no query with qrels="):
+        ev = evaluate({"r": RUN}, QRELS.assign(query="zz"), ["RR", "AP"], ties="all")
     assert len(ev.summary) == 8 and (ev.summary["n_queries"] == 0).all()
     assert ev.per_query.empty
 

@@ -98,7 +98,7 @@ def test_the_canonical_names_cover_the_families():
 
 @pytest.mark.parametrize("text", CANONICAL)
 def test_own_names_read_as_the_peers_read_them(text):
-    """The single-name reader: the peers (asked first until 0.3) read no canonical name, so
+    """The single-name reader: the peers (asked first in earlier versions) read no canonical name, so
     asking tiedrank's grammar first gives the same metric; and a list of such names (when no
     other tool spells one of them the same way) is what trec_eval's list reader made of it."""
     assert PEERS.read_metric(text, "x") is None or PEERS.read_metric(text, "x") == parse_metric(text)

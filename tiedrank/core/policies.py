@@ -24,7 +24,7 @@ descending, then docno descending), the file order, and a seeded uniform random 
 
 
 RENAMED = {"optimistic": "best", "pessimistic": "worst"}
-"""The policies' names before 0.3 -> today's: still read (``ties="optimistic"``, a link's
+"""The policies' names in earlier versions -> today's: still read (``ties="optimistic"``, a link's
 ``?ties=optimistic``, ``--ties pessimistic``, ``table.resolve("optimistic")``), with a
 :class:`DeprecationWarning` naming the new one."""
 

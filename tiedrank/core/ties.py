@@ -373,7 +373,7 @@ class TieTable:
         return self._resolved(policy, seed, positive_only=True)
 
     def _resolved(self, policy: str, seed: int | None, positive_only: bool) -> "TieTable":
-        policy = canonical_policy(policy, "policy")  # resolve("optimistic"): before 0.3
+        policy = canonical_policy(policy, "policy")  # resolve("optimistic"): in earlier versions
         if self.policy != "expected":
             raise ValueError("this table is already resolved; resolve the expected table")
         order = self.policy_order(policy, seed)

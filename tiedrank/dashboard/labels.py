@@ -17,7 +17,7 @@ from .settings import ZERO_RELEVANT_CHOICES
 
 BEST_CASE, WORST_CASE = "best", "worst"
 """The keys of the best-case and worst-case tie policies (:data:`tiedrank.core.policies.POLICIES`;
-``optimistic``/``pessimistic`` until 0.3)."""
+``optimistic``/``pessimistic`` in earlier versions)."""
 
 
 def query_label(query: str, query_text: Mapping[str, str] | None = None, width: int = 70) -> str:

@@ -61,7 +61,7 @@ def metric_values(table: TieTable, metric: "str | Metric", *, gain: str = "linea
     m = parse_metric(metric)
     check("gain", gain, [Options(*K.GAINS)], function="metric_values")
     if extreme is not None:
-        extreme = canonical_policy(extreme, "extreme")  # extreme="optimistic": before 0.3
+        extreme = canonical_policy(extreme, "extreme")  # extreme="optimistic": in earlier versions
         check("extreme", extreme, [Options(*EXTREME_POLICIES)], function="metric_values")
     if m.rel is not None and m.rel != table.rel_level:
         raise ValueError(f"{m.name} counts grade >= {m.rel} as relevant, but the table was built "
