@@ -91,7 +91,7 @@ def test_degenerate_conventions():
     with pytest.raises(ValueError):
         S.t_test([1.0, 2.0], [1.0])
     with pytest.raises(InvalidParameterError,
-                       match="test= must be one of 't', 'wilcoxon', 'randomization'; got 'z'"):
+                       match="test= must be one of 't', 'wilcoxon', 'randomization', 'tukey'; got 'z'"):
         S.paired_test(a, a, "z")
 
 

@@ -3,7 +3,7 @@
 ::
 
     tiedrank compare QRELS BASELINE RUN [RUN ...] -m RR -m nDCG@10 --rel-level 2
-        [--ties POLICY] [--test t|wilcoxon|randomization] [--correction holm|bonferroni|bh|none]
+        [--ties POLICY] [--test t|wilcoxon|randomization|tukey] [--correction holm|bonferroni|bh|none]
         [--alpha A] [--all-pairs] [--seed S] [--draws N] [--groups CSV]
         [--format table|csv|json|latex|markdown|html]
 

@@ -22,7 +22,7 @@ Report = Any
 """A :class:`tiedrank.report.grid.Report` (not imported: the grid imports this module)."""
 
 TEST_LABELS = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
-               "randomization": "Fisher randomization test"}
+               "randomization": "Fisher randomization test", "tukey": "Tukey HSD test"}
 """The paired tests of :data:`tiedrank.stats.TESTS`, in words."""
 CORRECTION_LABELS = {"holm": "Holm", "bonferroni": "Bonferroni",
                      "bh": "Benjamini-Hochberg (FDR)", "none": "none"}

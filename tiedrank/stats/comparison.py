@@ -27,6 +27,7 @@ Examples
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
@@ -49,6 +50,7 @@ from .paired_tests import (
     bootstrap_ci,
     cohens_d,
     paired_test,
+    tukey_hsd,
 )
 from .pairing import (
     MAX_LISTED,
@@ -256,9 +258,12 @@ def compare_runs(source: Evaluation | pd.DataFrame, *, baseline: str | None = No
         Subsets (default: all, in evaluation order).
     policy : str, default "expected"
         Tie policy whose per-query values are tested.
-    test : {"t", "wilcoxon", "randomization"}
+    test : {"t", "wilcoxon", "randomization", "tukey"}
+        The paired tests of two runs, or Tukey's HSD of all the compared runs at once (each
+        run a group, on the queries every run has; ranx's ``stat_test="tukey"``).
     correction : {"holm", "bonferroni", "bh", "none"}
-        Applied per metric over the family of tests run for it (NaN p-values left out).
+        Applied per metric over the family of tests run for it (NaN p-values left out); not
+        to Tukey's HSD, whose p-values are adjusted over every pair of the runs already.
     pairs : {"baseline", "all"}
         Test each run against the baseline only, or every pair of runs (ranx's default).
     alpha : float
@@ -301,6 +306,7 @@ def compare_runs(source: Evaluation | pd.DataFrame, *, baseline: str | None = No
         if missing_runs:
             raise ValueError(f"no values of {metric} under {policy_label} for "
                              f"{', '.join(missing_runs)}")
+        tukey = _tukey_pvalues(matrix, run_list, metric) if test == "tukey" else None
         results = []
         for run_a, run_b in tested:
             if progress is not None:
@@ -309,15 +315,31 @@ def compare_runs(source: Evaluation | pd.DataFrame, *, baseline: str | None = No
             done += 1
             paired = pair_columns(matrix, run_a, run_b)
             findings += _dropped_findings(paired, metric, run_a, run_b)
-            results.append(compare_values(paired, run_a, run_b, metric, policy_label, test,
-                                           seed, n_resamples, confidence, with_ci=intervals))
+            result = compare_values(paired, run_a, run_b, metric, policy_label, test, seed,
+                                    n_resamples, confidence, with_ci=intervals)
+            if tukey is not None:  # Tukey's test is of all the runs at once
+                result = dataclasses.replace(result, p_value=tukey[run_a, run_b])
+            results.append(result)
         block = pd.DataFrame([r.as_dict() for r in results])
-        block["p_corrected"] = correct_pvalues([r.p_value for r in results], correction)
+        # Tukey's p-values are adjusted over every pair already: no second correction
+        block["p_corrected"] = (block["p_value"].to_numpy() if tukey is not None else
+                                correct_pvalues([r.p_value for r in results], correction))
         block["significant"] = np.nan_to_num(block["p_corrected"].to_numpy(), nan=np.inf) <= alpha
         pair_blocks.append(block)
         table_rows += _table_rows(block, matrix, run_list, keys, metric)
     return Comparison(pd.DataFrame(table_rows), pd.concat(pair_blocks, ignore_index=True),
                       baseline, keys, test, correction, alpha, policy_label, findings)
+
+
+def _tukey_pvalues(matrix: pd.DataFrame, run_list: list[str],
+                   metric: Metric) -> dict[tuple[str, str], float]:
+    """Tukey's HSD p-value of every pair of ``run_list``, from one test of all of them on the
+    queries every run has (each run a group, on the metric's summary scale), as ranx's
+    ``stat_test="tukey"`` and statsmodels' ``pairwise_tukeyhsd`` compute it."""
+    complete = matrix[run_list].dropna()
+    _, p = tukey_hsd([summands(complete[run].to_numpy(), metric) for run in run_list])
+    return {(a, b): float(p[i, j]) for i, a in enumerate(run_list)
+            for j, b in enumerate(run_list) if i != j}
 
 
 def _baseline_first(all_runs: list[str], runs: Sequence[str] | None,

@@ -30,11 +30,14 @@ __all__ = [
     "randomization_test",
     "resample_batch",
     "t_test",
+    "tukey_hsd",
     "wilcoxon_test",
 ]
 
-TESTS = ("t", "wilcoxon", "randomization")
-"""Paired tests: Student's paired t-test, Wilcoxon signed-rank, Fisher randomization."""
+TESTS = ("t", "wilcoxon", "randomization", "tukey")
+"""Tests of two runs' per-query values: Student's paired t-test, Wilcoxon signed-rank, Fisher
+randomization (paired), and Tukey's HSD (runs as groups, as ranx's ``stat_test="tukey"``:
+over several runs, :func:`~tiedrank.stats.compare_runs` adjusts it over every pair)."""
 BOOTSTRAP_METHODS = ("BCa", "percentile", "basic")
 """Interval methods of :func:`scipy.stats.bootstrap`."""
 RESAMPLES = Interval(int, 1, None)
@@ -347,10 +350,41 @@ def mann_whitney(x, y) -> tuple[float, float]:
 @validate_params({"test": [Options(*TESTS)], "n_resamples": [RESAMPLES], "seed": [SEED]})
 def paired_test(a, b, test: str = "t", *, seed: int = 0,
                 n_resamples: int = 9999) -> tuple[float, float]:
-    """Dispatch to :func:`t_test`, :func:`wilcoxon_test` or :func:`randomization_test`."""
+    """Dispatch to :func:`t_test`, :func:`wilcoxon_test`, :func:`randomization_test` or
+    :func:`tukey_hsd` (of the two runs alone)."""
     if test == "t":
         return t_test(a, b)
     if test == "wilcoxon":
         return wilcoxon_test(a, b)
+    if test == "tukey":
+        statistic, p = tukey_hsd([a, b])
+        return float(statistic[0, 1]), float(p[0, 1])
     return randomization_test(a, b, seed=seed, n_resamples=n_resamples)
+
+
+def tukey_hsd(groups) -> tuple[np.ndarray, np.ndarray]:
+    r"""Tukey's honestly significant difference test of every pair of ``groups`` (each run's
+    per-query values, as independent groups), by :func:`scipy.stats.tukey_hsd`: the
+    studentized range of the mean differences over the pooled within-group variance,
+
+    .. math:: q_{ij} = |\bar x_i - \bar x_j| / \sqrt{\tfrac{s^2}{2}(1/n_i + 1/n_j)},
+
+    each p-value adjusted over all k(k-1)/2 pairs. Returns the matrices of mean differences
+    (row minus column) and p-values; NaN where a group has fewer than two values or every
+    value is the same (no variance to scale by).
+
+    >>> diff, p = tukey_hsd([[0.5, 0.6, 0.7], [0.1, 0.2, 0.3], [0.5, 0.5, 0.8]])
+    >>> round(float(diff[0, 1]), 3), bool(p[0, 1] < 0.05), bool(p[0, 2] > 0.5)
+    (0.4, True, True)
+    """
+    arrays = [np.asarray(g, dtype=np.float64) for g in groups]
+    k = len(arrays)
+    nan = np.full((k, k), math.nan)
+    if k < 2 or any(len(g) < 2 for g in arrays) or \
+            all(np.ptp(g) == 0 for g in arrays):  # no within-group variance to scale by
+        return nan, nan
+    from scipy import stats
+
+    result = stats.tukey_hsd(*arrays)
+    return np.asarray(result.statistic, dtype=np.float64), np.asarray(result.pvalue, dtype=np.float64)
 
