@@ -45,11 +45,11 @@ st.caption("One query, a handful of documents. Edit the scores and grades and wa
            "metric under every tie policy. This page does not use the data in the sidebar.")
 
 LESSON_WRITTEN = "_learn_lesson_written"  # session_state: the lesson= this page last put in the link
+LESSON_PROBLEM = "_learn_lesson_problem"  # session_state: what was wrong with the link's lesson
+link_notice = st.empty()  # that message, until the seed it opened is changed (across reruns)
 linked = st.query_params.get(learn.LESSON_PARAM)
 if linked is not None and linked != st.session_state.get(LESSON_WRITTEN):  # a link was opened
-    lesson, problem = learn.decode_lesson(linked)
-    if problem:
-        st.warning(problem, icon=":material/link_off:")
+    lesson, st.session_state[LESSON_PROBLEM] = learn.decode_lesson(linked)
     lesson = lesson or learn.seed_lesson()
     st.session_state.update(lesson.widget_state())
     st.session_state[EDITS_KEY] = learn.EditHistory.opened(lesson, st.session_state.get(EDITS_KEY))
@@ -135,6 +135,10 @@ if st.query_params.get(learn.LESSON_PARAM) != wanted:
     else:
         st.query_params[learn.LESSON_PARAM] = wanted
 st.session_state[LESSON_WRITTEN] = wanted
+if wanted is not None:  # the user changed the seed the bad link opened: the message has done
+    st.session_state.pop(LESSON_PROBLEM, None)
+elif st.session_state.get(LESSON_PROBLEM):
+    link_notice.warning(st.session_state[LESSON_PROBLEM], icon=":material/link_off:")
 
 try:
     result = learn.evaluate_toy(edited, k=int(k), alpha=float(alpha), rel_level=int(rel_level),
