@@ -38,8 +38,19 @@ if steps is None:
     empty_state(problem)
     st.stop()
 
-row = st.container(horizontal=True, gap="small", vertical_alignment="bottom")
 options = metric_options(ctx.settings.k, moving=True)
+LINK_WRITTEN = "_ckpt_link_written"  # session_state: the choices this page last put in the link
+LINK_PROBLEM = "_ckpt_link_problem"  # session_state: (message, the choices it was said for)
+link_notice = st.empty()  # the message about the link, until a choice changes (across reruns)
+in_link = {key: st.query_params[key] for key in view.LINK_KEYS if key in st.query_params}
+if in_link and in_link != st.session_state.get(LINK_WRITTEN):  # a link was opened: its choices
+    chosen, invalid, problem = view.choices_from_link(in_link, options, list(TESTS))
+    st.session_state.update(chosen)
+    for key in invalid:
+        st.session_state.pop(key, None)  # the default
+    st.session_state[LINK_PROBLEM] = (problem, None) if problem else None
+
+row = st.container(horizontal=True, gap="small", vertical_alignment="bottom")
 metric = row.selectbox(
     "Metric", options, **persist_choice("ckpt_metric", options, "nDCG@10" if "nDCG@10" in options else None),
     width=260, help="The metric along the checkpoints. Metrics no tie order moves are left out.")
@@ -47,9 +58,20 @@ test = row.selectbox(
     "Test", list(TESTS), **persist_choice("ckpt_test", list(TESTS)), format_func=TEST_LABELS.get,
     width=260, help="Paired test between consecutive steps on the per-query expectations "
                     "(uncorrected: one test per consecutive pair).")
-alphas = [0.01, 0.05, 0.1]
+alphas = list(view.ALPHAS)
 alpha = row.selectbox("α", alphas, **persist_choice("ckpt_alpha", alphas, 0.05), width=110,
                       help="A difference is significant when its p ≤ α.")
+wanted = view.link_params(metric, test, alpha)  # in the link, so "Link to this view" keeps them
+for key, value in wanted.items():
+    if st.query_params.get(key) != value:
+        st.query_params[key] = value
+st.session_state[LINK_WRITTEN] = wanted
+said = st.session_state.get(LINK_PROBLEM)
+if said and said[1] in (None, wanted):  # said for the choices shown since the link opened
+    st.session_state[LINK_PROBLEM] = (said[0], wanted)
+    link_notice.warning(said[0], icon=":material/link_off:")
+elif said:
+    st.session_state[LINK_PROBLEM] = None
 
 evaluation = ctx.evaluation((metric,), ("all",))
 curve = ctx.memo("checkpoint_curve", lambda m, t, a: view.metric_curve(

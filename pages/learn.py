@@ -44,6 +44,16 @@ st.title("Learn: tie-aware metrics on a toy ranking")
 st.caption("One query, a handful of documents. Edit the scores and grades and watch every "
            "metric under every tie policy. This page does not use the data in the sidebar.")
 
+LESSON_WRITTEN = "_learn_lesson_written"  # session_state: the lesson= this page last put in the link
+LESSON_PROBLEM = "_learn_lesson_problem"  # session_state: what was wrong with the link's lesson
+link_notice = st.empty()  # that message, until the seed it opened is changed (across reruns)
+linked = st.query_params.get(learn.LESSON_PARAM)
+if linked is not None and linked != st.session_state.get(LESSON_WRITTEN):  # a link was opened
+    lesson, st.session_state[LESSON_PROBLEM] = learn.decode_lesson(linked)
+    lesson = lesson or learn.seed_lesson()
+    st.session_state.update(lesson.widget_state())
+    st.session_state[EDITS_KEY] = learn.EditHistory.opened(lesson, st.session_state.get(EDITS_KEY))
+
 keys = list(learn.SCENARIOS)
 current = kept_choice("learn_scenario", keys, "S2")
 history = st.session_state.get(EDITS_KEY)
@@ -109,6 +119,26 @@ with left:
                    help=f"Forget every edit: the table of scenario {scenario.key} again.")
     st.caption("Add or delete rows at the bottom or with the row menu. Equal scores form a tie "
                "group; the file order (this table's order) is the 'file order' policy.")
+
+# the link carries the lesson (scenario, controls, table), so "Link to this view" opens it
+shown = learn.Lesson(scenario_key, int(k), float(alpha), int(rel_level), gain or "linear",
+                     learn.lesson_rows(edited))
+wanted = None if shown == learn.seed_lesson() else learn.encode_lesson(shown)
+if wanted is None and shown != learn.seed_lesson():
+    with left:
+        st.caption(f"This table is too big for the page's link (at most {learn.LESSON_MAX_ROWS} "
+                   f"documents and {learn.LESSON_MAX_CHARS:,} characters): the link opens the "
+                   "seed scenario.")
+if st.query_params.get(learn.LESSON_PARAM) != wanted:
+    if wanted is None:
+        del st.query_params[learn.LESSON_PARAM]
+    else:
+        st.query_params[learn.LESSON_PARAM] = wanted
+st.session_state[LESSON_WRITTEN] = wanted
+if wanted is not None:  # the user changed the seed the bad link opened: the message has done
+    st.session_state.pop(LESSON_PROBLEM, None)
+elif st.session_state.get(LESSON_PROBLEM):
+    link_notice.warning(st.session_state[LESSON_PROBLEM], icon=":material/link_off:")
 
 try:
     result = learn.evaluate_toy(edited, k=int(k), alpha=float(alpha), rel_level=int(rel_level),

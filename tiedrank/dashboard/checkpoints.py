@@ -14,7 +14,7 @@ True
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
@@ -110,3 +110,50 @@ def curve_sentence(curve: pd.DataFrame, metric: str, test: str, alpha: float) ->
                  "so a single tie-break could report them either way")
     return text + (f". The expectation goes from {first['expected']:.3f} at step "
                    f"{first['step']:g} to {last['expected']:.3f} at step {last['step']:g}.")
+
+
+# ---- the page's choices in the link -----------------------------------------------------------
+LINK_KEYS = ("ckpt_metric", "ckpt_test", "ckpt_alpha")
+"""The page's widget keys, which are also their names in the link (``?ckpt_metric=RR&ckpt_test=t
+&ckpt_alpha=0.05``, as the Overview's ``overview_metrics``)."""
+ALPHAS = (0.01, 0.05, 0.1)
+"""The significance levels the page offers."""
+
+
+def link_params(metric: str, test: str, alpha: float) -> dict[str, str]:
+    """The link's parameters of the page's choices (the inverse of :func:`choices_from_link`).
+
+    >>> link_params("RR", "t", 0.05)
+    {'ckpt_metric': 'RR', 'ckpt_test': 't', 'ckpt_alpha': '0.05'}
+    """
+    return dict(zip(LINK_KEYS, (str(metric), str(test), f"{float(alpha):g}")))
+
+
+def choices_from_link(params: Mapping[str, str], metrics: Sequence[str],
+                      tests: Sequence[str]) -> tuple[dict[str, object], list[str], str | None]:
+    """What a link asks the page to show: (session-state key -> valid choice, keys of the
+    invalid ones, which the page puts back to their defaults, and its one message or None).
+    A choice is valid when the page offers it (``metrics``: the metric picker's options at
+    the sidebar's k; ``tests``; :data:`ALPHAS`).
+
+    >>> choices_from_link({"ckpt_metric": "RR", "ckpt_alpha": "0.5"}, ["RR"], ["t"])[:2]
+    ({'ckpt_metric': 'RR'}, ['ckpt_alpha'])
+    """
+    offered = {"ckpt_metric": {str(m): m for m in metrics}, "ckpt_test": {str(t): t for t in tests},
+               "ckpt_alpha": {f"{a:g}": a for a in ALPHAS}}
+    valid: dict[str, object] = {}
+    invalid: list[str] = []
+    for key in LINK_KEYS:
+        if key not in params:
+            continue
+        text = str(params[key])
+        if text in offered[key]:
+            valid[key] = offered[key][text]
+        else:
+            invalid.append(key)
+    if not invalid:
+        return valid, invalid, None
+    quoted = ", ".join(f"{key.removeprefix('ckpt_')} {markdown_literal(repr(str(params[key])[:40]))}"
+                       for key in invalid)
+    return valid, invalid, (f"This link asks for a choice the page does not offer ({quoted}): "
+                            "the page shows the default instead.")

@@ -11,6 +11,8 @@ Seed scenario S3 (three documents tied at the top, one relevant) has E[RR] = 11/
 """
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -233,6 +235,17 @@ class EditHistory:
         del self.tables[1:]
         self._restart()
 
+    @classmethod
+    def opened(cls, lesson: "Lesson", previous: object = None) -> "EditHistory":
+        """The history of a lesson opened from a link: the scenario's table, then the
+        lesson's table as one edit (so undo and reset go back to the scenario). Its editor
+        key is new to the session (``previous``: the history it replaces, if any)."""
+        tables = [editor_frame(SCENARIOS[lesson.scenario].frame())]
+        if lesson_rows(tables[0]) != lesson.rows:
+            tables.append(lesson.frame())
+        generation = previous.generation + 1 if isinstance(previous, EditHistory) else 0
+        return cls(lesson.scenario, tables, generation, len(tables) - 1)
+
     def _restart(self) -> None:
         self.generation += 1
         self.shown = len(self.tables) - 1
@@ -269,21 +282,24 @@ def toy_problem(err: Exception, frame: pd.DataFrame) -> str:
     ...     print(toy_problem(err, frame))
     Row 3 (d3): the grade '1.5' is not an integer. Type a whole number such as 0, 1, 2 or 3 (0 = not relevant; negative grades are allowed).
     """
+    from ..report import markdown_literal as md  # the cells quoted are text, never markup
+
     problem, line = getattr(err, "problem", None), getattr(err, "line", None)
     rows = _plain_rows(frame)
     kept = [i for i, row in enumerate(rows) if any(v is not None for v in row)]
     if problem is None or line is None or not 0 < line <= len(kept):
-        return f"The table cannot be evaluated: {getattr(err, 'problem', None) or err}."
+        return f"The table cannot be evaluated: {md(getattr(err, 'problem', None) or err)}."
     row = kept[line - 1]  # the readers count the rows they were given: blank rows left out
     doc = rows[row][0]
     if problem == "duplicate document within a query":
         first = next(i + 1 for i in kept if rows[i][0] == doc)
-        return (f"Row {row + 1}: the document id {doc!r} is also on row {first}. A document "
-                "appears once in a ranking: rename one of them (such as d6) or delete the row.")
+        return (f"Row {row + 1}: the document id {md(repr(doc))} is also on row {first}. A "
+                "document appears once in a ranking: rename one of them (such as d6) or delete "
+                "the row.")
     cells = frame.reindex(columns=list(TOY_COLUMNS)).iloc[row]
     remedy = _TOY_REMEDIES.get(problem, problem)
-    shown = {c: repr(str(cells[c]).strip()) for c in ("score", "grade")}
-    return f"Row {row + 1}" + (f" ({doc})" if doc else "") + f": {remedy.format(**shown)}."
+    shown = {c: md(repr(str(cells[c]).strip())) for c in ("score", "grade")}
+    return f"Row {row + 1}" + (f" ({md(doc)})" if doc else "") + f": {remedy.format(**shown)}."
 
 
 @dataclass(frozen=True)
@@ -504,3 +520,155 @@ def as_fraction(value: float, max_denominator: int = 10_000, tolerance: float = 
     if abs(float(frac) - value) > tolerance:
         return None
     return str(frac.numerator) if frac.denominator == 1 else f"{frac.numerator}/{frac.denominator}"
+
+
+# ---- the lesson in the link --------------------------------------------------------------
+LESSON_PARAM = "lesson"
+"""The link parameter that carries Learn's scenario, controls and toy table (``?lesson=v1~…``)."""
+LESSON_VERSION = 1
+LESSON_MAX_ROWS = 50
+LESSON_MAX_CHARS = 2000
+LESSON_GAINS = ("linear", "exp")
+LESSON_KEYS = {"scenario": "learn_scenario", "k": "learn_k", "alpha": "learn_alpha",
+               "rel_level": "learn_rel", "gain": "learn_gain"}
+"""Each :class:`Lesson` control -> the page's widget key (session state holds keys, the
+scenario's key ``S1``, never its label)."""
+_LESSON_PLAIN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-")
+_LESSON_TEXT = re.compile(r"(?:[A-Za-z0-9.-]|_[0-9A-F]{2})*")
+_LESSON_NUMBER = re.compile(r"-?(?:[0-9]{1,20}(?:\.[0-9]{0,20})?|\.[0-9]{1,20})(?:e-?[0-9]{1,3})?")
+_LESSON_VERSION = re.compile(r"v([0-9]{1,4})")
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """What the Learn page lets the user set: the scenario picked, the controls (k, TsRR's
+    alpha, the relevance level, the nDCG gain) and the toy table as edited, one
+    ``(doc, score, grade)`` row per document (doc and grade as typed, ``None`` for a blank
+    cell; the score a float or ``None``), blank rows left out."""
+
+    scenario: str = "S2"
+    k: int = 3
+    alpha: float = 1.0
+    rel_level: int = 1
+    gain: str = "linear"
+    rows: tuple = ()
+
+    def widget_state(self) -> dict:
+        """The page's widget values of the lesson: session-state key -> value."""
+        return {key: getattr(self, name) for name, key in LESSON_KEYS.items()}
+
+    def frame(self) -> pd.DataFrame:
+        """The toy table as the page's editor holds it (:func:`editor_frame`)."""
+        return editor_frame(pd.DataFrame(list(self.rows) or None, columns=list(TOY_COLUMNS)))
+
+
+def lesson_rows(frame: pd.DataFrame) -> tuple:
+    """The rows of an edited toy table as a :class:`Lesson` holds them."""
+    rows = []
+    for doc, score, grade in table_rows(editor_frame(frame)):
+        rows.append((None if doc is None else str(doc), score,
+                     None if grade is None else str(grade)))
+    return tuple(rows)
+
+
+def seed_lesson(scenario: str = "S2") -> Lesson:
+    """A scenario as it opens, with the page's default controls (S2: the fresh page)."""
+    return Lesson(scenario, rows=lesson_rows(SCENARIOS[scenario].frame()))
+
+
+def _escape(text: "str | None") -> str:
+    if text is None:
+        return ""
+    return "".join(c if c in _LESSON_PLAIN else "".join(f"_{b:02X}" for b in c.encode("utf-8"))
+                   for c in text)
+
+
+def _unescape(field: str) -> "str | None":
+    if not _LESSON_TEXT.fullmatch(field):
+        raise ValueError(field)
+    text = re.sub(rb"_([0-9A-F]{2})", lambda m: bytes([int(m[1], 16)]),
+                  field.encode("ascii")).decode("utf-8")  # UnicodeDecodeError is a ValueError
+    return text or None
+
+
+def _number(value: "float | None") -> str:
+    return "" if value is None else repr(float(value)).replace("e+", "e")
+
+
+def _read_number(field: str) -> "float | None":
+    if field == "":
+        return None
+    if not _LESSON_NUMBER.fullmatch(field):
+        raise ValueError(field)
+    value = float(field)
+    if not math.isfinite(value):
+        raise ValueError(field)
+    return value
+
+
+def encode_lesson(lesson: Lesson) -> "str | None":
+    """The ``lesson`` link parameter of ``lesson``: ``v1~scenario~k~alpha~rel_level~gain``,
+    then ``~doc~score~grade`` per row. Only ``A-Z a-z 0-9 . - _ ~`` (nothing a link must
+    escape); any other character of a doc id or grade is written ``_XX`` per UTF-8 byte.
+    None when the lesson is too big to travel (over :data:`LESSON_MAX_ROWS` rows or
+    :data:`LESSON_MAX_CHARS` characters).
+
+    >>> lesson = Lesson("S1", rows=(("d1", 0.9, "0"), ("d 2", None, "1")))
+    >>> encode_lesson(lesson)
+    'v1~S1~3~1.0~1~linear~d1~0.9~0~d_202~~1'
+    >>> decode_lesson(encode_lesson(lesson)) == (lesson, None)
+    True
+    """
+    if len(lesson.rows) > LESSON_MAX_ROWS:
+        return None
+    fields = [f"v{LESSON_VERSION}", lesson.scenario, str(int(lesson.k)), _number(lesson.alpha),
+              str(int(lesson.rel_level)), lesson.gain]
+    for doc, score, grade in lesson.rows:
+        fields += [_escape(doc), _number(score), _escape(grade)]
+    text = "~".join(fields)
+    return text if len(text) <= LESSON_MAX_CHARS else None
+
+
+LESSON_PROBLEM = ("The link's lesson (`lesson=`) {why}, so Learn opens on the seed scenario S2 "
+                  "instead of the ranking the link was made for.")
+
+
+def decode_lesson(text: object) -> "tuple[Lesson | None, str | None]":
+    """The :class:`Lesson` a link parameter holds, or ``(None, message)``: the page's one
+    message when the parameter is malformed, too big or of a later version. Never raises.
+
+    >>> decode_lesson("v1~S3~5~2.0~1~exp~a~1~1")[0].scenario
+    'S3'
+    >>> decode_lesson("v7~S3")[1].split(" (")[0]
+    'The link was made by a newer version of tiedrank'
+    """
+    text = str(text)
+    if len(text) > LESSON_MAX_CHARS:
+        return None, LESSON_PROBLEM.format(why=f"is longer than {LESSON_MAX_CHARS:,} characters")
+    fields = text.split("~")
+    version = _LESSON_VERSION.fullmatch(fields[0])
+    if version and int(version[1]) > LESSON_VERSION:
+        return None, (f"The link was made by a newer version of tiedrank (lesson format "
+                      f"v{int(version[1])}; this one reads v{LESSON_VERSION}), so Learn opens "
+                      "on the seed scenario S2 instead.")
+    try:
+        if not version or int(version[1]) != LESSON_VERSION or len(fields) < 6 \
+                or (len(fields) - 6) % 3:
+            raise ValueError("shape")
+        scenario, k, alpha, rel_level, gain = fields[1:6]
+        if scenario not in SCENARIOS or gain not in LESSON_GAINS:
+            raise ValueError("choice")
+        k, rel_level, alpha = _read_number(k), _read_number(rel_level), _read_number(alpha)
+        if k is None or not (k.is_integer() and 1 <= k <= 50) or rel_level is None \
+                or not (rel_level.is_integer() and 1 <= rel_level <= 10) \
+                or alpha is None or not 0.01 <= alpha <= 100:
+            raise ValueError("control")
+        cells = fields[6:]
+        if len(cells) // 3 > LESSON_MAX_ROWS:
+            return None, LESSON_PROBLEM.format(why=f"has more than {LESSON_MAX_ROWS} documents")
+        rows = tuple((_unescape(cells[i]), _read_number(cells[i + 1]), _unescape(cells[i + 2]))
+                     for i in range(0, len(cells), 3))
+    except ValueError:
+        return None, LESSON_PROBLEM.format(why="cannot be read")
+    rows = tuple(row for row in rows if any(v is not None for v in row))
+    return Lesson(scenario, int(k), alpha, int(rel_level), gain, rows), None

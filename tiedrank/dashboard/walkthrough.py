@@ -25,6 +25,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from ..report import markdown_literal
 from .learn import SCENARIOS, Scenario, clean_toy_frame
 
 
@@ -212,7 +213,8 @@ def exact_ndcg(frame: pd.DataFrame, k: int = 3, gain: str = "linear", rel_level:
 
 # ---- the hint --------------------------------------------------------------------------------
 def _names(docs) -> str:
-    docs = list(docs)
+    """Document ids in a sentence, each as text (never markup: the hint is Markdown)."""
+    docs = [markdown_literal(d) for d in docs]
     return docs[0] if len(docs) == 1 else ", ".join(docs[:-1]) + " and " + docs[-1]
 
 
