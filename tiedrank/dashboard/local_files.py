@@ -111,9 +111,9 @@ def read_file(path: Path, kind: str, stat: tuple[int, int], reading: Mapping[str
 def _read(path: Path, kind: str, reading: Mapping[str, Any]) -> Run | Qrels | InputError:
     from .. import io
 
-    if reading.get("max_bytes") or reading.get("max_ratio"):
-        io.set_input_limits(max_bytes=reading.get("max_bytes"), max_ratio=reading.get("max_ratio"))
     name = path.name
+    # the command line's --max-input-size and --max-ratio (the same for every file served)
+    previous = io.set_input_limits(max_bytes=reading.get("max_bytes"), max_ratio=reading.get("max_ratio"))
     try:
         if kind == "run":
             return io.read_run(str(path), columns=reading.get("columns"), source_name=name,
@@ -127,6 +127,8 @@ def _read(path: Path, kind: str, reading: Mapping[str, Any]) -> Run | Qrels | In
         return InputError(f"cannot be read ({err.strerror or err})", source=name)
     except Exception as err:  # a reader bug must not become a traceback on a page
         return InputError(f"could not read the file ({type(err).__name__}: {err})", source=name)
+    finally:
+        io.set_input_limits(max_bytes=previous.max_bytes, max_ratio=previous.max_ratio)
 
 
 @dataclass
