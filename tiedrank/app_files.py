@@ -75,3 +75,11 @@ def files_manifest(environ: Mapping[str, str] = os.environ) -> FilesManifest | N
         return FilesManifest.from_json(text)
     except (ValueError, KeyError, TypeError):
         return None
+
+
+PARENT_ENV = "TIEDRANK_END_WITH_STDIN"
+"""Set by :func:`tiedrank.show` for its child ``tiedrank dashboard``: the server ends when
+its standard input closes (the parent's end of the pipe, closed when the parent exits, even
+when it is killed)."""
+CLEANUP_ENV = "TIEDRANK_REMOVE_AT_EXIT"
+"""Set by :func:`tiedrank.show`: the temporary folder the child removes as it ends."""

@@ -34,7 +34,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..app_files import APP_DIR, APP_SCRIPT, FILES_ENV, SAMPLE_DIR, FilesManifest
+from ..app_files import APP_DIR, APP_SCRIPT, CLEANUP_ENV, FILES_ENV, PARENT_ENV, SAMPLE_DIR, FilesManifest
 from ..core.options import QUERY_SETS
 from ..io.folders import list_runs
 from ._common import add_columns, add_duplicates, add_gain, add_rel_level, add_round, integer_at_least
@@ -175,14 +175,11 @@ def _serve_files(args: argparse.Namespace) -> int | None:
     return None
 
 
-PARENT_ENV = "TIEDRANK_END_WITH_STDIN"
-"""Set by :func:`tiedrank.show`: the server ends when its standard input closes (its
-parent's end of the pipe, closed by the parent's exit, even by SIGKILL), and removes the
-folder named in :data:`CLEANUP_ENV` first."""
-CLEANUP_ENV = "TIEDRANK_REMOVE_AT_EXIT"
-
 
 def _end_with_parent() -> None:
+    """For :func:`tiedrank.show` (:data:`~tiedrank.app_files.PARENT_ENV`): end when standard
+    input closes, the temporary folder (:data:`~tiedrank.app_files.CLEANUP_ENV`) removed
+    first; so no server outlives the Python that started it, even a killed one."""
     def watch() -> None:
         try:
             while sys.stdin.buffer.read(1 << 16):
@@ -232,7 +229,12 @@ def _dashboard(args: argparse.Namespace) -> int:
     if args.sample_data_dir:
         print(SAMPLE_DIR)
         return 0
-    command = streamlit_arguments(getattr(args, PASSES_THROUGH))
+    # a path after an option (QRELS RUN -l 2 RUN2) is left over by the parser: a path still
+    stray, flags = split_streamlit_flags(getattr(args, PASSES_THROUGH))
+    if args.paths:
+        args.paths += [word for word in stray if not word.startswith("-")]
+        stray = [word for word in stray if word.startswith("-")]
+    command = streamlit_arguments(flags + stray)
     if args.paths:
         status = _serve_files(args)
         if status is not None:
