@@ -60,7 +60,8 @@ def _same(a: str, b: str) -> bool:
 
 def list_runs(paths: Sequence[str | os.PathLike], qrels: str | os.PathLike | None = None
               ) -> tuple[list[Path], list[str]]:
-    """The run files of ``paths`` (a file as given, a folder's run files in natural order),
+    """The run files of ``paths`` (a file as given, a folder's run files in the natural order
+    of their run names: ``m`` before ``m-copy``),
     each once (a file named twice, or also inside a folder named, is one run; the qrels
     file is never a run), and the problems found: a path that is not there, a folder
     without a run file or that cannot be listed (each a sentence naming the file or
@@ -73,7 +74,7 @@ def list_runs(paths: Sequence[str | os.PathLike], qrels: str | os.PathLike | Non
         if path.is_dir():
             try:
                 entries = sorted((p for p in path.iterdir() if is_run_file(p)),
-                                 key=lambda p: natural_key(p.name))
+                                 key=lambda p: (natural_key(run_name(p.name)), p.name))
             except OSError as err:
                 problems.append(f"the folder {path.name} cannot be listed ({err.strerror})")
                 continue
