@@ -59,7 +59,7 @@ class FilesManifest:
                            "start": dict(self.start), "reading": dict(self.reading)})
 
     @classmethod
-    def from_json(cls, text: str) -> "FilesManifest":
+    def from_json(cls, text: str) -> FilesManifest:
         data = json.loads(text)
         return cls(str(data["qrels"]), tuple(str(p) for p in data["paths"]),
                    dict(data.get("start") or {}), dict(data.get("reading") or {}))

@@ -8,10 +8,8 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
-
 from browser_support import wait_idle
 from conftest import ROOT, TIMEOUT_MS, _answers, _free_port
 

@@ -52,7 +52,7 @@ def test_the_files_reach_the_server_as_a_manifest(monkeypatch):
     from streamlit.web import cli as streamlit_cli
 
     handed = []
-    monkeypatch.delenv(FILES_ENV, raising=False)
+    monkeypatch.setenv(FILES_ENV, "")  # recorded: undone after the test
     monkeypatch.setattr(streamlit_cli, "main", lambda args, prog_name: handed.append(
         (args, os.environ[FILES_ENV])))
     assert main(["dashboard", str(TREC / "qrels.test"), str(TREC / "results.test"),
@@ -62,6 +62,7 @@ def test_the_files_reach_the_server_as_a_manifest(monkeypatch):
     found = json.loads(manifest)
     assert found["paths"] == [str(TREC / "results.test")]  # a path named twice is read once
     assert found["start"]["rel_level"] == 2 and found["start"]["k"] == 5
+    assert not os.environ.get(FILES_ENV)  # the server has ended: the manifest with it
 
 
 def test_tiedrank_dashboard_qrels_run_serves_them():

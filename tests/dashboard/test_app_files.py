@@ -8,8 +8,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 from apptest_support import assert_no_trouble, new_app, shown_table
+
 from tiedrank.app_files import FILES_ENV, FilesManifest
 from tiedrank.dashboard.datasets import BUNDLED
 

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tiedrank.app_files import FilesManifest, files_manifest, FILES_ENV
+from tiedrank.app_files import FILES_ENV, FilesManifest, files_manifest
 from tiedrank.cli.dashboard import check_paths, split_streamlit_flags
 from tiedrank.dashboard import local_files
 from tiedrank.dashboard.local_files import Watch, change_notes, load

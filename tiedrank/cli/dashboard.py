@@ -34,10 +34,25 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..app_files import APP_DIR, APP_SCRIPT, CLEANUP_ENV, FILES_ENV, PARENT_ENV, SAMPLE_DIR, FilesManifest
+from ..app_files import (
+    APP_DIR,
+    APP_SCRIPT,
+    CLEANUP_ENV,
+    FILES_ENV,
+    PARENT_ENV,
+    SAMPLE_DIR,
+    FilesManifest,
+)
 from ..core.options import QUERY_SETS
 from ..io.folders import list_runs
-from ._common import add_columns, add_duplicates, add_gain, add_rel_level, add_round, integer_at_least
+from ._common import (
+    add_columns,
+    add_duplicates,
+    add_gain,
+    add_rel_level,
+    add_round,
+    integer_at_least,
+)
 
 PASSES_THROUGH = "streamlit_flags"
 """The attribute of the parsed arguments that holds the flags for Streamlit; ``tiedrank.cli``
@@ -122,8 +137,8 @@ def check_paths(qrels: str, runs: Sequence[str]) -> tuple[list[str], list[str]]:
 
     if not Path(qrels).is_file():
         what = "a folder" if Path(qrels).is_dir() else "not there"
-        return [f"the qrels file {qrels} is {what}; the qrels file comes first: tiedrank "
-                "dashboard QRELS RUN|DIR [...]"], []
+        return [(f"the qrels file {qrels} is {what}; the qrels file comes first: tiedrank "
+                "dashboard QRELS RUN|DIR [...]")], []
     warnings = [f"{path}: no such file or folder (left out)" for path in runs
                 if not Path(path).exists()]
     found, problems = list_runs([p for p in runs if Path(p).exists()], qrels)
@@ -133,11 +148,11 @@ def check_paths(qrels: str, runs: Sequence[str]) -> tuple[list[str], list[str]]:
     readable = [str(path) for path in found if path.stat().st_size > 0]
     swapped = files_swapped(readable[:16], qrels) if readable else None
     if swapped:
-        return [f"{qrels} is a TREC run and {swapped} TREC qrels: the qrels file comes first, "
-                "as in trec_eval: tiedrank dashboard QRELS RUN|DIR [...]"], warnings
+        return [(f"{qrels} is a TREC run and {swapped} TREC qrels: the qrels file comes first, "
+                "as in trec_eval: tiedrank dashboard QRELS RUN|DIR [...]")], warnings
     if not readable:
-        return ["no run file to show: give run files, or folders that hold them, after the "
-                "qrels: tiedrank dashboard QRELS RUN|DIR [...]"], warnings
+        return [("no run file to show: give run files, or folders that hold them, after the "
+                "qrels: tiedrank dashboard QRELS RUN|DIR [...]")], warnings
     return [], warnings
 
 
@@ -260,5 +275,9 @@ def _dashboard(args: argparse.Namespace) -> int:
         _end_with_parent()
     # click's standalone mode ends with SystemExit(status): the console script's run()
     # turns it into the exit status
-    streamlit_cli.main(args=command, prog_name="streamlit")
+    try:
+        streamlit_cli.main(args=command, prog_name="streamlit")
+    finally:  # a caller in the same process (a test) does not keep the manifest
+        if args.paths:
+            os.environ.pop(FILES_ENV, None)
     return 0

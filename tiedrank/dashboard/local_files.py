@@ -24,7 +24,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -125,7 +125,7 @@ def _read(path: Path, kind: str, reading: Mapping[str, Any]) -> Run | Qrels | In
         return InputError("too large to read in this server's memory", source=name)
     except OSError as err:
         return InputError(f"cannot be read ({err.strerror or err})", source=name)
-    except Exception as err:  # a reader bug must not become a traceback on a page
+    except Exception as err:  # noqa: BLE001 - a reader bug must not become a traceback on a page
         return InputError(f"could not read the file ({type(err).__name__}: {err})", source=name)
     finally:
         io.set_input_limits(max_bytes=previous.max_bytes, max_ratio=previous.max_ratio)
