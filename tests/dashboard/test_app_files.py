@@ -133,3 +133,13 @@ def test_a_folder_of_checkpoints_draws_its_curve_and_grows(tmp_path, monkeypatch
     assert_no_trouble(at)
     assert at.dataframe[0].value["run"].tolist()[-1] == "splade-epoch5"
     assert at.dataframe[0].value["step"].tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+def test_a_server_without_files_has_no_your_files(monkeypatch):
+    monkeypatch.delenv(FILES_ENV, raising=False)
+    at = new_app()
+    at.query_params["dataset"] = "files"
+    at.run()
+    assert_no_trouble(at)
+    assert "files" not in at.radio(key="dataset").options
+    assert at.radio(key="dataset").value == "llmjudge"
