@@ -147,3 +147,16 @@ def test_a_file_past_the_command_lines_input_limit_is_one_message(tmp_path):
     assert list(data.runs) == ["small"]
     assert any("huge.run" in e and "larger than the input limit" in e for e in data.errors)
     assert input_limits() == before  # the limit is the served files', not the process's
+
+
+def test_an_empty_file_waits_until_it_holds_a_run(tmp_path):
+    folder = _folder(tmp_path, ["ckpt_1.run"])
+    (folder / "ckpt_2.run").write_bytes(b"")
+    watch = Watch()
+    manifest = _manifest(tmp_path, folder)
+    seen = watch.serial
+    data = load(manifest, watch)
+    assert list(data.runs) == ["ckpt_1"] and data.errors == []
+    (folder / "ckpt_2.run").write_bytes(RUN)
+    assert list(load(manifest, watch).runs) == ["ckpt_1", "ckpt_2"]
+    assert watch.notes_since(seen) == ["ckpt_2 added"]

@@ -167,7 +167,8 @@ def _stat(path: Path) -> tuple[int, int] | None:
 
 def load(found: FilesManifest, watch: Watch | None = WATCH) -> FilesData:
     """List and read the manifest's files (a ``stat`` each; a file read again only when it
-    changed). Two files of one stem are both shown, the second as ``name (2)``."""
+    changed). Two files of one stem are both shown, the second as ``name (2)``; an empty
+    file (one a job has just created) is left out until it holds something."""
     reading = dict(found.reading)
     errors: list[str] = []
     qpath = Path(found.qrels)
@@ -188,10 +189,10 @@ def load(found: FilesManifest, watch: Watch | None = WATCH) -> FilesData:
     parts: list[object] = ["files", qstat]
     for path in paths:
         stat = _stat(path)
-        name = unique_label(run_name(path.name), listing)
-        listing[name] = stat or (None, None)
-        if stat is None:
+        if stat is None or stat[0] == 0:  # gone meanwhile, or a file just created: not yet
             continue
+        name = unique_label(run_name(path.name), listing)
+        listing[name] = stat
         parts.append((name, stat))
         run = read_file(path, "run", stat, reading)
         if isinstance(run, InputError):
