@@ -10,7 +10,7 @@ import streamlit as st
 from tiedrank.core.errors import InputError
 from tiedrank.dashboard import settings as sidebar
 from tiedrank.dashboard import ui as common
-from tiedrank.dashboard.datasets import (BUNDLED, QRELS_FIELDS, RUN_FIELDS, SESSION, TABULAR_FORMATS,
+from tiedrank.dashboard.datasets import (BUNDLED, FILES, QRELS_FIELDS, RUN_FIELDS, SESSION, TABULAR_FORMATS,
                                          UPLOAD, column_plan, dataset_label)
 from tiedrank.dashboard.settings import SIDEBAR_HELP as HELP, MAX_REL_LEVEL, ROUND_OPTIONS, ZERO_RELEVANT_CHOICES
 from tiedrank.dashboard.upload_store import STORE
@@ -138,11 +138,14 @@ def data_panel() -> None:
     errors, notes, context = [], [], None
     with st.sidebar:
         st.header("Data", divider="gray")
-        dataset = st.radio("Dataset", [*BUNDLED, SESSION, UPLOAD], key="dataset", persist_state=common.KEEP,
+        dataset = st.radio("Dataset", sidebar.sources(), key="dataset", persist_state=common.KEEP,
                            on_change=_dataset_changed, format_func=dataset_label, help=HELP["dataset"])
         kept = common.my_runs()
         if dataset in BUNDLED:
             st.caption(BUNDLED[dataset].description)
+        elif dataset == FILES:
+            st.caption("The qrels and runs named on the command line (tiedrank dashboard QRELS "
+                       "RUN|DIR), read on this server; a file added or changed shows when the page reruns.")
         elif dataset == SESSION and kept is None:
             st.caption("Nothing yet: generate runs on the Simulator page (or quantise a loaded run "
                        "there) and click **Add to my runs**.")
@@ -157,6 +160,8 @@ def data_panel() -> None:
             context, errors = common.bundled_context(BUNDLED[dataset], settings)
         elif dataset == SESSION:
             context = common.session_context(kept, settings) if kept is not None else None
+        elif dataset == FILES:
+            context, errors, notes = common.files_context(settings)
         else:  # the files that can be read: one waiting for its columns hides no other
             context, run_errors, notes = common.readable_upload_context(*uploads, settings, duplicates)
             errors += run_errors

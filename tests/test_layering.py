@@ -425,8 +425,9 @@ def test_every_provider_sits_above_its_socket():
 PAGES = sorted(p.stem for p in (ROOT.parent / "pages").glob("*.py"))
 SHARED_DASHBOARD = {
     "tiedrank.dashboard", "tiedrank.dashboard.cache", "tiedrank.dashboard.datasets",
-    "tiedrank.dashboard.drilldown", "tiedrank.dashboard.labels", "tiedrank.dashboard.my_runs",
-    "tiedrank.dashboard.recipes", "tiedrank.dashboard.shared_queries",
+    "tiedrank.dashboard.drilldown", "tiedrank.dashboard.labels", "tiedrank.dashboard.local_files",
+    "tiedrank.dashboard.my_runs",
+    "tiedrank.dashboard.recipes", "tiedrank.dashboard.server", "tiedrank.dashboard.shared_queries",
     "tiedrank.dashboard.session_uploads", "tiedrank.dashboard.settings", "tiedrank.dashboard.ui",
     "tiedrank.dashboard.upload_store", "tiedrank.dashboard.warmup", "tiedrank.dashboard.widgets",
     "tiedrank.dashboard.figures", "tiedrank.dashboard.figures.style",

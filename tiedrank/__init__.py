@@ -40,6 +40,7 @@ _PUBLIC = {
     "METRIC_NAMES": "metrics", "Metric": "metrics", "metric_values": "metrics",
     "parse_metric": "metrics",
     "POLICIES": "core.ties", "TieTable": "core.ties", "build_tie_table": "core.ties",
+    "show": "dashboard.server",
 }
 """Public name -> the module (under ``tiedrank.``) it comes from."""
 _SUBPACKAGES = ("core", "evaluation", "interop", "io", "metrics", "report", "sampling", "simulate", "stats")
@@ -48,7 +49,7 @@ _SUBPACKAGES = ("core", "evaluation", "interop", "io", "metrics", "report", "sam
 __all__ = [
     "Evaluation", "EvaluationOptions", "Finding", "InputError", "METRIC_NAMES", "Metric", "POLICIES", "Qrels", "Run",
     "TieTable", "build_tie_table", "evaluate", "metric_values", "parse_metric", "parse_policies",
-    "read_qrels", "read_run", "tsrr_sweep", "write_qrels", "write_run",
+    "read_qrels", "read_run", "show", "tsrr_sweep", "write_qrels", "write_run",
 ]
 
 plugins.install()

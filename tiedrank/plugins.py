@@ -14,6 +14,8 @@ socket                           provider                  what it answers
                                                            pytrec_eval dicts), trec_eval's text
 :data:`tiedrank.core.report_socket.REPORT`  :mod:`tiedrank.report`  the report grid of
                                                            :meth:`~tiedrank.Evaluation.grid`
+:data:`tiedrank.core.show_socket.SHOW`  :mod:`tiedrank.dashboard.server`  the dashboard of
+                                                           :meth:`~tiedrank.Evaluation.show`
 ===============================  ========================  ==========================================
 
 A provider is imported at the first read of one of its socket's slots, once, and plugs its
@@ -31,10 +33,11 @@ from __future__ import annotations
 
 import importlib
 
-from .core import peers, report_socket
+from .core import peers, report_socket, show_socket
 
 PROVIDERS = {"tiedrank.core.peers": "tiedrank.interop",
-             "tiedrank.core.report_socket": "tiedrank.report"}
+             "tiedrank.core.report_socket": "tiedrank.report",
+             "tiedrank.core.show_socket": "tiedrank.dashboard.server"}
 """Socket module -> the package that fills it (imported at the first read of a slot)."""
 
 
@@ -42,5 +45,6 @@ def install() -> None:
     """Register each provider's import with its socket (``tiedrank`` calls this once, when
     it is imported)."""
     for socket, provider in ((peers.Peers, PROVIDERS["tiedrank.core.peers"]),
-                             (report_socket.ReportSocket, PROVIDERS["tiedrank.core.report_socket"])):
+                             (report_socket.ReportSocket, PROVIDERS["tiedrank.core.report_socket"]),
+                             (show_socket.ShowSocket, PROVIDERS["tiedrank.core.show_socket"])):
         socket.fill_on_first_use(lambda provider=provider: importlib.import_module(provider))

@@ -29,8 +29,9 @@ def test_streamlit_flags_pass_through_in_both_spellings():
 
 
 @pytest.mark.parametrize("argv, expected", [
-    (["dashboard", "app.py"], "passes only Streamlit's --section.option flags through"),
-    (["dashboard", "--server.port", "1", "2"], "not '2'"),
+    # a word that is not a flag is a path (QRELS RUN|DIR): one file alone is not enough
+    (["dashboard", "app.py"], "give the qrels and at least one run file or folder"),
+    (["dashboard", "--server.port", "1", "2"], "give the qrels and at least one run file"),
     (["dashboard", "-x"], "not '-x'"),
     (["dashboard", "--server.port"], "--server.port needs a value"),
 ])

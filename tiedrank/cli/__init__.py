@@ -72,7 +72,10 @@ def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (tiedrank[completion])
         _complete(parser)
+    # Streamlit's --section.option flags out first: a flag's value is never read as a path
+    argv, passed = dashboard.split_streamlit_flags(sys.argv[1:] if argv is None else argv)
     args, unknown = parser.parse_known_args(argv)
+    unknown = passed + unknown
     if unknown:
         if not hasattr(args, dashboard.PASSES_THROUGH):
             parser.error(f"unrecognized arguments: {' '.join(unknown)}")

@@ -105,6 +105,10 @@ UPLOAD = "upload"
 SESSION = "session"
 """The data-source key of the runs the user made in this session (Simulator page)."""
 SESSION_LABEL = "Simulated in this session"
+FILES = "files"
+"""The data-source key of the files the server was started with (``tiedrank dashboard QRELS
+RUN|DIR``; :mod:`tiedrank.dashboard.local_files`): ``?dataset=files`` in a link."""
+FILES_LABEL = "Your files"
 
 
 
@@ -216,11 +220,13 @@ def dataset_label(key: str) -> str:
     """The sidebar's label of a dataset choice: a bundled dataset's, the session's runs', or
     the uploads'.
 
-    >>> dataset_label("session"), dataset_label("upload")
-    ('Simulated in this session', 'Upload your own')
+    >>> dataset_label("session"), dataset_label("upload"), dataset_label("files")
+    ('Simulated in this session', 'Upload your own', 'Your files')
     """
     if key in BUNDLED:
         return BUNDLED[key].label
+    if key == FILES:
+        return FILES_LABEL
     return SESSION_LABEL if key == SESSION else "Upload your own"
 
 

@@ -13,6 +13,7 @@ from ..metrics.entries_intent import needs_subtopics
 from ..core.options import EvaluationOptions, option_accepts
 from ..core.validation import MAX_REL_LEVEL, ascii_int  # noqa: F401  (MAX_REL_LEVEL: the sidebar control's bound)
 from .datasets import BUNDLED, DEFAULT_DATASET, SESSION, UPLOAD
+from .local_files import FILES, manifest, start_settings
 from .upload_store import KEY_PATTERN
 
 
@@ -359,6 +360,8 @@ def link_note(source: str, *, remade: bool, store_hours: float) -> str:
 
     text = ("Opens this page with the same data, settings and choices, in any browser that "
             "can reach this dashboard.")
+    if source == FILES:
+        return text + " The data is the files this server was started with, as they are then."
     if source == UPLOAD:
         return text + f" The uploaded files are kept on this server for up to {store_hours:g} hours."
     if source == SESSION:
@@ -410,6 +413,8 @@ def dataset_defaults(dataset: str, state: Mapping[str, object] = {}, *,
     """
     if dataset == UPLOAD:
         return {"rel_level": memory(state).upload_rel_level}
+    if dataset == FILES:  # the command line's -l, else the other doors' default
+        return {"rel_level": int(start_settings(manifest()).get("rel_level", UPLOAD_REL_LEVEL))}
     if dataset in BUNDLED:
         return {"rel_level": BUNDLED[dataset].rel_level}
     if dataset == SESSION and session_rel_level is not None:
@@ -422,21 +427,38 @@ SIDEBAR_DEFAULTS = {"dataset": DEFAULT_DATASET, **SETTINGS_DEFAULTS,
 """Every sidebar widget's key -> its value in a new session without a link."""
 
 
+def sidebar_defaults() -> dict[str, object]:
+    """:data:`SIDEBAR_DEFAULTS`, or on a server started with files (``tiedrank dashboard
+    QRELS RUN``) "Your files" with the command line's settings (``-l``, ``-k``, ...)."""
+    found = manifest()
+    if found is None:
+        return SIDEBAR_DEFAULTS
+    return {**SIDEBAR_DEFAULTS, "dataset": FILES, **dataset_defaults(FILES), **start_settings(found)}
+
+
+def sources() -> tuple[str, ...]:
+    """The sidebar's data sources: "Your files" first when the server has them, the bundled
+    datasets, the session's runs, the uploads."""
+    return ((FILES,) if manifest() is not None else ()) + (*BUNDLED, SESSION, UPLOAD)
+
+
 def open_link(state: Mapping[str, object], params: Mapping[str, str]) -> dict[str, object]:
     """Once per session, before the widgets: the settings the link asks for
     (:func:`settings_from_params`; a dataset named there brings its own relevance level);
     nothing after the first run. The changes hold ``"dataset"`` when the link names one."""
     if memory(state).link_read:
         return {}
-    wanted = settings_from_params(params, (*BUNDLED, SESSION, UPLOAD),
-                                  {key: data.rel_level for key, data in BUNDLED.items()})
+    levels = {key: data.rel_level for key, data in BUNDLED.items()}
+    if manifest() is not None:
+        levels[FILES] = int(dataset_defaults(FILES)["rel_level"])
+    wanted = settings_from_params(params, sources(), levels)
     return {**wanted, SIDEBAR_KEY: replace(memory(state), link_read=True)}
 
 
 def before_widgets(state: Mapping[str, object]) -> dict[str, object]:
     """Every run, before the widgets are drawn: the default of every widget not set yet,
     and the pending values (a widget's value cannot change once it is drawn in a run)."""
-    changes: dict[str, object] = {key: value for key, value in SIDEBAR_DEFAULTS.items()
+    changes: dict[str, object] = {key: value for key, value in sidebar_defaults().items()
                                   if key not in state}
     remembered = memory(state)
     if remembered.pending:

@@ -615,6 +615,21 @@ def upload_context(qrels_file: "UploadedLike | None", run_files: Sequence["Uploa
     return _make_context(qrels, runs, settings, query_text, label, parts), errors
 
 
+def files_context(settings: ViewSettings) -> tuple[Context | None, list[str], list[str]]:
+    """(context, errors, notes) of "Your files" (:func:`tiedrank.dashboard.local_files.load`:
+    listed each rerun, read again only when changed; notes: what changed since this
+    session last looked, the runs left out)."""
+    from tiedrank.dashboard import local_files as files
+
+    seen = st.session_state.get("_tiedrank_files_seen", files.WATCH.serial)
+    data = files.load(files.manifest())
+    st.session_state["_tiedrank_files_seen"] = files.WATCH.serial
+    notes = data.notes(files.WATCH.notes_since(seen), markdown_literal)
+    if data.qrels is None or not data.runs:
+        return None, data.errors, notes
+    return _make_context(data.qrels, data.runs, settings, {}, data.label, data.parts), data.errors, notes
+
+
 def bundled_runs(key: str) -> tuple:
     """(qrels, runs, query text, label) of a bundled dataset, for ``recipes.replay``."""
     from tiedrank.dashboard.recipes import RecipeError

@@ -110,6 +110,9 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
     check_argument_order(runs, qrels, options=options, files=True)  # ranx's order, as files
     evaluation = score_tables(build_tables(runs, qrels, options), metric_list, options)
     _warn_of_disjoint_runs(evaluation.tables, options)
+    # what Evaluation.show() opens: the inputs as given (references, no copy); a frozen
+    # dataclass, and replace() would make the per-query frame it defers
+    object.__setattr__(evaluation, "inputs", (runs, qrels))
     return evaluation
 
 

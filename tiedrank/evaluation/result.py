@@ -13,6 +13,7 @@ from ..core.options import EvaluationOptions
 from ..core.peers import PEERS
 from ..core.policies import REPORT_COLUMNS, Policy, parse_policies
 from ..core.report_socket import REPORT
+from ..core.show_socket import SHOW
 from ..core.ties import TieTable
 from ..metrics import Metric
 
@@ -73,6 +74,8 @@ class Evaluation:
     counts: pd.DataFrame | None = None
     metrics: tuple[Metric, ...] = ()
     policies: tuple[Policy, ...] = ()
+    inputs: tuple[Any, Any] | None = field(default=None, repr=False, compare=False)
+    """(runs, qrels) as given to :func:`evaluate`, for :meth:`show` (None on the scaled paths)."""
 
     def metric(self, metric: "str | Metric") -> Metric:
         """The evaluated :class:`~tiedrank.metrics.Metric` named ``metric`` (its canonical
@@ -121,6 +124,20 @@ class Evaluation:
         :func:`tiedrank.report.build_report` (``pairs``, ``baseline``, ``policy``, ``test``,
         ``correction``, ``alpha``, ``trec_eval``, ``digits``, ...)."""
         return REPORT.build(self, **options)
+
+    def show(self, **options: Any) -> str:
+        """Open these runs and qrels in the dashboard (:func:`tiedrank.show`), its view
+        starting at this evaluation's settings (relevance level, gain, rounding, ``-c``,
+        query set; ``options`` override them, and ``k=`` sets the cutoff). Returns the URL;
+        in Jupyter the dashboard shows below the cell."""
+        if self.inputs is None:
+            raise ValueError("this evaluation does not keep its runs and qrels (it was made "
+                             "from buckets or tables): call tiedrank.show(runs, qrels)")
+        o = self.options
+        start = {"rel_level": o.rel_level, "gain": o.gain, "round": o.round,
+                 "complete": o.complete, "query_set": o.query_set, "duplicates": o.duplicates,
+                 "columns": dict(o.columns) or None, "qrels_columns": dict(o.qrels_columns) or None}
+        return SHOW.show(*self.inputs, **{**start, **options})
 
     def to_latex(self, *, caption: str | None = None, label: str | None = "tab:tiedrank",
                  ascii_only: bool = True, **options: Any) -> str:
