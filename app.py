@@ -11,7 +11,7 @@ from tiedrank.core.errors import InputError
 from tiedrank.dashboard import settings as sidebar
 from tiedrank.dashboard import ui as common
 from tiedrank.dashboard.datasets import (BUNDLED, FILES, QRELS_FIELDS, RUN_FIELDS, SESSION, TABULAR_FORMATS,
-                                         UPLOAD, column_plan, dataset_label)
+                                         UPLOAD, column_plan, dataset_caption, dataset_label)
 from tiedrank.dashboard.settings import SIDEBAR_HELP as HELP, MAX_REL_LEVEL, ROUND_OPTIONS, ZERO_RELEVANT_CHOICES
 from tiedrank.dashboard.upload_store import STORE
 from tiedrank.dashboard.warmup import warm_up
@@ -141,14 +141,10 @@ def data_panel() -> None:
         dataset = st.radio("Dataset", sidebar.sources(), key="dataset", persist_state=common.KEEP,
                            on_change=_dataset_changed, format_func=dataset_label, help=HELP["dataset"])
         kept = common.my_runs()
-        if dataset in BUNDLED:
-            st.caption(BUNDLED[dataset].description)
-        elif dataset == FILES:
-            st.caption("The qrels and runs named on the command line (tiedrank dashboard QRELS "
-                       "RUN|DIR), read on this server; a file added or changed shows when the page reruns.")
+        if dataset in BUNDLED or dataset == FILES:
+            st.caption(dataset_caption(dataset))
         elif dataset == SESSION and kept is None:
-            st.caption("Nothing yet: generate runs on the Simulator page (or quantise a loaded run "
-                       "there) and click **Add to my runs**.")
+            st.caption(dataset_caption(SESSION))
             st.page_link("pages/simulator.py", label="Open the Simulator", icon=":material/science:")
         elif dataset == SESSION:
             st.caption(sidebar.session_caption(md(kept.origin), kept.rel_level, travels=bool(kept.recipe)))
@@ -166,8 +162,7 @@ def data_panel() -> None:
             context, run_errors, notes = common.readable_upload_context(*uploads, settings, duplicates)
             errors += run_errors
         if context is not None:
-            summary.caption(sidebar.data_summary(len(context.runs), context.qrels.frame["query"].nunique(),
-                                                 len(context.qrels), sum(len(r) for r in context.runs.values())))
+            summary.caption(sidebar.context_summary(context))
         if context is not None and dataset == UPLOAD:
             top = context.qrels.frame["relevance"].max()
             changes, rerun = sidebar.data_read(st.session_state, context.key, None if top != top else float(top))

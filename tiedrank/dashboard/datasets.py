@@ -216,6 +216,18 @@ def bundled_corpus_path(dataset_label: str) -> Path | None:
     return None
 
 
+def dataset_caption(key: str) -> str:
+    """What the sidebar says under a dataset choice: a bundled set's description, where the
+    command line's files come from, or how to make session runs (when there are none yet)."""
+    if key in BUNDLED:
+        return BUNDLED[key].description
+    if key == FILES:
+        return ("The qrels and runs named on the command line (tiedrank dashboard QRELS "
+                "RUN|DIR), read on this server; a file added or changed shows when the page reruns.")
+    return ("Nothing yet: generate runs on the Simulator page (or quantise a loaded run there) "
+            "and click **Add to my runs**.")
+
+
 def dataset_label(key: str) -> str:
     """The sidebar's label of a dataset choice: a bundled dataset's, the session's runs', or
     the uploads'.

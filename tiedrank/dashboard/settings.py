@@ -587,6 +587,12 @@ def session_caption(origin: str, rel_level: int, *, travels: bool) -> str:
                "them again in another browser." if travels else ""))
 
 
+def context_summary(context) -> str:
+    """:func:`data_summary` of a page context (its runs and qrels)."""
+    return data_summary(len(context.runs), context.qrels.frame["query"].nunique(),
+                        len(context.qrels), sum(len(run) for run in context.runs.values()))
+
+
 def data_summary(n_runs: int, n_queries: int, n_judgements: int, n_ranked: int) -> str:
     """The sidebar's one-line summary of the data loaded.
 
