@@ -633,6 +633,20 @@ LESSON_PROBLEM = ("The link's lesson (`lesson=`) {why}, so Learn opens on the se
                   "instead of the ranking the link was made for.")
 
 
+def _lesson_controls(fields: list[str]) -> tuple[str, float, float, float, str]:
+    """A lesson's scenario, k, alpha, relevance level and gain, each checked against what
+    Learn's controls offer; ``ValueError`` for anything else."""
+    scenario, k, alpha, rel_level, gain = fields
+    if scenario not in SCENARIOS or gain not in LESSON_GAINS:
+        raise ValueError("choice")
+    k, rel_level, alpha = _read_number(k), _read_number(rel_level), _read_number(alpha)
+    if k is None or not (k.is_integer() and 1 <= k <= 50) or rel_level is None \
+            or not (rel_level.is_integer() and 1 <= rel_level <= 10) \
+            or alpha is None or not 0.01 <= alpha <= 100:
+        raise ValueError("control")
+    return scenario, k, alpha, rel_level, gain
+
+
 def decode_lesson(text: object) -> "tuple[Lesson | None, str | None]":
     """The :class:`Lesson` a link parameter holds, or ``(None, message)``: the page's one
     message when the parameter is malformed, too big or of a later version. Never raises.
@@ -655,14 +669,7 @@ def decode_lesson(text: object) -> "tuple[Lesson | None, str | None]":
         if not version or int(version[1]) != LESSON_VERSION or len(fields) < 6 \
                 or (len(fields) - 6) % 3:
             raise ValueError("shape")
-        scenario, k, alpha, rel_level, gain = fields[1:6]
-        if scenario not in SCENARIOS or gain not in LESSON_GAINS:
-            raise ValueError("choice")
-        k, rel_level, alpha = _read_number(k), _read_number(rel_level), _read_number(alpha)
-        if k is None or not (k.is_integer() and 1 <= k <= 50) or rel_level is None \
-                or not (rel_level.is_integer() and 1 <= rel_level <= 10) \
-                or alpha is None or not 0.01 <= alpha <= 100:
-            raise ValueError("control")
+        scenario, k, alpha, rel_level, gain = _lesson_controls(fields[1:6])
         cells = fields[6:]
         if len(cells) // 3 > LESSON_MAX_ROWS:
             return None, LESSON_PROBLEM.format(why=f"has more than {LESSON_MAX_ROWS} documents")
