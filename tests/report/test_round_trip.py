@@ -126,3 +126,13 @@ def test_digits_flag(capsys):
         assert "'full'" in capsys.readouterr().err
     out = cli(capsys, qrels, run, "--digits", "FULL", "--format", "table")
     assert "0.40640" not in out and "0.4064" in out  # full text, not 4 decimals padded
+
+
+def test_json_of_a_frame_pandas_writes_otherwise():
+    """A nested object in a cell spans lines: the floats are written through a mark."""
+    from tiedrank.report.formats import _marked_json, json_records
+
+    nested = pd.DataFrame({"d": [{"a": 1}, {"b": [2, 3]}], "v": [0.1, 1 / 3]})
+    assert [r["v"] for r in json.loads(json_records(nested))] == [0.1, 1 / 3]
+    plain = pd.DataFrame({"k:\"/": ["x\n\ue000", None], "v": [2 / 3, np.nan], "w": [1e-300, 5.0]})
+    assert json_records(plain) == _marked_json(plain, [1, 2])

@@ -373,15 +373,39 @@ def json_records(frame: pd.DataFrame) -> str:
     byte is pandas' (its layout, its escapes).
 
     >>> json_records(pd.DataFrame({"q": ["a/b"], "v": [2 / 3], "n": [1]})).split()
-    ['[', '{', '"q":"a\\/b",', '"v":0.6666666666666666,', '"n":1', '}', ']']
+    ['[', '{', '"q":"a\\\\/b",', '"v":0.6666666666666666,', '"n":1', '}', ']']
     """
+    text = frame.to_json(orient="records", indent=1, double_precision=15)
     floats = [i for i in range(frame.shape[1]) if frame.dtypes.iloc[i] == np.float64]
     if not floats or frame.empty:
-        return frame.to_json(orient="records", indent=1, double_precision=15)
-    # each float goes in as a marked string, and comes out unquoted: the mark a
-    # private-use character the frame's text holds nowhere (pandas writes it \uXXXX)
+        return text
+    # pandas writes a record a line a field: "[", then per row " {", one line per column
+    # ("  <key>:<value>", a comma but after the last) and " }," or " }", then "]"; the
+    # float fields' lines are written again (a value's escapes keep it on its line)
+    lines = text.split("\n")
+    width = frame.shape[1] + 2
+    if len(lines) != 2 + width * len(frame):
+        return _marked_json(frame, floats)  # another layout (a nested object in a cell)
+    for i in floats:
+        key = pd.DataFrame({frame.columns[i]: [0]}).to_json(orient="records", indent=1)
+        prefix = key.split("\n")[2][:-1]  # '  "<key>":' as pandas escapes the name
+        comma = "," if i < frame.shape[1] - 1 else ""
+        values = frame.iloc[:, i].to_numpy()
+        finite = np.isfinite(values)
+        texts = [prefix + (repr(value) if ok else "null") + comma
+                 for value, ok in zip(values.tolist(), finite.tolist())]
+        if not all(line.startswith(prefix) for line in lines[2 + i::width]):
+            return _marked_json(frame, floats)
+        lines[2 + i::width] = texts
+    return "\n".join(lines)
+
+
+def _marked_json(frame: pd.DataFrame, floats: list[int]) -> str:
+    """:func:`json_records` for a frame whose records pandas does not write a field a
+    line: each float goes in as a marked string and comes out unquoted, the mark a
+    private-use character the frame's text holds nowhere (pandas writes it ``\\uXXXX``)."""
     text = "\n".join(map(str, frame.columns)) + "\n" + "\n".join(
-        "\n".join(map(str, frame.iloc[:, i].dropna().unique()))
+        "\n".join(map(str, frame.iloc[:, i].dropna().tolist()))
         for i in range(frame.shape[1]) if i not in floats)
     mark = next(chr(c) for c in range(0xE000, 0xF900) if chr(c) not in text)
     marked = frame.copy()
@@ -391,9 +415,9 @@ def json_records(frame: pd.DataFrame) -> str:
                          dtype=object)
         cells[~np.isfinite(values)] = None
         marked.isetitem(i, cells)
-    escaped = f"\\u{ord(mark):04x}"
-    return re.sub(f'"{re.escape(escaped)}([^"]*){re.escape(escaped)}"', r"\1",
-                  marked.to_json(orient="records", indent=1, double_precision=15))
+    escaped = f"\\u{ord(mark):04x}"  # as pandas writes the mark; found nowhere else
+    text = marked.to_json(orient="records", indent=1, double_precision=15)
+    return text.replace('"' + escaped, "").replace(escaped + '"', "")
 
 
 def html_table(header: list[str], rows: list[list[str]], numeric: list[bool], *,
