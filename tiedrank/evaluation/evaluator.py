@@ -10,6 +10,7 @@ import pandas as pd
 from ..core.data import Qrels, Run
 from ..core.joins import keep_qrels_sides
 from ..core.options import make_options
+from ..core.ties import build_own_tie_table
 from ..io.plain_runs import read_plain_run
 from ..metrics import Metric
 from .argument_order import check_argument_order
@@ -76,6 +77,10 @@ class Evaluator:
         self.qrels = Qrels(read.frame.copy(deep=True), read.source, read.findings, read.subtopics)
         keep_qrels_sides(self.qrels.frame)
         check_qrels_gain(self.qrels, self.options.gain)
+        # the tables are built with every document, so a measure with its own judged_only=
+        # has them (as build_tables builds them)
+        self._every_document = self.options.replace(judged_only=False) \
+            if self.options.judged_only else self.options
         # what ranx's order is told apart by: a path (a qrels file given as a run) or the
         # columns of a frame; anything else is the Qrels read
         self._given = qrels if isinstance(qrels, (str, os.PathLike, pd.DataFrame)) else self.qrels
@@ -86,7 +91,11 @@ class Evaluator:
         options = self.options
         check_argument_order(runs, self._given, options=options, files=True)
         plain = read_plain_run(runs)  # one {query: {doc: score}} dict, in one pass
-        tables = build_tables(runs if plain is None else plain, self.qrels, options)
+        if plain is None:
+            tables = build_tables(runs, self.qrels, options)
+        else:  # build_tables' one step for one run read here (the run is this call's own)
+            tables = {plain.name: build_own_tie_table(plain, self.qrels, self._every_document)
+                      .view(judged_only=options.judged_only)}
         evaluation = score_tables(tables, list(self.metrics), options)
         warn_of_disjoint_runs(evaluation.tables, options)
         return evaluation
