@@ -188,6 +188,18 @@ def test_runs_off_the_fast_path_behave_as_in_evaluate(run):
         assert [str(w.message) for w in mine_said] == [str(w.message) for w in theirs_said]
 
 
+@pytest.mark.parametrize("columns", [{"score": "s"}, {"query": "query"}])
+def test_a_columns_mapping_reads_a_dict_as_evaluate_reads_it(columns):
+    run = {"q1": {"a": 1.0, "b": 2.0}}
+    try:
+        theirs = evaluate(run, QRELS, ["RR"], columns=columns)
+    except Exception as error:  # noqa: BLE001
+        with pytest.raises(type(error), match=re.escape(str(error))):
+            Evaluator(QRELS, ["RR"], columns=columns)(run)
+    else:
+        assert_same(Evaluator(QRELS, ["RR"], columns=columns)(run), theirs)
+
+
 def test_ranx_order_refused_as_evaluate_refuses_it():
     qrels = tiedrank.read_qrels(QRELS)
     with pytest.raises(TypeError) as theirs:

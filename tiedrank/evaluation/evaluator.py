@@ -90,7 +90,9 @@ class Evaluator:
         metrics and options: the same :class:`Evaluation`, warnings and errors."""
         options = self.options
         check_argument_order(runs, self._given, options=options, files=True)
-        plain = read_plain_run(runs)  # one {query: {doc: score}} dict, in one pass
+        # one {query: {doc: score}} dict, in one pass (a columns= mapping: read_run's, as
+        # evaluate reads it, since the dict's own column names may not be the ones mapped)
+        plain = None if options.columns else read_plain_run(runs)
         if plain is None:
             tables = build_tables(runs, self.qrels, options)
         else:  # build_tables' one step for one run read here (the run is this call's own)
