@@ -33,7 +33,7 @@ _moved.install()
 _PUBLIC = {
     "Qrels": "core.data", "Run": "core.data",
     "Finding": "core.errors", "InputError": "core.errors",
-    "Evaluation": "evaluation", "evaluate": "evaluation",
+    "Evaluation": "evaluation", "Evaluator": "evaluation", "evaluate": "evaluation",
     "parse_policies": "core.policies", "tsrr_sweep": "evaluation",
     "EvaluationOptions": "core.options",
     "read_qrels": "io", "read_run": "io", "write_qrels": "io", "write_run": "io",
@@ -47,7 +47,7 @@ _SUBPACKAGES = ("core", "evaluation", "interop", "io", "metrics", "report", "sam
 """Subpackages reachable as attributes of ``tiedrank`` (``tiedrank.stats.paired_test``)."""
 
 __all__ = [
-    "Evaluation", "EvaluationOptions", "Finding", "InputError", "METRIC_NAMES", "Metric", "POLICIES", "Qrels", "Run",
+    "Evaluation", "EvaluationOptions", "Evaluator", "Finding", "InputError", "METRIC_NAMES", "Metric", "POLICIES", "Qrels", "Run",
     "TieTable", "build_tie_table", "evaluate", "metric_values", "parse_metric", "parse_policies",
     "read_qrels", "read_run", "show", "tsrr_sweep", "write_qrels", "write_run",
 ]
@@ -74,7 +74,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs read
     from .core.data import Qrels, Run
     from .core.errors import Finding, InputError
     from .core.policies import parse_policies
-    from .evaluation import Evaluation, evaluate, tsrr_sweep
+    from .evaluation import Evaluation, Evaluator, evaluate, tsrr_sweep
     from .core.options import EvaluationOptions
     from .core.ties import POLICIES, TieTable, build_tie_table
     from .io import read_qrels, read_run, write_qrels, write_run

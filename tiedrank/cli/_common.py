@@ -459,4 +459,22 @@ def add_output(parser: argparse.ArgumentParser, extra: tuple[str, ...] = ()) -> 
                         help="output format" + (" (trec_eval: trec_eval's own text, for the "
                                                 "first --ties policy, each run in turn)"
                                                 if "trec_eval" in extra else ""))
-    parser.add_argument("--digits", type=int, default=4, help="decimals shown (default 4)")
+    parser.add_argument("--digits", type=digits_value, default=4,
+                        help="decimals shown (default 4), or 'full': each number's shortest "
+                             "text that reads back as the same float64 (--format json always "
+                             "writes that)")
+
+
+def digits_value(text: str) -> int | str:
+    """An argparse ``type``: ``--digits 6`` (decimals) or ``--digits full`` (each number's
+    shortest round-trip text; ``--digits 17`` still means 17 decimals).
+
+    >>> digits_value("6"), digits_value("full"), digits_value("FULL")
+    (6, 'full', 'full')
+    """
+    if text.strip().casefold() == "full":
+        return "full"
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of decimals or 'full', got {text!r}") from None

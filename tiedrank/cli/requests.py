@@ -19,7 +19,7 @@ class Output:
     """How results are printed: ``--format``, ``--digits``, ``-q`` and ``-n``."""
 
     format: str = "table"
-    digits: int = 4
+    digits: int | str = 4
     per_query: bool = False
     no_summary: bool = False
 

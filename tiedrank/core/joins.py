@@ -13,7 +13,8 @@ Examples
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -32,10 +33,36 @@ class QrelsSide:
     n_relevant: np.ndarray
     ideal_start: np.ndarray
     ideal_grade: np.ndarray
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
+    """What :func:`join_grades` makes of the qrels alone, kept for the next run of a kept side."""
+
+
+_KEPT: dict[int, tuple[weakref.ref, dict[int, QrelsSide]]] = {}
+"""The qrels frames whose sides are kept (:func:`keep_qrels_sides`): id -> (the frame, weakly;
+its sides by relevance level)."""
+
+
+def keep_qrels_sides(qframe: pd.DataFrame) -> None:
+    """Keep the side :func:`qrels_side` makes of ``qframe`` at each relevance level (and
+    the qrels' half of :func:`join_grades`), for every table built on it after, until the
+    frame is let go. For a frame nothing changes any more: the
+    :class:`~tiedrank.evaluation.evaluator.Evaluator`'s own copy of its qrels."""
+    key = id(qframe)
+    _KEPT[key] = (weakref.ref(qframe, lambda _, key=key: _KEPT.pop(key, None)), {})
 
 
 def qrels_side(qframe: pd.DataFrame, rel_level: int) -> QrelsSide:
-    """Codes, R and ideal grades of the qrels frame ``qframe`` at ``rel_level``."""
+    """Codes, R and ideal grades of the qrels frame ``qframe`` at ``rel_level`` (the kept
+    one, for a frame of :func:`keep_qrels_sides`)."""
+    kept = _KEPT.get(id(qframe))
+    if kept is None or kept[0]() is not qframe:
+        return _qrels_side(qframe, rel_level)
+    if rel_level not in kept[1]:
+        kept[1][rel_level] = _qrels_side(qframe, rel_level)
+    return kept[1][rel_level]
+
+
+def _qrels_side(qframe: pd.DataFrame, rel_level: int) -> QrelsSide:
     queries = np.unique(qframe["query"].to_numpy(dtype=object)).astype(object)  # sorted ids
     n_queries = len(queries)
     q_query = pd.Index(queries).get_indexer(qframe["query"])
@@ -78,14 +105,18 @@ def join_grades(run_docs: pa.Array | pa.ChunkedArray, qrels_docs: pa.Array | pa.
     """The run rows the qrels judge (ascending), the grade of each and its row of the qrels
     frame (what the subtopic judgements are keyed by): one hash lookup of the run's
     documents in the judged ones and a binary search of (query, doc) codes. Only those rows
-    are kept (a few per query): :func:`place_grades` spreads them over the table."""
-    judged_doc_values = pc.unique(qrels_docs)
+    are kept (a few per query): :func:`place_grades` spreads them over the table.
+    ``qrels_docs`` is the doc column of the frame ``side`` was made of; the qrels' half
+    of the join is made once per side (``side.memo``)."""
+    if "join" not in side.memo:
+        judged_doc_values = pc.unique(qrels_docs)
+        q_doc_code = _to_numpy(pc.index_in(qrels_docs, value_set=judged_doc_values)).astype(np.int64)
+        n_docs = max(len(judged_doc_values), 1)
+        qrels_key = side.query_code.astype(np.int64) * n_docs + q_doc_code
+        key_order = np.argsort(qrels_key)
+        side.memo["join"] = judged_doc_values, n_docs, key_order, qrels_key[key_order]
+    judged_doc_values, n_docs, key_order, sorted_keys = side.memo["join"]
     doc_code = _to_numpy(pc.fill_null(pc.index_in(run_docs, value_set=judged_doc_values), -1))
-    q_doc_code = _to_numpy(pc.index_in(qrels_docs, value_set=judged_doc_values)).astype(np.int64)
-    n_docs = max(len(judged_doc_values), 1)
-    qrels_key = side.query_code.astype(np.int64) * n_docs + q_doc_code
-    key_order = np.argsort(qrels_key)
-    sorted_keys = qrels_key[key_order]
     # keys of the candidate rows only (a document the qrels judge, for a qrels query): a
     # few per query, so nothing the size of the run is made here
     cand_rows = np.flatnonzero((doc_code >= 0) & (query_code >= 0))

@@ -109,14 +109,14 @@ def evaluate(runs: "RunInput | Sequence[RunInput] | Mapping[str, RunInput]",
     metric_list = parse_metrics(metrics)
     check_argument_order(runs, qrels, options=options, files=True)  # ranx's order, as files
     evaluation = score_tables(build_tables(runs, qrels, options), metric_list, options)
-    _warn_of_disjoint_runs(evaluation.tables, options)
+    warn_of_disjoint_runs(evaluation.tables, options)
     # what Evaluation.show() opens: the inputs as given (references, no copy); a frozen
     # dataclass, and replace() would make the per-query frame it defers
     object.__setattr__(evaluation, "inputs", (runs, qrels))
     return evaluation
 
 
-def _warn_of_disjoint_runs(tables: Mapping[str, TieTable], options) -> None:
+def warn_of_disjoint_runs(tables: Mapping[str, TieTable], options) -> None:
     """Say aloud when a run shares no query with the qrels: its means are NaN over zero
     queries (or 0 for every qrels query under ``complete=``), almost always qrels of another
     collection or query ids read wrongly, which the findings alone leave easy to miss. A

@@ -1,11 +1,13 @@
 """The engine's top floor: each run sorted once into its tie-group table (:func:`build_tables`), every metric scored under every policy (:func:`score_tables`), the blocks stacked into tidy frames."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
+from ..core.data import Qrels
 from ..core.errors import Finding
 from ..core.options import MAX_EXP_GRADE, EvaluationOptions
 from ..core.policies import Policy
@@ -41,8 +43,7 @@ def build_tables(runs, qrels, options: EvaluationOptions | None = None) -> dict[
     labelled = labelled_runs(runs, options)
     pending = next(labelled, None)  # the first run is read before the qrels, as it always
     qrels_obj = read_qrels_input(qrels, options)  # was (which error a user sees first)
-    _check_exp_gain(int(qrels_obj.frame["relevance"].max()) if len(qrels_obj.frame) else 0,
-                    options.gain)
+    check_qrels_gain(qrels_obj, options.gain)
     # built with every document, so a measure with its own judged_only= has them
     every_document = options.replace(judged_only=False) if options.judged_only else options
     tables: dict[str, TieTable] = {}
@@ -239,10 +240,23 @@ def _summary(blocks: list[Block]) -> pd.DataFrame:
     columns = {}
     for position, column in ((0, "run"), (2, "metric"), (3, "policy")):
         names = _names(blocks, position)
-        columns[column] = pd.Categorical(names, categories=list(dict.fromkeys(names)))
+        labels = {name: code for code, name in enumerate(dict.fromkeys(names))}
+        # from the codes: the same column as pd.Categorical(names, categories=...), without
+        # its look-up of every name in the categories (a millisecond an evaluation)
+        columns[column] = pd.Categorical.from_codes(
+            np.fromiter((labels[name] for name in names), dtype=np.int64, count=len(names)),
+            dtype=_categories(tuple(labels)))
     return pd.DataFrame({**columns, "value": np.array([k.finish(s) for k, s in zip(kinds, sums)],
                                                     dtype=np.float64),
                          "n_queries": lengths})
+
+
+@functools.lru_cache(maxsize=256)
+def _categories(labels: tuple[str, ...]) -> pd.CategoricalDtype:
+    """The categorical dtype of ``labels`` (run names, metric names, policy labels), made
+    once for the evaluations that share them: pandas checks and indexes the categories
+    each time it makes one (a millisecond of a small evaluation, for three columns)."""
+    return pd.CategoricalDtype(categories=list(labels))
 
 
 def _tidy(blocks: list[Block]) -> pd.DataFrame:
@@ -257,7 +271,7 @@ def _tidy(blocks: list[Block]) -> pd.DataFrame:
         names = _names(blocks, position)
         labels = list(dict.fromkeys(names))
         codes = np.repeat([labels.index(name) for name in names], lengths)
-        columns[column] = pd.Categorical.from_codes(codes, categories=labels)
+        columns[column] = pd.Categorical.from_codes(codes, dtype=_categories(tuple(labels)))
     # a run's blocks share one array of query ids (per relevance level and -J): each is
     # made strings once, and the column is taken from those (not 355 x 7,000 str objects)
     shared = {id(b[1]): b[1] for b in blocks}
@@ -269,6 +283,11 @@ def _tidy(blocks: list[Block]) -> pd.DataFrame:
     return pd.DataFrame({"run": columns["run"], "query": query,
                          "metric": columns["metric"], "policy": columns["policy"],
                          "value": np.concatenate([b[4] for b in blocks])})
+
+
+def check_qrels_gain(qrels: Qrels, gain: str) -> None:
+    """Refuse ``gain="exp"`` over qrels whose top grade overflows 2**grade - 1."""
+    _check_exp_gain(int(qrels.frame["relevance"].max()) if len(qrels.frame) else 0, gain)
 
 
 def _check_exp_gain(top: int, gain: str) -> None:

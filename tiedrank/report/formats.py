@@ -14,7 +14,11 @@ from ..core.validation import Interval, Options, validate_params
 FORMATS = ("table", "csv", "json", "latex", "markdown", "html")
 """Output formats of :func:`render` (and of the CLI's ``--format``)."""
 MAX_DIGITS = 17
-"""17 significant digits round-trip any float64 exactly; more would print noise."""
+"""The most decimals ``digits=`` prints (``%.17f``: decimals, not significant digits, so
+small values lose digits and large ones print noise; ``digits="full"`` is the round trip)."""
+FULL = "full"
+"""``digits="full"``: each float as its shortest text that reads back as the same float64
+(``repr``: ``2/3`` is ``0.6666666666666666``, ``1e-20`` stays ``1e-20``)."""
 
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -89,13 +93,13 @@ quote and a line end (a CR is not quoted by it, nor left by :func:`csv_safe`; li
 safe)."""
 
 
-def _csv(frame: pd.DataFrame, digits: int) -> str:
+def _csv(frame: pd.DataFrame, digits: int | str) -> str:
     """``csv_safe(frame).to_csv(index=False, float_format=f"%.{digits}f")``, the same text,
     with the float64 columns formatted here (one ``%`` over a column instead of pandas'
     Python call per cell) and, when every cell is then a string that needs no quoting, the
     lines joined here (300,000 numbers at 17 digits in 60,000 rows: 0.75 -> 0.2 s)."""
     out = csv_safe(frame)
-    fmt = f"%.{digits}f"
+    fmt = None if digits == FULL else f"%.{digits}f"  # None: pandas writes repr, as FULL
     cells: list = []
     formatted: dict[int, list[str]] = {}
     for position in range(out.shape[1]):
@@ -103,13 +107,21 @@ def _csv(frame: pd.DataFrame, digits: int) -> str:
         if values.dtype != np.float64 or values.empty:
             cells.append(values.to_numpy() if values.dtype == object else None)
             continue
-        cells.append(formatted.setdefault(position, _formatted(values.to_numpy(), fmt)))
+        cells.append(formatted.setdefault(position, _float_texts(values.to_numpy(), digits)))
     header = list(out.columns)
     if len(cells) >= 2 and all(c is not None and _plain(c) for c in [*cells, header]):
         return "\n".join([",".join(header), *map(",".join, zip(*cells)), ""])
     for position, text in formatted.items():  # pandas writes the rest (a single column: "")
         out.isetitem(position, np.array(text, dtype=object))
     return out.to_csv(index=False, float_format=fmt)
+
+
+def _float_texts(numbers: np.ndarray, digits: int | str) -> list[str]:
+    """Each float64 of ``numbers`` with ``digits`` decimals, or (``FULL``) as the shortest
+    text that reads back as the same float; NaN as "" (pandas' ``na_rep``)."""
+    if digits != FULL:
+        return _formatted(numbers, f"%.{digits}f")
+    return ["" if value != value else repr(value) for value in numbers.tolist()]
 
 
 def _formatted(numbers: np.ndarray, fmt: str) -> list[str]:
@@ -273,8 +285,8 @@ def markdown_escape(text: str) -> str:
     return text if _MARKED_NUMBER.fullmatch(text) else _inline_literal(text)
 
 
-def _text_columns(frame: pd.DataFrame, digits: int) -> list[list[str]]:
-    """Every column as its cells' text: floats rounded to ``digits``, the rest as
+def _text_columns(frame: pd.DataFrame, digits: int | str) -> list[list[str]]:
+    """Every column as its cells' text: floats rounded to ``digits`` (or ``FULL``), the rest as
     ``astype(str)`` writes them, missing cells empty. Plain lists: iterating pandas'
     Arrow-backed strings cell by cell cost 3.8 s on 700,000 per-query rows of
     ``-m all_trec -q``."""
@@ -282,9 +294,10 @@ def _text_columns(frame: pd.DataFrame, digits: int) -> list[list[str]]:
     for position in range(frame.shape[1]):
         values = frame.iloc[:, position]
         if values.dtype == np.float64:
-            columns.append(_formatted(values.to_numpy(), f"%.{digits}f"))
+            columns.append(_float_texts(values.to_numpy(), digits))
         elif pd.api.types.is_float_dtype(values):  # float32, nullable Float64
-            columns.append(["" if pd.isna(v) else f"{v:.{digits}f}" for v in values.tolist()])
+            columns.append(["" if pd.isna(v) else repr(float(v)) if digits == FULL else
+                            f"{v:.{digits}f}" for v in values.tolist()])
         else:  # categorical and string columns: one str per distinct value, shared
             cells = _each_value(values, _text_cell)
             columns.append(cells.tolist() if cells is not None else
@@ -298,14 +311,17 @@ def _text_cell(value: object) -> str:
     return "" if pd.isna(value) else str(value)
 
 
-@validate_params({"fmt": [Options(*FORMATS)], "digits": [Interval(int, 0, MAX_DIGITS)]})
-def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
+@validate_params({"fmt": [Options(*FORMATS)],
+                  "digits": [Interval(int, 0, MAX_DIGITS), Options(FULL)]})
+def render(frame: pd.DataFrame, fmt: str = "table", digits: int | str = 4) -> str:
     """Render ``frame`` in ``fmt``: one of ``table``, ``csv``, ``json``, ``latex``, ``markdown``,
     ``html``.
 
     ``table`` is a fixed-width text table in the spirit of trec_eval's output; ``json`` is
-    one record per row with full precision; the others round floats to ``digits``. Every
-    text cell is escaped for its format (``html``: :func:`html.escape`, nothing rendered).
+    one record per row, each float as the shortest text that reads back as the same
+    float64 (:func:`json_records`); the others round floats to ``digits`` decimals, or with
+    ``digits="full"`` print each float as ``json`` does. Every text cell is escaped for its
+    format (``html``: :func:`html.escape`, nothing rendered).
 
     Examples
     --------
@@ -317,7 +333,7 @@ def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
     if fmt == "csv":  # string cells never start a spreadsheet formula
         return _csv(frame, digits)
     if fmt == "json":
-        return frame.to_json(orient="records", indent=1, double_precision=15)
+        return json_records(frame)
     columns = _text_columns(frame, digits)
     rows = zip(*columns)  # consumed once, by the branch taken
     numeric = [pd.api.types.is_numeric_dtype(frame.iloc[:, i]) for i in range(frame.shape[1])]
@@ -347,6 +363,61 @@ def render(frame: pd.DataFrame, fmt: str = "table", digits: int = 4) -> str:
                          for v, w, num in zip(values, widths, numeric)).rstrip()
 
     return "\n".join([line(map(str, frame.columns)), *map(line, rows)])
+
+
+def json_records(frame: pd.DataFrame) -> str:
+    """``frame.to_json(orient="records", indent=1)``, but every float64 written as its
+    shortest round-trip text (``repr``), which ``float()`` and ``json.loads`` read back bit
+    for bit (pandas writes at most 15 decimals: ``2/3`` as ``0.666666666666667``, a value
+    under 1e-15 as 0). NaN and infinities are ``null``, as pandas writes them; every other
+    byte is pandas' (its layout, its escapes).
+
+    >>> json_records(pd.DataFrame({"q": ["a/b"], "v": [2 / 3], "n": [1]})).split()
+    ['[', '{', '"q":"a\\\\/b",', '"v":0.6666666666666666,', '"n":1', '}', ']']
+    """
+    text = frame.to_json(orient="records", indent=1, double_precision=15)
+    floats = [i for i in range(frame.shape[1]) if frame.dtypes.iloc[i] == np.float64]
+    if not floats or frame.empty:
+        return text
+    # pandas writes a record a line a field: "[", then per row " {", one line per column
+    # ("  <key>:<value>", a comma but after the last) and " }," or " }", then "]"; the
+    # float fields' lines are written again (a value's escapes keep it on its line)
+    lines = text.split("\n")
+    width = frame.shape[1] + 2
+    if len(lines) != 2 + width * len(frame):
+        return _marked_json(frame, floats)  # another layout (a nested object in a cell)
+    for i in floats:
+        key = pd.DataFrame({frame.columns[i]: [0]}).to_json(orient="records", indent=1)
+        prefix = key.split("\n")[2][:-1]  # '  "<key>":' as pandas escapes the name
+        comma = "," if i < frame.shape[1] - 1 else ""
+        values = frame.iloc[:, i].to_numpy()
+        finite = np.isfinite(values)
+        texts = [prefix + (repr(value) if ok else "null") + comma
+                 for value, ok in zip(values.tolist(), finite.tolist())]
+        if not all(line.startswith(prefix) for line in lines[2 + i::width]):
+            return _marked_json(frame, floats)
+        lines[2 + i::width] = texts
+    return "\n".join(lines)
+
+
+def _marked_json(frame: pd.DataFrame, floats: list[int]) -> str:
+    """:func:`json_records` for a frame whose records pandas does not write a field a
+    line: each float goes in as a marked string and comes out unquoted, the mark a
+    private-use character the frame's text holds nowhere (pandas writes it ``\\uXXXX``)."""
+    text = "\n".join(map(str, frame.columns)) + "\n" + "\n".join(
+        "\n".join(map(str, frame.iloc[:, i].dropna().tolist()))
+        for i in range(frame.shape[1]) if i not in floats)
+    mark = next(chr(c) for c in range(0xE000, 0xF900) if chr(c) not in text)
+    marked = frame.copy()
+    for i in floats:
+        values = frame.iloc[:, i].to_numpy()
+        cells = np.array([mark + text + mark for text in map(repr, values.tolist())],
+                         dtype=object)
+        cells[~np.isfinite(values)] = None
+        marked.isetitem(i, cells)
+    escaped = f"\\u{ord(mark):04x}"  # as pandas writes the mark; found nowhere else
+    text = marked.to_json(orient="records", indent=1, double_precision=15)
+    return text.replace('"' + escaped, "").replace(escaped + '"', "")
 
 
 def html_table(header: list[str], rows: list[list[str]], numeric: list[bool], *,

@@ -35,7 +35,7 @@ from ..core.validation import Interval, Options, validate_params
 from ..stats import CORRECTIONS, TESTS, compare_runs, outcome, run_keys
 from ..stats.paired_tests import ALPHA
 from . import grid_render
-from .formats import MAX_DIGITS
+from .formats import FULL, MAX_DIGITS
 
 PAIRINGS = ("all", "baseline")
 """Which pairs the letters test: every pair (ranx's convention) or each run against the baseline."""
@@ -84,8 +84,8 @@ class Report:
         None: no letters (one run, or not asked).
     trec_eval : bool
         Show the trec_eval-order value in parentheses.
-    digits : int
-        Decimals shown.
+    digits : int or "full"
+        Decimals shown, or ``"full"``: each number's shortest round-trip text.
     notes : tuple of str
         Sentences the caption ends with (queries a pairing dropped, letters left out).
     """
@@ -95,7 +95,7 @@ class Report:
     value: str = "expected"
     significance: Significance | None = None
     trec_eval: bool = False
-    digits: int = 3
+    digits: int | str = 3
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -163,14 +163,14 @@ class Report:
 
 @validate_params({"pairs": [Options(*PAIRINGS), None], "test": [Options(*TESTS)],
                   "correction": [Options(*CORRECTIONS)], "alpha": [ALPHA],
-                  "digits": [Interval(int, 0, MAX_DIGITS)], "trec_eval": [bool],
+                  "digits": [Interval(int, 0, MAX_DIGITS), Options(FULL)], "trec_eval": [bool],
                   "stability": [bool]})
 def build_report(evaluation: Evaluation, *, metrics: Sequence[str] | None = None,
                  runs: Sequence[str] | None = None, pairs: str | None = "all",
                  baseline: str | None = None, policy: str = "expected", test: str = "t",
                  correction: str = "holm", alpha: float = 0.05, seed: int = 0,
                  n_resamples: int = 9999, stability: bool = True, trec_eval: bool = False,
-                 digits: int = 3) -> Report:
+                 digits: int | str = 3) -> Report:
     """The :class:`Report` of ``evaluation``.
 
     Parameters
@@ -189,8 +189,9 @@ def build_report(evaluation: Evaluation, *, metrics: Sequence[str] | None = None
         (``ties="all"``) and mark with a dagger the cells whose letters change.
     trec_eval : bool
         Show each cell's trec_eval-order value in parentheses (when evaluated).
-    digits : int
-        Decimals shown (the numbers keep full precision).
+    digits : int or "full"
+        Decimals shown (the numbers keep full precision), or ``"full"``: each number's
+        shortest text that reads back as the same float64.
 
     Examples
     --------

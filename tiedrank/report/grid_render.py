@@ -16,7 +16,7 @@ from typing import Any, Callable
 from ..core.policies import POLICY_WRAPPERS, REPORT_COLUMNS
 from ..evaluation.summaries import summary_note
 from ..stats import scale_note
-from .formats import csv_safe, html_table, latex_literal, markdown_literal
+from .formats import FULL, csv_safe, html_table, latex_literal, markdown_literal
 
 Report = Any
 """A :class:`tiedrank.report.grid.Report` (not imported: the grid imports this module)."""
@@ -46,8 +46,10 @@ def policy_phrase(policy: str) -> str:
     return POLICY_PHRASES.get(policy, f"a random tie-break ({policy})")
 
 
-def _number(value: float, digits: int, missing: str) -> str:
-    return missing if value is None or not math.isfinite(float(value)) else f"{float(value):.{digits}f}"
+def _number(value: float, digits: int | str, missing: str) -> str:
+    if value is None or not math.isfinite(float(value)):
+        return missing
+    return repr(float(value)) if digits == FULL else f"{float(value):.{digits}f}"
 
 
 def _parts(report: Report, row, missing: str) -> tuple[str, str, str]:
