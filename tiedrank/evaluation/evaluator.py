@@ -100,6 +100,7 @@ class Evaluator:
                       .view(judged_only=options.judged_only)}
         evaluation = score_tables(tables, list(self.metrics), options)
         warn_of_disjoint_runs(evaluation.tables, options)
+        object.__setattr__(evaluation, "inputs", (runs, self._given))  # as evaluate: show()
         return evaluation
 
     __call__ = evaluate
