@@ -274,7 +274,7 @@ def scaled(table: TieTable, form: Shape, total: np.ndarray) -> np.ndarray:
             denominator = S
         out[has] = total[has] / denominator[has]
         return out
-    start, gain = intents.qrels.ideal(table.rel_level, form.alpha)
+    start, gain = intents.qrels.ideal(table.rel_level, form.alpha, form.depth)
     rank = np.arange(len(gain)) - np.repeat(start[:-1], np.diff(start)) + 1
     reach = np.ones(len(gain), dtype=bool) if form.depth is None else rank <= form.depth
     query = np.repeat(np.arange(len(start) - 1), np.diff(start))
