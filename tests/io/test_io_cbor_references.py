@@ -68,3 +68,12 @@ def test_the_command_line_names_the_file(tmp_path):
     message = done.stderr.decode()
     assert done.returncode == 2 and "Traceback" not in message
     assert "r.lz4" in message and "CBOR tag 28" in message
+
+
+def test_a_shared_object_at_the_top_and_a_repeated_key_are_refused():
+    """A tagged top-level value is read as CBOR (it was "neither CBOR nor JSON"); a key
+    twice in one map, which a dict (ranx) never writes, is refused, not read as the last."""
+    whole = frame.compress(cbor2.dumps({"q": {"d": 1.0}}, value_sharing=True))
+    assert "CBOR tag 28" in str(error_of(read_run, whole))
+    twice = frame.compress(b"\xa1\x61q\xa2\x61d\x01\x61d\x02")
+    assert "Duplicate map key: 'd'" in str(error_of(read_run, twice))

@@ -31,7 +31,7 @@ from ._limits import CHUNK, LIMITS, too_large
 LZ4_MAGIC = b"\x04\x22\x4d\x18"  # an LZ4 frame (what the lz4 package and ranx write)
 
 INSTALL = "pip install lz4 cbor2 (or pip install 'tiedrank[lz4]')"
-_CBOR_MAP = range(0xA0, 0xC0)  # CBOR major type 5 (a map): its first byte
+_CBOR_MAP = range(0xA0, 0xDC)  # CBOR major types 5 (a map) and 6 (a tagged value): first byte
 _MAX_FRAMES = 4  # ranx nests two frames; more is not a ranx file
 _REFERENCE_TAGS = {25: "a string reference", 256: "a string reference namespace",
                    28: "a shared value", 29: "a shared reference"}
@@ -99,7 +99,8 @@ def _cbor_as_json(raw: bytes, source: str) -> bytes:
     cbor2 = _need("cbor2", source)
     refused = {tag: _refuse_tag(tag) for tag in _REFERENCE_TAGS}
     try:
-        nested = cbor2.loads(raw, semantic_decoders=refused, strict_hashable_types=True)
+        nested = cbor2.loads(raw, semantic_decoders=refused, strict_hashable_types=True,
+                             allow_duplicate_keys=False)
     except Exception as exc:  # noqa: BLE001 - cbor2's errors vary by version and by input
         tag = _reference_tag(exc)
         if tag is not None:
