@@ -115,3 +115,26 @@ def test_a_busy_rename_names_the_file_and_what_to_do(tmp_path, monkeypatch):
         with replacing(tmp_path / "out.txt") as path:
             Path(path).write_text("x\n")
     assert os.listdir(tmp_path) == []  # the temporary is gone
+
+
+def test_a_link_loop_a_directory_name_and_a_long_name_are_named(tmp_path):
+    """Found by the probe: a link loop was replaced by a file, ``x.txt/`` wrote ``x.txt``,
+    and a 300-character name gave a raw ``[Errno 36]`` naming the temporary."""
+    os.symlink("loop", tmp_path / "loop")
+    with pytest.raises(OutputExistsError, match="loop of symbolic links"):
+        check_outputs({"--out": tmp_path / "loop"}, force=True)
+    with pytest.raises(WriteError, match="loop of symbolic links"):
+        with replacing(tmp_path / "loop") as path:
+            Path(path).write_text("x\n")
+    assert (tmp_path / "loop").is_symlink()
+    done = tiedrank("quantize", RUN, "--levels", "3", "--out", "x.txt/", cwd=tmp_path)
+    assert done.returncode == 2 and b"x.txt/ is a directory" in done.stderr
+    assert not (tmp_path / "x.txt").exists()
+    done = tiedrank("quantize", RUN, "--levels", "3", "--out", "y" * 300, cwd=tmp_path)
+    assert done.returncode == 2 and b"Traceback" not in done.stderr
+    assert done.stderr.startswith(b"tiedrank: error: cannot write yyy") and b".tmp-" not in done.stderr
+    long = "z" * 240  # fits a name, but its temporary did not
+    done = tiedrank("quantize", RUN, "--levels", "3", "--out", long, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert len(read_run(tmp_path / long)) == 1500
+    assert sorted(os.listdir(tmp_path)) == sorted(["loop", long])

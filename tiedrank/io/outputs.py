@@ -79,15 +79,21 @@ def _same_file(a: str, b: str) -> bool:
 
 def output_kind(path: str | os.PathLike) -> str:
     """What an output path is, its symbolic links followed: ``"new"`` (nothing there, or a
-    dangling link), ``"file"``, ``"directory"``, ``"stream"`` (a FIFO or a character device:
-    written in place, never replaced) or ``"device"`` (a block device or a socket: refused).
+    dangling link), ``"file"``, ``"directory"`` (or a name ending in ``/``), ``"stream"`` (a
+    FIFO or a character device: written in place, never replaced), ``"device"`` (a block
+    device or a socket: refused) or ``"loop"`` (symbolic links that lead back to themselves:
+    refused).
     """
+    if os.fspath(path).endswith(("/", os.sep)):
+        return "directory"  # a name ending in a separator names a directory
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
         return "new"
-    except OSError:  # unreadable metadata: treated as a file (writing it will say why not)
-        return "file"
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "loop"
+        return "file"  # unreadable metadata: treated as a file (writing it will say why not)
     if stat.S_ISREG(mode):
         return "file"
     if stat.S_ISDIR(mode):
@@ -145,6 +151,9 @@ def check_outputs(outputs: Mapping[str, str | os.PathLike | None],
         if kind == "device":
             raise OutputExistsError(f"{name} {path} is a block device or a socket, not a file; "
                                     "give a file name")
+        if kind == "loop":
+            raise OutputExistsError(f"{name} {path} is a loop of symbolic links; remove it or "
+                                    "give another file name")
         if os.path.lexists(path) and not force:
             raise OutputExistsError(f"{name} {path} exists; add --force to replace it, or "
                                     "choose another file")
@@ -226,11 +235,15 @@ def replacing(path: str | os.PathLike) -> Iterator[str]:
         with writing(path):
             yield os.fspath(path)
         return
-    if kind == "device":
-        raise WriteError(os.fspath(path), OSError(errno.EINVAL, "not a file"),
-                         "it is a block device or a socket, not a file; give a file name")
+    if kind in ("device", "loop", "directory"):
+        raise WriteError(os.fspath(path), OSError(errno.EINVAL, "not a file"), {
+            "device": "it is a block device or a socket, not a file",
+            "loop": "it is a loop of symbolic links",
+            "directory": "it is a directory"}[kind] + "; give a file name")
     final = Path(os.path.realpath(os.fspath(path)))  # a link's target, replaced
-    prefix = f".{final.name}.tmp-"
+    stem = final.name if len(final.name.encode()) <= 160 else \
+        final.name[:40] + "-" + hashlib.sha256(final.name.encode()).hexdigest()[:16]
+    prefix = f".{stem}.tmp-"  # a long name's temporary shortened: names end at 255 bytes
     sweep_stale(final.parent, prefix)
     suffix = ".gz" if final.name.lower().endswith(".gz") else ""
     temporary = final.with_name(owned_prefix(prefix) + os.urandom(4).hex() + suffix)
@@ -240,7 +253,7 @@ def replacing(path: str | os.PathLike) -> Iterator[str]:
     except BaseException as error:
         try:
             temporary.unlink()
-        except FileNotFoundError:
+        except OSError:  # never made (not found, a name too long): nothing to remove
             pass
         if isinstance(error, OSError) and not isinstance(error, BrokenPipeError):
             # named as the user named the output, not as its temporary
