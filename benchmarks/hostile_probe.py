@@ -109,7 +109,7 @@ cbor("JSON huge exponent", "F.compress(b'{\"q\": {\"d\": 1e999999}}')")
 cbor("JSON 1e6-digit integer", "F.compress(b'{\"q\": {\"d\": ' + b'9'*1000000 + b'}}')")
 cbor("JSON duplicate keys", "F.compress(b'{\"q\": {\"d\": 1, \"d\": 2}}')")
 cbor("truncated CBOR", f"F.compress({W} + b'\\xfb\\x00')")
-case("cbor/json", "ranx fixture still reads")(LZ + "r = read_run(' + repr(ROOT + '/tests/io/ranx_fixtures/run.lz4') + '); note = len(r.frame)\n")
+case("cbor/json", "ranx fixture still reads")(LZ + f"r = read_run({ROOT + '/tests/io/ranx_fixtures/run.lz4'!r}); note = len(r.frame)\n")
 case("cbor/json", "CLI on the 40 chain", kind="cli_file")("chain40")
 
 # ---------------- class 1b: other quadratic statistics ---------------------------------------
