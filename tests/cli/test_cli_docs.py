@@ -83,3 +83,27 @@ def test_docs_top_and_its_deprecated_name(tmp_path, capsys):
     assert code == 0 and len(_groups(out)) == 1 and "--depth is deprecated" in err
     code, _, err = _docs(tmp_path, capsys, "--top", "0")
     assert code == 2 and err == "tiedrank: error: --top must be an integer >= 1; got 0\n"
+
+
+def test_a_long_unbroken_document_is_cut_with_a_note(tmp_path, capsys):
+    """textwrap is quadratic in an unbroken word (38 s CPU for one 10 MB document): the
+    text printed is cut at MAX_SHOWN_CHARS, the rest named (issue 43, class 1)."""
+    import subprocess
+    import sys
+
+    from tiedrank.cli.docs import MAX_SHOWN_CHARS
+
+    (tmp_path / "q").write_text("1 0 d1 1\n")
+    (tmp_path / "r").write_text("1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.0 r\n")
+    word = "x" * 2_000_000
+    (tmp_path / "c.tsv").write_text(f"d1\t{word}\nd2\tshort text\n")
+    assert main(["docs", str(tmp_path / "q"), str(tmp_path / "r"), "--query", "1",
+                 "--corpus", str(tmp_path / "c.tsv")]) == 0
+    out = capsys.readouterr().out
+    assert sum(line.count("x") for line in out.splitlines() if set(line.strip()) == {"x"}) \
+        == MAX_SHOWN_CHARS
+    assert f"[... {2_000_000 - MAX_SHOWN_CHARS:,} more characters of this document not shown]" in out
+    assert "      short text" in out
+    done = subprocess.run([sys.executable, "-m", "tiedrank", "docs", "q", "r", "--query", "1",
+                           "--corpus", "c.tsv"], capture_output=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0 and b"more characters of this document not shown" in done.stdout

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from ..io import read_run, write_qrels, write_run
-from ..io.outputs import check_outputs, replacing
+from ..io.outputs import check_outputs, replacing, writing
 from ..simulate import PRECISION_ALIASES, PRESETS, QUANTIZE_METHODS, quantize_run, simulate
 from ..core.tie_statistics import tie_statistics
 from ..core.ties import build_tie_table
@@ -39,15 +39,13 @@ def _simulate(args: argparse.Namespace) -> int:
     check_outputs({"--out": args.out, "--qrels": args.qrels}, force=args.force)
     run, qrels = simulate(args.preset, args.queries, args.seed,
                           docs_per_query=args.docs_per_query, **overrides)
-    with replacing(args.out) as temporary:
-        write_run(run, temporary)
+    _write(write_run, run, args.out)
     if args.qrels:
-        with replacing(args.qrels) as temporary:
-            write_qrels(qrels, temporary)
+        _write(write_qrels, qrels, args.qrels)
     stats = tie_statistics(build_tie_table(run, qrels))
-    print(f"wrote run {run.name!r} ({stats['queries']} queries x {args.docs_per_query} docs, "
-          f"{stats['docs_in_ties']:.1%} of documents tied) to {args.out}"
-          + (f"; qrels to {args.qrels}" if args.qrels else ""))
+    _said(args.out, args.qrels)(f"wrote run {run.name!r} ({stats['queries']} queries x {args.docs_per_query} docs, "
+          f"{stats['docs_in_ties']:.1%} of documents tied) to {_shown(args.out)}"
+          + (f"; qrels to {_shown(args.qrels)}" if args.qrels else ""))
     return 0
 
 
@@ -58,11 +56,34 @@ def _quantize(args: argparse.Namespace) -> int:
     run = read_run(args.run, duplicates=args.duplicates, columns=args.columns)
     out = quantize_run(run, levels=args.levels, precision=args.precision, method=args.method,
                        name=args.name)
-    with replacing(args.out) as temporary:
-        write_run(out, temporary)
-    print(f"wrote run {out.name!r} ({len(out)} lines, {out.frame['score'].nunique()} distinct "
-          f"scores) to {args.out}")
+    _write(write_run, out, args.out)
+    _said(args.out)(f"wrote run {out.name!r} ({len(out)} lines, {out.frame['score'].nunique()} distinct "
+          f"scores) to {_shown(args.out)}")
     return 0
+
+
+def _write(writer, data, path: str) -> None:
+    """``writer(data, ...)`` to ``path``: ``-`` is standard output; a file is replaced
+    through a temporary (:func:`tiedrank.io.outputs.replacing`: a link followed, a FIFO or a
+    character device written in place)."""
+    if path == "-":
+        with writing("standard output"):
+            writer(data, sys.stdout)  # text: the CLI's standard output names its failures
+            sys.stdout.flush()
+        return
+    with replacing(path) as temporary:
+        writer(data, temporary)
+
+
+def _shown(path: str) -> str:
+    return "standard output" if path == "-" else path
+
+
+def _said(*paths: str | None):
+    """Where the closing line goes: standard error when standard output holds the data."""
+    if "-" in paths:
+        return lambda line: print(line, file=sys.stderr)
+    return print
 
 
 SIMULATE_EXAMPLES = """examples:
@@ -98,8 +119,8 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
                      help="judged candidates per query (default 100)")
     sim.add_argument("--seed", type=_non_negative_int, default=0, metavar="S",
                      help="random seed (default 0); same seed, same bytes")
-    sim.add_argument("--out", required=True, metavar="RUN", help="run file to write")
-    sim.add_argument("--qrels", metavar="QRELS", help="qrels file to write")
+    sim.add_argument("--out", required=True, metavar="RUN", help="run file to write (- for standard output)")
+    sim.add_argument("--qrels", metavar="QRELS", help="qrels file to write (- for standard output)")
     sim.add_argument("--force", action="store_true",
                      help="replace an existing --out / --qrels file")
     dial = sim.add_argument_group("overrides of the preset")
@@ -121,7 +142,7 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     quant.add_argument("--precision", choices=_PRECISION_CHOICES, metavar="P", help=_PRECISION_HELP)
     quant.add_argument("--method", choices=QUANTIZE_METHODS, default=QUANTIZE_METHODS[0],
                        help="bin over each query's score range (default) or the whole run's")
-    quant.add_argument("--out", required=True, metavar="OUT", help="run file to write")
+    quant.add_argument("--out", required=True, metavar="OUT", help="run file to write (- for standard output)")
     quant.add_argument("--force", action="store_true",
                        help="replace an existing --out file (never the input run)")
     quant.add_argument("--name", help="run name / TREC tag (default: input name + suffix)")

@@ -306,6 +306,12 @@ def _tell_new_labels(key: str, options: Sequence, labels: "Callable[[Any], str]"
         del seen[next(iter(seen))]
 
 
+MAX_METRICS = 30
+"""The most metrics a picker holds, from a link or typed: each costs a page about 0.15 s (the
+Compare page's tests and verdicts), so 30 keep a view within seconds; a link naming more (a
+60 KB link names about 2,000) opens with its first 30 and one warning."""
+
+
 def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "Metrics",
                        subtopics: bool = False) -> list[str]:
     """A metrics multiselect whose defaults follow the sidebar's cutoff k; returns the
@@ -318,8 +324,15 @@ def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "
     k_key = f"_{key}_k"
     kwargs = persist(key)
     previous_k = st.session_state.get(k_key)
+    too_many = ""
     if key not in st.session_state:  # first draw in this session: the link's metrics, if any
-        st.session_state[key] = metrics_from_param(st.query_params.get_all(key)) or default_metrics(k)
+        values = st.query_params.get_all(key)
+        linked = metrics_from_param(values[:MAX_METRICS])
+        if len(values) > MAX_METRICS:
+            too_many = (f"This link names {len(values):,} metrics; a picker holds at most "
+                        f"{MAX_METRICS} (each takes time on every page), so the first "
+                        f"{MAX_METRICS} are read: choose others here.")
+        st.session_state[key] = linked or default_metrics(k)
     elif previous_k is not None and previous_k != k:
         st.session_state[key] = retarget_metrics(st.session_state[key], previous_k, k)
     st.session_state[k_key] = k
@@ -327,6 +340,13 @@ def metric_multiselect(container, key: str, k: int, *, help: str, label: str = "
     options += [m for m in st.session_state[key] if m not in options]
     chosen = container.multiselect(label, options, accept_new_options=True, help=help, wrap=True,
                                    **kwargs)  # wrap: every chosen metric stays in view
+    if len(chosen) > MAX_METRICS:  # typed beyond the cap
+        too_many = too_many or (f"{len(chosen)} metrics chosen; a picker holds at most "
+                                f"{MAX_METRICS} (each takes time on every page), so the first "
+                                f"{MAX_METRICS} are shown.")
+        chosen = chosen[:MAX_METRICS]
+    if too_many:
+        container.warning(too_many, icon=":material/warning:")
     metrics, problems = validate_metrics(chosen)
     for problem in problems:  # quotes what was typed or linked
         container.warning(markdown_literal(problem), icon=":material/warning:")

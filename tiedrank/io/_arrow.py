@@ -35,12 +35,37 @@ def is_text(kind: pa.DataType) -> bool:
 
 
 def decode(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    """Dictionary-encoded and string-view columns as plain columns of their values."""
+    """Dictionary-encoded and string-view columns as plain columns of their values.
+
+    A dictionary of any value type is decoded chunk by chunk, its values made plain first
+    (polars' Categorical and Enum export ``dictionary<values=string_view>``, which Arrow
+    can neither cast nor take from).
+
+    >>> values = pa.array(["x", "y"], pa.string_view())
+    >>> codes = pa.DictionaryArray.from_arrays(pa.array([1, 0, None], pa.uint32()), values)
+    >>> decode(pa.chunked_array([codes])).to_pylist(), decode(pa.chunked_array([codes])).type
+    (['y', 'x', None], DataType(string))
+    """
     if pa.types.is_dictionary(column.type):
-        column = column.cast(column.type.value_type)
-    if pa.types.is_string_view(column.type):
-        column = column.cast(pa.string())
-    return column
+        kind = _plain(pa.array([], column.type.value_type)).type
+        column = pa.chunked_array([pc.take(_plain(chunk.dictionary), chunk.indices)
+                                   for chunk in column.chunks], type=kind)
+    return pa.chunked_array([_plain(chunk) for chunk in column.chunks],
+                            type=_plain(pa.array([], column.type)).type) \
+        if _is_view(column.type) else column
+
+
+def _is_view(kind: pa.DataType) -> bool:
+    return pa.types.is_string_view(kind) or pa.types.is_binary_view(kind)
+
+
+def _plain(array: pa.Array) -> pa.Array:
+    """A string or binary view array as a plain string or binary array (others as given)."""
+    if pa.types.is_string_view(array.type):
+        return array.cast(pa.string())
+    if pa.types.is_binary_view(array.type):
+        return array.cast(pa.binary())
+    return array
 
 
 def integral(column: pa.ChunkedArray) -> pa.ChunkedArray:

@@ -5,7 +5,11 @@ no temporary left for good.
   path, link or hard link) is refused whatever ``force`` says; two outputs that are one file
   are refused; an existing output is refused unless ``force`` (the CLI's ``--force``).
 * :func:`replacing`: write a file through a temporary sibling renamed over it once complete,
-  so an error, Ctrl-C or a full disk never leaves half a file where the output goes.
+  so an error, Ctrl-C or a full disk never leaves half a file where the output goes. Only
+  a regular file is replaced: a symbolic link is followed (its target is replaced, the link
+  kept), a FIFO or a character device (``/dev/null``, a named pipe a reader waits on) is
+  written in place, and a block device or a socket is refused (:func:`output_kind`). A
+  file that cannot be renamed over (a mount point: ``EBUSY``) is named with what to do.
 * :func:`owned_prefix` / :func:`sweep_stale`: temporaries (``--out``'s sibling, the old
   result set aside, spill directories of the buckets, :func:`replacing`'s file) are named
   after their owner, a host and a process id. A process killed by SIGKILL (the OOM killer)
@@ -17,18 +21,20 @@ no temporary left for good.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
 import shutil
 import socket
+import stat
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["OutputExistsError", "WriteError", "check_outputs", "owned_prefix", "replacing",
-           "sweep_candidates", "sweep_stale", "writing"]
+__all__ = ["OutputExistsError", "WriteError", "check_outputs", "output_kind", "owned_prefix",
+           "replacing", "sweep_candidates", "sweep_stale", "writing"]
 
 HOST = hashlib.sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
 """This host, as temporaries name it (a hash: host names may hold any character)."""
@@ -71,6 +77,32 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.realpath(a) == os.path.realpath(b)
 
 
+def output_kind(path: str | os.PathLike) -> str:
+    """What an output path is, its symbolic links followed: ``"new"`` (nothing there, or a
+    dangling link), ``"file"``, ``"directory"`` (or a name ending in ``/``), ``"stream"`` (a
+    FIFO or a character device: written in place, never replaced), ``"device"`` (a block
+    device or a socket: refused) or ``"loop"`` (symbolic links that lead back to themselves:
+    refused).
+    """
+    if os.fspath(path).endswith(("/", os.sep)):
+        return "directory"  # a name ending in a separator names a directory
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "new"
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "loop"
+        return "file"  # unreadable metadata: treated as a file (writing it will say why not)
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "directory"
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        return "stream"
+    return "device"
+
+
 def check_outputs(outputs: Mapping[str, str | os.PathLike | None],
                   inputs: Iterable[Any] = (), *, force: bool = False) -> None:
     """Refuse, before any work, what would overwrite a file it should not.
@@ -81,6 +113,7 @@ def check_outputs(outputs: Mapping[str, str | os.PathLike | None],
         How each output is named to the user (``"--out"``) -> its path (None: not given).
     inputs : iterable
         The inputs; paths among them are compared (``"-"``, bytes and objects are not files).
+        An output ``"-"`` is standard output: never a file, never refused as existing.
     force : bool
         Replace an existing output (never an input).
 
@@ -110,10 +143,21 @@ def check_outputs(outputs: Mapping[str, str | os.PathLike | None],
                 raise OutputExistsError(f"{first} and {second} are the same file "
                                         f"({given[first]}); choose two files")
     for name, path in given.items():
+        if path == "-":  # standard output
+            continue
+        kind = output_kind(path)
+        if kind == "stream":  # a FIFO or /dev/null: written in place, nothing replaced
+            continue
+        if kind == "device":
+            raise OutputExistsError(f"{name} {path} is a block device or a socket, not a file; "
+                                    "give a file name")
+        if kind == "loop":
+            raise OutputExistsError(f"{name} {path} is a loop of symbolic links; remove it or "
+                                    "give another file name")
         if os.path.lexists(path) and not force:
             raise OutputExistsError(f"{name} {path} exists; add --force to replace it, or "
                                     "choose another file")
-        if os.path.isdir(path):
+        if kind == "directory":
             raise OutputExistsError(f"{name} {path} is a directory; give a file name")
 
 
@@ -181,10 +225,25 @@ def replacing(path: str | os.PathLike) -> Iterator[str]:
     ``path`` is left as it was; a temporary of a killed process is swept by the next
     writer of ``path`` (:func:`sweep_stale`). Errors name ``path`` (:func:`writing`).
 
-    The temporary keeps ``path``'s ``.gz`` ending (writers compress by the name).
+    The temporary keeps ``path``'s ``.gz`` ending (writers compress by the name). A
+    symbolic link is followed (its target replaced, the link kept); a FIFO or a character
+    device is yielded as it is, to be written in place; a block device or a socket is
+    refused (:func:`output_kind`).
     """
-    final = Path(os.path.abspath(os.fspath(path)))
-    prefix = f".{final.name}.tmp-"
+    kind = output_kind(path)
+    if kind == "stream":
+        with writing(path):
+            yield os.fspath(path)
+        return
+    if kind in ("device", "loop", "directory"):
+        raise WriteError(os.fspath(path), OSError(errno.EINVAL, "not a file"), {
+            "device": "it is a block device or a socket, not a file",
+            "loop": "it is a loop of symbolic links",
+            "directory": "it is a directory"}[kind] + "; give a file name")
+    final = Path(os.path.realpath(os.fspath(path)))  # a link's target, replaced
+    stem = final.name if len(final.name.encode()) <= 160 else \
+        final.name[:40] + "-" + hashlib.sha256(final.name.encode()).hexdigest()[:16]
+    prefix = f".{stem}.tmp-"  # a long name's temporary shortened: names end at 255 bytes
     sweep_stale(final.parent, prefix)
     suffix = ".gz" if final.name.lower().endswith(".gz") else ""
     temporary = final.with_name(owned_prefix(prefix) + os.urandom(4).hex() + suffix)
@@ -194,11 +253,15 @@ def replacing(path: str | os.PathLike) -> Iterator[str]:
     except BaseException as error:
         try:
             temporary.unlink()
-        except FileNotFoundError:
+        except OSError:  # never made (not found, a name too long): nothing to remove
             pass
         if isinstance(error, OSError) and not isinstance(error, BrokenPipeError):
             # named as the user named the output, not as its temporary
             reason = error.strerror if isinstance(error, WriteError) else None
+            if error.errno == errno.EBUSY and not isinstance(error, WriteError):
+                reason = ("it is busy, or a mount point (a file mounted there, as docker -v "
+                          "mounts one), which cannot be replaced; write to a new file in a "
+                          "mounted directory and move it there")
             raise WriteError(os.fspath(path), error, reason) from None
         raise
 

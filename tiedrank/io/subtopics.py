@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from ..core.data import QRELS_COLUMNS, Qrels
 from ..core.errors import Finding, InputError
-from ._arrow import to_frame
+from ._arrow import decode, is_text, to_frame
 from ._load import Loaded
 from ._text import fail
 from .columns import GRADE, RawColumns, as_ids, as_values
@@ -42,8 +42,20 @@ SUBTOPIC_NAMES = ("subtopic", "subtopic_id", "iteration", "intent")
 
 
 def frame_subtopics(raw: RawColumns, loaded: Loaded) -> RawColumns:
-    """``raw`` with a pandas frame's subtopic column (:data:`SUBTOPIC_NAMES`, case ignored)
-    as its second column, when the frame has one."""
+    """``raw`` with a frame's subtopic column (:data:`SUBTOPIC_NAMES`, case ignored) as its
+    second column, when the frame has one: a pandas frame, or the Arrow table of a polars
+    frame, a pyarrow table or a DuckDB relation (dictionary and view columns decoded, other
+    types as text)."""
+    table = getattr(loaded, "table", None)
+    if table is not None:
+        names = {str(c).strip().casefold(): c for c in table.column_names}
+        name = next((names[n] for n in SUBTOPIC_NAMES if n in names), None)
+        if name is None:
+            return raw
+        second = decode(table.column(name))
+        if not is_text(second.type):
+            second = second.cast(pa.string())
+        return RawColumns(raw.query, raw.doc, raw.value, raw.locate, second)
     frame = getattr(loaded, "frame", None)
     if frame is None:
         return raw

@@ -44,10 +44,11 @@ Discount = Callable[[np.ndarray], np.ndarray]
 """``discount(rank) -> d(r)``, elementwise, ranks 1-based."""
 
 _CELLS = 1 << 22  # (pair, i, j) cells per slice: ~100 MB of temporaries at most
-MAX_CELLS = 1 << 29
-"""Most (pair, i, j) cells one expectation sums (about 15 s of one core): a larger sum is
-refused, naming the query and group that need the most (every cell is needed for an
-exact value; a cutoff bounds them)."""
+MAX_CELLS = 1 << 25
+"""Most (pair, i, j) cells one expectation sums (about 6 s of one core: 190 ns a cell
+measured, 2.4 s for 12.9 million; 2^29, the bound before issue 43, was about 100 s): a
+larger sum is refused, naming the query and group that need the most (every cell is needed
+for an exact value; a cutoff bounds them)."""
 
 NEEDS_SUBTOPICS = ("needs diversity qrels, ndeval's 'query subtopic docno grade' lines (a "
                    "document judged once per subtopic); these qrels carry no subtopics. A "
@@ -274,7 +275,7 @@ def scaled(table: TieTable, form: Shape, total: np.ndarray) -> np.ndarray:
             denominator = S
         out[has] = total[has] / denominator[has]
         return out
-    start, gain = intents.qrels.ideal(table.rel_level, form.alpha)
+    start, gain = intents.qrels.ideal(table.rel_level, form.alpha, form.depth)
     rank = np.arange(len(gain)) - np.repeat(start[:-1], np.diff(start)) + 1
     reach = np.ones(len(gain), dtype=bool) if form.depth is None else rank <= form.depth
     query = np.repeat(np.arange(len(start) - 1), np.diff(start))

@@ -15,8 +15,9 @@ profiles (vectorised over all such groups); otherwise the exact optimum comes fr
 dynamic programme over the multisets of profiles placed so far (the state fixes every
 subtopic's count, hence the gain of the next document), one layer per rank. Finding the
 optimum is NP-hard in general (ideal alpha-nDCG is), so the programme is bounded: a group
-whose programme would hold more than :data:`MAX_STATES` states is refused, with a message
-naming the query and the group's ranks, never approximated. P-IA needs no programme: its
+whose programme would hold more than :data:`MAX_STATES` states, or an evaluation whose
+programmes would take more than :data:`MAX_SEARCH_WORK` units of work together (about 4 s),
+is refused, with a message naming the query and the group's ranks, never approximated. P-IA needs no programme: its
 top k holds the documents relevant to the most (fewest) subtopics.
 """
 from __future__ import annotations
@@ -31,9 +32,22 @@ MAX_STATES = 250_000
 """Largest number of states (multisets of profiles up to the group's last counted rank)
 the best or worst order of one tie group may need; beyond it the measure's best and worst
 are refused for that query, naming it."""
-MAX_TOTAL_STATES = 20_000_000
-"""Largest number of states all the groups of one evaluation may need together (about a
-minute); beyond it the best and worst are refused, naming the largest group."""
+MAX_SEARCH_WORK = 150_000_000
+"""Most work the programmes of one evaluation's best (or worst) orders may take together, in
+units of (state x profile x subtopic): a layer of the programme moves each state by each
+profile and counts each subtopic, about 25 ns a unit, and costs about 50 us whatever its
+size (counted as :data:`_LAYER` units), so about 4 s of one core. Beyond it
+the best and worst are refused, naming the group that needs the most (100 queries of 17
+tied documents with distinct profiles needed 3.8e9 units, 273 s, before this bound)."""
+
+
+_LAYER = 2_000
+
+
+def _work(states: int, counts: np.ndarray, rows: np.ndarray, places: int) -> int:
+    """A programme's work: states x profiles x (subtopics + 1), and its layers' own cost."""
+    subtopics = len(np.unique(rows[rows >= 0]))
+    return states * len(counts) * (subtopics + 1) + places * _LAYER
 
 
 def _profiles(table: TieTable, name: str, form: Shape
@@ -118,15 +132,18 @@ def extreme_values(table: TieTable, family: str, k: int | None, alpha: float | N
                         per_group[per_group > 1]))
     states = [_state_count(count[first:first + n], int(places[group]))
               for group, first, n in searched]
-    if sum(states) > MAX_TOTAL_STATES:  # every group within its bound, too many of them
-        group = int(searched[int(np.argmax(states))][0])
+    work = [_work(n_states, count[first:first + n],
+                  rows[first_doc[np.arange(first, first + n)]], int(places[group]))
+            for n_states, (group, first, n) in zip(states, searched)]
+    if sum(work) > MAX_SEARCH_WORK:  # every group within its bound, too much work together
+        group = int(searched[int(np.argmax(work))][0])
         first = int(table.group_above[group]) + 1
         raise RemediedValueError(
             f"{family}: the {'best' if best else 'worst'} orders of {len(states):,} tie groups "
-            f"need {sum(states):,} states together, more than the {MAX_TOTAL_STATES:,} "
-            f"tiedrank searches in one evaluation (the largest: query "
-            f"{table.queries[table.group_query[group]]!r}, ranks {first}-"
-            f"{first + int(table.group_size[group]) - 1}, {max(states):,}); ",
+            f"need {sum(states):,} states, {sum(work):,} units of work together, more than "
+            f"the {MAX_SEARCH_WORK:,} (about 4 s) tiedrank searches in one evaluation (the "
+            f"largest: query {table.queries[table.group_query[group]]!r}, ranks {first}-"
+            f"{first + int(table.group_size[group]) - 1}, {max(states):,} states); ",
             Remedy("ties", "expected,trec_eval", "to score the expectation and trec_eval's "
                    "order, which need no search"), ", or a smaller cutoff")
     for group, first, n_profiles in searched:

@@ -298,8 +298,17 @@ class Metric:
 
 
 def _shown(parameter: Parameter, value: float) -> str:
-    """A parameter's value as written in a name: ``True``/``False`` or ``%g``."""
-    return str(bool(value)) if parameter.boolean else f"{value:g}"
+    """A parameter's value as written in a name, exactly: ``True``/``False``; an integral
+    value as an integer (``2147483647``, ``1``); otherwise the shortest text that reads
+    back as the same float (``0.8``, ``0.1234567``, ``1e-05``). So two metrics with
+    different parameters never share a name (``%g`` kept 6 digits: ``RBP(p=0.1234567)``
+    and ``RBP(p=0.1234568)`` were one row), and the ordinary names are as before."""
+    if parameter.boolean:
+        return str(bool(value))
+    number = float(value)
+    if number.is_integer() and abs(number) < 1e16:
+        return str(int(number))
+    return repr(number)
 
 
 # a family name may begin with a digit: trec_eval's 11pt_avg

@@ -117,6 +117,26 @@ def _marks(letters: str, unstable: bool, sup: Callable[[str], str], dagger: str)
     return sup(inner) if inner else ""
 
 
+_LABEL_REFUSED = set("\\{}%#&~^$")
+
+
+def latex_label(label: str) -> str:
+    r"""``label`` as written in ``\label{...}``: raw, since it is an identifier (``\ref``
+    reads it back as typed; escaping ``tab:main_results`` made it ``tab:main\_results``).
+    A character LaTeX cannot take in a label (``\ { } % # & ~ ^ $``, a control or
+    non-ASCII character) is refused, naming it.
+
+    >>> latex_label("tab:main_results")
+    'tab:main_results'
+    """
+    bad = [c for c in str(label) if c in _LABEL_REFUSED or not " " <= c <= "~"]
+    if bad:
+        raise ValueError(f"the LaTeX label {label!r} holds {bad[0]!r}, which LaTeX cannot "
+                         "take in \\label{...}; use ASCII letters, digits and : _ - . / "
+                         "(e.g. 'tab:main_results')")
+    return str(label)
+
+
 def latex(report: Report, *, caption: str | None = None, label: str | None = "tab:tiedrank",
           ascii_only: bool = True) -> str:
     """See :meth:`tiedrank.report.grid.Report.to_latex`."""
@@ -130,7 +150,7 @@ def latex(report: Report, *, caption: str | None = None, label: str | None = "ta
     lines = [r"% needs \usepackage{booktabs} in the preamble (tiedrank report grid)",
              r"\begin{table}[htbp]", r"\centering", r"\small", rf"\caption{{{caption}}}"]
     if label:
-        lines.append(rf"\label{{{text(label)}}}")
+        lines.append(rf"\label{{{latex_label(label)}}}")
     lines += [r"\begin{tabular}{cl" + "l" * len(metrics) + "}", r"\toprule",
               r"\# & Run & " + " & ".join(text(m) for m in metrics) + r" \\", r"\midrule"]
     by_run = {run: block for run, block in report.cells.groupby("run", sort=False)}

@@ -24,8 +24,9 @@ authors' published test values, the ``rbo`` package (tie-free extrapolation) and
 ordering of small runs (tests/stats/test_rbo.py).
 
 One pass over the queries, as :func:`tiedrank.stats.rank_correlation` (a Python loop per
-query, each query in O(documents + sum of tie group sizes) numpy work: no depth-by-item
-matrix).
+query, each query in O(documents) numpy work and memory, whatever its tie groups: no
+depth-by-item matrix, no ramp per item; one query of 20,000 tied documents in well under a
+second and a few MB, benchmarks/hostile_budgets.py).
 
 Examples
 --------
@@ -114,16 +115,39 @@ def _overlaps(short: _Flat, long: _Flat) -> tuple[np.ndarray, np.ndarray]:
     l = len(long)
     enter_w = np.maximum(short.top[in_s], long.top[in_l]) + 1
     x_w = np.cumsum(np.bincount(np.minimum(enter_w, l + 1), minlength=l + 2))[1:l + 1]
-    # a: the product of two ramps is 1 from E = max(t_S + n_S, t_L + n_L) on, 0 up to
-    # max(t_S, t_L), and read place by place in between (at most the larger group's size)
+    # a: an item counts 1 from E = max(t_S + n_S, t_L + n_L) on, 0 up to max(t_S, t_L), and
+    # c_S,i(d) c_L,i(d) in between, where at least one of the two is a fraction. Every item
+    # with a fraction at d sits in the group at place d of its ranking, so the fraction is
+    # that group's, f(d) = (d - t(d)) / n(d): X_d = full + A f_S + B f_L + C f_S f_L with
+    # A, B, C counts of items (S fraction and L whole, the reverse, both fractions), each a
+    # sum of intervals. O(l) memory whatever the groups (a place-by-item ramp was O(n^2)
+    # for one group of n: 3.3 GB at n = 10,000).
     full = np.maximum(short.top[in_s] + short.size[in_s], long.top[in_l] + long.size[in_l])
     x_a = np.cumsum(np.bincount(np.minimum(full, l + 1), minlength=l + 2))[1:l + 1].astype(float)
-    ramp = np.maximum(full - enter_w, 0)
-    owner = np.repeat(np.arange(len(in_s)), ramp)
-    d = enter_w[owner] + np.arange(len(owner)) - np.repeat(np.cumsum(ramp) - ramp, ramp)
-    share = short.share_in_top(d, in_s[owner]) * long.share_in_top(d, in_l[owner])
-    x_a += np.bincount(d - 1, weights=share, minlength=l)[:l]
+    t_s, e_s = short.top[in_s], short.top[in_s] + short.size[in_s]
+    t_l, e_l = long.top[in_l], long.top[in_l] + long.size[in_l]
+    s_part = _intervals(np.maximum(t_s + 1, e_l), e_s, l)
+    l_part = _intervals(np.maximum(t_l + 1, e_s), e_l, l)
+    both = _intervals(np.maximum(t_s, t_l) + 1, np.minimum(e_s, e_l), l)
+    depth = np.arange(1, l + 1)
+    f_s, f_l = _fraction(short, depth), _fraction(long, depth)
+    x_a += s_part * f_s + l_part * f_l + both * (f_s * f_l)
     return x_w.astype(float), x_a
+
+
+def _intervals(first: np.ndarray, end: np.ndarray, l: int) -> np.ndarray:
+    """For d = 1..l, how many of the intervals [first, end) hold d (empty ones count 0)."""
+    keep = first < end
+    first, end = np.clip(first[keep], 1, l + 1), np.clip(end[keep], 1, l + 1)
+    steps = np.bincount(first, minlength=l + 2) - np.bincount(end, minlength=l + 2)
+    return np.cumsum(steps)[1:l + 1].astype(float)
+
+
+def _fraction(ranking: _Flat, depth: np.ndarray) -> np.ndarray:
+    """(d - t) / n of the group at place d (1 past the ranking's end: no fraction left)."""
+    inside = np.minimum(depth, len(ranking)) - 1
+    top, size = ranking.top[inside], ranking.size[inside]
+    return np.where(depth <= len(ranking), (depth - top) / size, 1.0)
 
 
 def _long_only(short: _Flat, long: _Flat, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
