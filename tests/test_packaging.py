@@ -171,6 +171,7 @@ def test_app_files_prefer_the_packaged_copy_and_fall_back_to_the_checkout(tmp_pa
     (installed / "_app" / "app.py").write_text("")
     spec = importlib.util.spec_from_file_location("installed_app_files", installed / "app_files.py")
     copy = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, copy)  # its dataclasses look their module up
     spec.loader.exec_module(copy)
     assert copy.APP_DIR == installed / "_app"
     assert copy.SAMPLE_DIR == installed / "_app" / "sample_data"

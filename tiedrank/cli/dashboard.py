@@ -31,8 +31,9 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..app_files import (
     APP_DIR,
@@ -156,37 +157,38 @@ def check_paths(qrels: str, runs: Sequence[str]) -> tuple[list[str], list[str]]:
     return [], warnings
 
 
-def files_manifest_of(args: argparse.Namespace) -> FilesManifest:
-    """The manifest of the parsed arguments: absolute paths, each once (in the order given),
-    the starting settings and the reading options."""
-    qrels, *runs = args.paths
-    paths = list(dict.fromkeys(os.path.abspath(p) for p in runs if Path(p).exists()))
-    start = {"rel_level": args.rel_level, "gain": args.gain, "k": args.k,
-             "round": "off" if args.round is None else args.round, "complete": args.complete,
-             "query_set": args.query_set}
-    reading = {"duplicates": args.duplicates, "columns": args.columns,
-               "qrels_columns": args.qrels_columns, "max_bytes": args.max_input_size,
-               "max_ratio": args.max_ratio}
-    return FilesManifest(os.path.abspath(qrels), tuple(paths), start, reading)
+def files_manifest_of(paths: Sequence[str], flags: Mapping[str, Any]) -> FilesManifest:
+    """The manifest of the paths and the parsed flags (``vars`` of the namespace, read once
+    here): absolute paths, each once (in the order given), the starting settings and the
+    reading options."""
+    qrels, *runs = paths
+    kept = list(dict.fromkeys(os.path.abspath(p) for p in runs if Path(p).exists()))
+    start = {"rel_level": flags["rel_level"], "gain": flags["gain"], "k": flags["k"],
+             "round": "off" if flags["round"] is None else flags["round"],
+             "complete": flags["complete"], "query_set": flags["query_set"]}
+    reading = {"duplicates": flags["duplicates"], "columns": flags["columns"],
+               "qrels_columns": flags["qrels_columns"], "max_bytes": flags["max_input_size"],
+               "max_ratio": flags["max_ratio"]}
+    return FilesManifest(os.path.abspath(qrels), tuple(kept), start, reading)
 
 
-def _serve_files(args: argparse.Namespace) -> int | None:
+def _serve_files(paths: Sequence[str], flags: Mapping[str, Any]) -> int | None:
     """Check the paths and put the manifest in the environment; an exit status on error."""
-    if len(args.paths) < 2:
+    if len(paths) < 2:
         print("tiedrank: error: give the qrels and at least one run file or folder: tiedrank "
               "dashboard QRELS RUN|DIR [...]", file=sys.stderr)
         return 2
-    if args.round is not None and not 0 <= args.round <= 6:
+    if flags["round"] is not None and not 0 <= flags["round"] <= 6:
         print("tiedrank: error: --round: the dashboard rounds to 0-6 decimals", file=sys.stderr)
         return 2
-    errors, warnings = check_paths(args.paths[0], args.paths[1:])
+    errors, warnings = check_paths(paths[0], paths[1:])
     for warning in warnings:
         print(f"tiedrank: warning: {warning}", file=sys.stderr)
     for error in errors:
         print(f"tiedrank: error: {error}", file=sys.stderr)
     if errors:
         return 2
-    os.environ[FILES_ENV] = files_manifest_of(args).to_json()
+    os.environ[FILES_ENV] = files_manifest_of(paths, flags).to_json()
     return None
 
 
@@ -251,7 +253,7 @@ def _dashboard(args: argparse.Namespace) -> int:
         stray = [word for word in stray if word.startswith("-")]
     command = streamlit_arguments(flags + stray)
     if args.paths:
-        status = _serve_files(args)
+        status = _serve_files(list(args.paths), vars(args))
         if status is not None:
             return status
     missing = [name for name in _NEEDED if importlib.util.find_spec(name) is None]
