@@ -1,41 +1,47 @@
 r"""An LLM judge fitted to human qrels, and simulated on any qrels: :func:`fit_judge`, :class:`JudgeModel`.
 
-The model (an ordinal probit with three query effects)
-------------------------------------------------------
+The model (an ordinal probit with three correlated query effects)
+------------------------------------------------------------------
 A judge labels document ``d`` of query ``q``, whose human grade is ``g``, by a latent
 
 .. math::
 
-    z_{qd} = u_q + a_q\,\mu_{g} + \sigma_q\,\varepsilon_{qd}, \qquad
-    \text{label} = \ell_k \text{ when } \tau_k < z_{qd} \le \tau_{k+1},
+    z_{qd} = u_q + a_q\,\mu_{g} + c_g\,\sigma_q\,\varepsilon_{qd}, \qquad
+    \text{label} = \ell_k \text{ when } \tau_{k-1} < z_{qd} \le \tau_k,
 
-with ``eps ~ N(0, 1)`` independent per document, ``mu[lowest grade] = 0``, ordered
-thresholds ``tau_1 < ... < tau_{K-1}`` (``tau_0 = -inf``, ``tau_K = +inf``) between the
-judge's ``K`` labels ``l_1 < ... < l_K`` (the distinct values it emitted), and per-query
-effects, independent across queries:
+with ``eps ~ N(0, 1)`` independent per document, ``mu[lowest grade] = 0``, a noise
+scale ``c[g]`` per human grade (``c[lowest] = 1``; ``grade_scales=False``: all 1),
+ordered thresholds ``tau_1 < ... < tau_{K-1}`` (``tau_0 = -inf``, ``tau_K = +inf``)
+between the judge's ``K`` labels ``l_1 < ... < l_K`` (the distinct values it emitted),
+and per-query effects:
 
 * **leniency** ``u_q = s_u x_u``: the whole query labelled higher or lower;
 * **discrimination** ``a_q = exp(s_a x_a)``: how far apart the judge puts the grades in
   this query (``a_q = 1`` in the median query);
 * **spread** ``sigma_q = exp(s_w x_w)``: how widely it scatters labels within a grade,
 
-with ``x_u, x_a, x_w ~ N(0, 1)``. A ranking's quality within a query is driven by
-``a_q / sigma_q``, which is what makes some queries judged far better than the pooled
-noise suggests and others far worse.
+with ``x_q = (x_u, x_a, x_w) ~ N(0, R)`` independent across queries, ``R`` a correlation
+matrix (``correlated=False``: ``R = I``). Optionally (``pool_effects=True``) the mean of
+``x_q`` moves with the query's pool make-up, ``x_q ~ N(gamma h_q, R)``
+(:func:`~tiedrank.simulate.judge_input.pool_covariate`). A ranking's quality within a
+query is driven by ``a_q / (c_g sigma_q)``, which is what makes some queries judged far
+better than the pooled noise suggests and others far worse.
 
 **Fit**: maximum marginal likelihood. Labels enter through the counts ``n[q, g, l]``; the
-query effects are integrated out on a fixed trapezoidal grid over ``(x_u, x_a, x_w)``
-(41 x 21 x 15 nodes over +-5 sd), with the analytic gradient and L-BFGS-B
-(:mod:`~tiedrank.simulate.judge_fit`). Standard errors: the inverse observed information
-(central differences of the gradient), mapped to the natural parameters by the delta
-method. Per-query effects: posterior means on the grid.
+query effects are integrated out on a fixed trapezoidal grid over the standardised
+effects (41 x 21 x 15 nodes over +-5 sd, weights ``phi_R``), with the analytic gradient
+and L-BFGS-B (:mod:`~tiedrank.simulate.judge_fit`). Standard errors: the inverse observed
+information (central differences of the gradient), mapped to the natural parameters
+(``mu``, ``tau``, ``s``, ``c``, the correlations) by the delta method. Per-query effects:
+posterior means on the grid.
 
 **Simulation** (:meth:`JudgeModel.simulate`): per replicate, the parameters are drawn
 from their estimate's normal approximation ``N(theta_hat, I^{-1})`` (parameter
-uncertainty, ``parameter_uncertainty=False`` to hold them), every query's effects are
-drawn (from their posterior for queries the judge was fitted on, from ``N(0, 1)`` for
-new queries), then one ``eps`` per document. Three seeded streams (parameters, effects,
-noise), so ``levels`` and ``precision`` only change how the same latent is written out.
+uncertainty; ``parameter_uncertainty=False`` holds them), every query's effects are
+drawn (from their grid posterior for queries the judge was fitted on, from the prior for
+new queries), then one ``eps`` per document. Three seeded streams (parameters, query
+effects, noise), so ``levels`` and ``precision`` only change how the same latent is
+written out.
 
 Examples
 --------
@@ -60,8 +66,9 @@ from scipy import special
 from ..core.data import Qrels, Run
 from ..core.validation import Interval, InvalidParameterError, check
 from ..evaluation.inputs import read_qrels_input
-from .judge_fit import EFFECTS, CountFit, Layout, cell_log_probs, fit_counts, grid, query_log_lik
-from .judge_input import JudgePairs, judge_pairs, target_pairs
+from .judge_fit import (EFFECTS, CountFit, Layout, cell_log_probs, fit_counts, grid, query_log_lik,
+                        query_log_weights)
+from .judge_input import JudgePairs, judge_pairs, pool_covariate, target_pairs
 from .quantize import LEVELS, cast_scores, normalize_precision
 
 _STREAM_PARAMS, _STREAM_EFFECTS, _STREAM_NOISE = 20, 21, 22
@@ -98,6 +105,8 @@ class JudgeModel:
     queries: tuple[str, ...]
     counts: np.ndarray = field(repr=False)
     grade_share: np.ndarray = field(repr=False)
+    pool: np.ndarray = field(repr=False)
+    pool_center: float = 0.0
     notes: tuple[str, ...] = ()
 
     # ---- the fit ---------------------------------------------------------------------
@@ -246,11 +255,13 @@ class JudgeModel:
         check("levels", levels, LEVELS, function="simulate")
         precision = normalize_precision(precision)
         frame, q_index, g_index, known = target_pairs(qrels, self, new_queries)
-        z = self._latent(q_index, g_index, known, seed, replicates, parameter_uncertainty, levels)
-        if levels is None and precision is None:
-            return frame, z
-        if levels is not None:
+        pool = pool_covariate(q_index, g_index, len(self.grades)) - self.pool_center
+        z, tau = self._latent(q_index, g_index, known, pool, seed, replicates, parameter_uncertainty)
+        if levels is not None:  # the same latent, cut at the N-point scale's points
             z = np.searchsorted(self.cut_points(levels), z).astype(float)
+        elif precision is None:  # the judge's own labels, at each replicate's thresholds
+            index = (z[:, :, None] > tau[:, None, :]).sum(axis=2)
+            return frame, np.asarray(self.labels, dtype=float)[index]
         return frame, z if precision is None else cast_scores(z, precision)
 
     def cut_points(self, levels: int) -> np.ndarray:
@@ -264,7 +275,8 @@ class JudgeModel:
         nodes, log_w = self._nodes()
         mu, _, sds = self.fit.layout.unpack(self.fit.theta)
         loc, sigma = _location(mu, sds, nodes, self.effects)
-        weight = self.grade_share[:, None] * np.exp(log_w)[None, :]  # (G, M)
+        prior = np.exp(query_log_weights(self.fit.theta, self.fit.layout, nodes, log_w, self.pool))
+        weight = np.einsum("qg,qm->gm", self.counts.sum(axis=2), prior) / self.counts.sum()  # (G, M)
         target = np.arange(1, levels) / levels
         low = np.full(levels - 1, float(loc.min() - 10 * sigma.max()))
         high = np.full(levels - 1, float(loc.max() + 10 * sigma.max()))
@@ -275,7 +287,9 @@ class JudgeModel:
             low, high = np.where(below, mid, low), np.where(below, high, mid)
         return (low + high) / 2
 
-    def _latent(self, q_index, g_index, known, seed, replicates, uncertainty, levels) -> np.ndarray:
+    def _latent(self, q_index, g_index, known, pool, seed, replicates, uncertainty
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """The latent ``(R, N)`` and each replicate's thresholds ``(R, K-1)``."""
         layout, theta = self.fit.layout, self.fit.theta
         n_queries = int(q_index.max()) + 1 if len(q_index) else 0
         rng_p = np.random.default_rng([_STREAM_PARAMS, seed])
@@ -290,6 +304,12 @@ class JudgeModel:
         mu, tau, sds = layout.unpack(thetas)  # (R, G), (R, K-1), {e: (R,)}
         x = rng_e.standard_normal((replicates, n_queries, len(EFFECTS)))
         uniform = rng_e.random((replicates, n_queries, 1 + len(EFFECTS)))
+        axes = [EFFECTS.index(e) for e in self.effects]
+        if layout.n_corr:  # new queries: x ~ N(gamma h_q, R), R from each replicate's draw
+            chol = np.linalg.cholesky(layout.correlation(thetas))  # (R, E, E)
+            x[:, :, axes] = np.einsum("ref,rqf->rqe", chol, x[:, :, axes])
+        for i, e in zip(axes, self.effects):
+            x[:, :, i] += sds[f"gamma {e}"][:, None] * pool[None, :]
         x = self._posterior_effects(x, uniform, known)
         eps = rng_n.standard_normal((replicates, len(q_index)))
         sd = {e: sds.get(e, np.zeros(replicates))[:, None] for e in EFFECTS}
@@ -300,10 +320,7 @@ class JudgeModel:
             * np.take_along_axis(sds["grade"], np.broadcast_to(g_index, (replicates, len(g_index))), 1)
         z = shift + scale * np.take_along_axis(mu, np.broadcast_to(g_index, (replicates, len(g_index))), 1) \
             + sigma * eps
-        if levels is not None:
-            return z
-        index = (z[:, :, None] > tau[:, None, :]).sum(axis=2)
-        return np.asarray(self.labels, dtype=float)[index]
+        return z, tau
 
     def _posterior_effects(self, x: np.ndarray, uniform: np.ndarray, known: np.ndarray) -> np.ndarray:
         """Replace the prior draws of fitted queries by draws from their grid posterior
@@ -328,7 +345,8 @@ class JudgeModel:
 
     def _posterior(self) -> np.ndarray:
         nodes, log_w = self._nodes()
-        joint = query_log_lik(self.fit.theta, self.fit.layout, self.counts, nodes) + log_w
+        joint = query_log_lik(self.fit.theta, self.fit.layout, self.counts, nodes) \
+            + query_log_weights(self.fit.theta, self.fit.layout, nodes, log_w, self.pool)
         return np.exp(joint - special.logsumexp(joint, axis=1, keepdims=True))
 
     def to_dict(self) -> dict[str, Any]:
@@ -353,15 +371,21 @@ def _location(mu, sds, nodes, effects):
 
 def _natural(layout: Layout, theta: np.ndarray) -> np.ndarray:
     mu, tau, sds = layout.unpack(theta)
+    rows, cols = np.tril_indices(len(layout.effects), -1)
     return np.concatenate([mu[1:], tau, [sds[e] for e in layout.effects],
-                           sds["grade"][1:] if layout.grade_scales else []])
+                           sds["grade"][1:] if layout.grade_scales else [],
+                           [sds[f"gamma {e}"] for e in layout.effects] if layout.pool else [],
+                           layout.correlation(theta)[rows, cols] if layout.n_corr else []])
 
 
 def _natural_names(model: JudgeModel) -> list[str]:
     return ([f"mu[{g}]" for g in model.grades[1:]]
             + [f"tau[{_show(a)}|{_show(b)}]" for a, b in zip(model.labels, model.labels[1:])]
             + [f"s_{_EFFECT_SYMBOL[e]} ({e})" for e in model.effects]
-            + ([f"c[{g}]" for g in model.grades[1:]] if model.fit.layout.grade_scales else []))
+            + ([f"c[{g}]" for g in model.grades[1:]] if model.fit.layout.grade_scales else [])
+            + ([f"gamma_{_EFFECT_SYMBOL[e]} (pool)" for e in model.effects] if model.fit.layout.pool else [])
+            + [f"rho({_EFFECT_SYMBOL[model.effects[i]]},{_EFFECT_SYMBOL[model.effects[j]]})"
+               for i, j in zip(*np.tril_indices(len(model.effects), -1))][:model.fit.layout.n_corr])
 
 
 def _jacobian(layout: Layout, theta: np.ndarray, step: float = 1e-6) -> np.ndarray:
@@ -371,8 +395,8 @@ def _jacobian(layout: Layout, theta: np.ndarray, step: float = 1e-6) -> np.ndarr
 
 
 def fit_judge(labels: Any, qrels: Any, *, effects: tuple[str, ...] | list[str] = EFFECTS,
-              grade_scales: bool = True, name: str | None = None, min_per_grade: int = 5
-              ) -> JudgeModel:
+              grade_scales: bool = True, pool_effects: bool = False, correlated: bool = True,
+              name: str | None = None, min_per_grade: int = 5) -> JudgeModel:
     """Fit the judge model (module docstring) to a judge's labels on judged documents.
 
     Parameters
@@ -387,6 +411,12 @@ def fit_judge(labels: Any, qrels: Any, *, effects: tuple[str, ...] | list[str] =
         The query effects in the model; ``()`` fits the pooled ordinal probit.
     grade_scales : bool, default True
         Fit a noise scale ``c[g]`` per human grade (``c[lowest] = 1``); False: one scale.
+    pool_effects : bool, default False
+        Let each query effect's mean depend on the query's pool make-up ``h_q`` (the
+        ``gamma`` slopes); False: effects independent of the pool.
+    correlated : bool, default True
+        Let the query effects correlate (``x ~ N(gamma h_q, R)``, ``R`` a correlation
+        matrix); False: independent effects.
     name : str, optional
         The judge's name (default: the run's name).
     min_per_grade : int, default 5
@@ -423,14 +453,23 @@ def fit_judge(labels: Any, qrels: Any, *, effects: tuple[str, ...] | list[str] =
         effects = tuple(e for e in effects if e != "discrimination")
         notes.append("one human grade: no grade effect, so no discrimination effect to fit")
     check("grade_scales", grade_scales, [bool], function="fit_judge")
-    fit = fit_counts(pairs.counts, effects, grade_scales)
+    check("pool_effects", pool_effects, [bool], function="fit_judge")
+    check("correlated", correlated, [bool], function="fit_judge")
+    n_qg = pairs.counts.sum(axis=2)
+    raw = pool_covariate(np.repeat(np.arange(len(n_qg)), len(pairs.grades)),
+                         np.tile(np.arange(len(pairs.grades)), len(n_qg)), len(pairs.grades),
+                         weights=n_qg.ravel())
+    center = float(raw.mean())
+    fit = fit_counts(pairs.counts, effects, grade_scales,
+                     (raw - center) if pool_effects and len(pairs.grades) > 1 else None, correlated)
     if fit.at_bound:
         notes.append(f"at a bound of the search (held there, standard error 0): {', '.join(fit.at_bound)}")
     if not fit.converged:
         notes.append(f"the optimiser stopped before convergence: {fit.message}")
     share = pairs.counts.sum(axis=(0, 2)) / pairs.counts.sum()
+    pool = (raw - center) if fit.layout.pool else np.zeros(len(raw))
     return JudgeModel(name or pairs.name, pairs.labels, pairs.grades, effects, fit, pairs.queries,
-                      pairs.counts, share, tuple(notes))
+                      pairs.counts, share, pool, center if fit.layout.pool else 0.0, tuple(notes))
 
 
 class _Effects:

@@ -51,6 +51,12 @@ def grid(n_effects: int, sizes: tuple[int, ...] | None = None) -> tuple[np.ndarr
     return nodes, log_w - special.logsumexp(log_w)
 
 
+def _lse(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """``log sum exp`` along ``axis`` with the axis kept (scipy's is 5x slower here)."""
+    top = x.max(axis=axis, keepdims=True)
+    return top + np.log(np.exp(x - top).sum(axis=axis, keepdims=True))
+
+
 def log_interval(low: np.ndarray, high: np.ndarray) -> np.ndarray:
     """``log(Phi(high) - Phi(low))`` without cancellation (both tails).
 
@@ -75,30 +81,60 @@ class Layout:
     n_labels: int
     effects: tuple[str, ...]
     grade_scales: bool = False
+    pool: bool = False
+    correlated: bool = False
+
+    @property
+    def n_corr(self) -> int:
+        e = len(self.effects)
+        return e * (e - 1) // 2 if self.correlated else 0
 
     @property
     def size(self) -> int:
-        return (self.n_grades - 1) * (1 + self.grade_scales) + (self.n_labels - 1) + len(self.effects)
+        return (self.n_grades - 1) * (1 + self.grade_scales) + (self.n_labels - 1) \
+            + len(self.effects) * (1 + self.pool) + self.n_corr
 
     def names(self) -> list[str]:
         return ([f"mu[{g}]" for g in range(1, self.n_grades)]
                 + ["tau[1]"] + [f"log gap[{k}]" for k in range(2, self.n_labels)]
                 + [f"log s_{e}" for e in self.effects]
-                + ([f"log c[{g}]" for g in range(1, self.n_grades)] if self.grade_scales else []))
+                + ([f"log c[{g}]" for g in range(1, self.n_grades)] if self.grade_scales else [])
+                + ([f"gamma_{e}" for e in self.effects] if self.pool else [])
+                + [f"chol[{i},{j}]" for i in range(len(self.effects)) for j in range(i)][:self.n_corr])
 
     def unpack(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         """``mu (..., G)``, thresholds ``(..., K-1)``, effect sds ``{name: (...)}`` from
         ``theta (..., p)`` (a leading replicate axis allowed); the grades' noise scales
-        ``c (..., G)`` are ``sds["grade"]`` (ones without ``grade_scales``)."""
+        ``c (..., G)`` are ``sds["grade"]`` (ones without ``grade_scales``), the pool
+        slopes ``sds["gamma <effect>"]`` (zeros without ``pool``)."""
         theta = np.asarray(theta, dtype=float)
         g, k, e = self.n_grades - 1, self.n_labels - 1, len(self.effects)
         mu = np.concatenate([np.zeros(theta.shape[:-1] + (1,)), theta[..., :g]], axis=-1)
         steps = np.concatenate([theta[..., g:g + 1], np.exp(theta[..., g + 1:g + k])], axis=-1)
         tau = np.cumsum(steps, axis=-1)
         sds = {name: np.exp(theta[..., g + k + i]) for i, name in enumerate(self.effects)}
-        logs = theta[..., g + k + e:] if self.grade_scales else np.zeros(theta.shape[:-1] + (g,))
+        at = g + k + e
+        logs = theta[..., at:at + g] if self.grade_scales else np.zeros(theta.shape[:-1] + (g,))
+        at += g if self.grade_scales else 0
         sds["grade"] = np.exp(np.concatenate([np.zeros(theta.shape[:-1] + (1,)), logs], axis=-1))
+        for i, name in enumerate(self.effects):
+            sds[f"gamma {name}"] = theta[..., at + i] if self.pool else np.zeros(theta.shape[:-1])
+        at += e if self.pool else 0
+        sds["chol"] = theta[..., at:at + self.n_corr]
         return mu, tau, sds
+
+    def correlation(self, theta: np.ndarray) -> np.ndarray:
+        """The effects' correlation matrix ``R = D^-1/2 L L^T D^-1/2`` (``L`` unit lower
+        triangular with the free entries ``chol``), ``(..., E, E)``."""
+        theta = np.asarray(theta, dtype=float)
+        e = len(self.effects)
+        lower = np.broadcast_to(np.eye(e), theta.shape[:-1] + (e, e)).copy()
+        if self.n_corr:
+            rows, cols = np.tril_indices(e, -1)
+            lower[..., rows, cols] = self.unpack(theta)[2]["chol"]
+        cov = lower @ np.swapaxes(lower, -1, -2)
+        d = np.sqrt(np.diagonal(cov, axis1=-2, axis2=-1))
+        return cov / d[..., :, None] / d[..., None, :]
 
 
 def latent_location(mu: np.ndarray, sds: dict[str, np.ndarray], nodes: np.ndarray,
@@ -126,6 +162,28 @@ def cell_log_probs(theta: np.ndarray, layout: Layout, nodes: np.ndarray) -> np.n
     return log_interval(scaled[:, :-1, :], scaled[:, 1:, :])
 
 
+def query_log_weights(theta: np.ndarray, layout: Layout, nodes: np.ndarray, log_w: np.ndarray,
+                      pool: np.ndarray) -> np.ndarray:
+    """Each query's log-weights ``(Q, M)`` on the grid: the effects' standardised values
+    ``x_e ~ N(gamma_e h_q, 1)`` (``h_q`` the query's pool covariate), i.e.
+    ``log phi(x - gamma h_q)`` renormalised over the nodes."""
+    _, _, sds = layout.unpack(theta)
+    gamma = np.array([float(sds[f"gamma {e}"]) for e in layout.effects])
+    if not layout.n_corr:
+        shift = np.zeros((len(pool), nodes.shape[1]))
+        for i in range(len(layout.effects)):
+            shift += gamma[i] * pool[:, None] * nodes[i][None, :] - 0.5 * (gamma[i] * pool[:, None]) ** 2
+        out = log_w[None, :] + shift
+    else:  # x ~ N(gamma h_q, R): log phi_R(x - gamma h_q) + |x|^2 / 2 replaces log phi(x)
+        inverse = np.linalg.inv(layout.correlation(theta))
+        mean = gamma[None, :] * pool[:, None]  # (Q, E)
+        # (x - b)^T A (x - b) = x^T A x - 2 b^T A x + b^T A b, without a (Q, E, M) array
+        quad = ((inverse @ nodes) * nodes).sum(axis=0)[None, :] - 2 * (mean @ inverse) @ nodes \
+            + np.einsum("qe,ef,qf->q", mean, inverse, mean)[:, None]
+        out = log_w[None, :] + 0.5 * (nodes ** 2).sum(axis=0)[None, :] - 0.5 * quad
+    return out - _lse(out, axis=1)
+
+
 def query_log_lik(theta: np.ndarray, layout: Layout, counts: np.ndarray, nodes: np.ndarray
                   ) -> np.ndarray:
     """``log P(labels of q | node)`` for every query and node, ``(Q, M)``."""
@@ -139,7 +197,7 @@ def _node_effects(layout: Layout, nodes: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def neg_log_lik(theta: np.ndarray, layout: Layout, counts: np.ndarray, nodes: np.ndarray,
-                log_w: np.ndarray) -> tuple[float, np.ndarray]:
+                log_w: np.ndarray, pool: np.ndarray | None = None) -> tuple[float, np.ndarray]:
     """Minus the marginal log-likelihood ``sum_q log sum_m w_m P(labels of q | node m)``
     and its gradient in ``theta`` (analytic: the posterior-weighted cell counts times the
     derivative of each cell's log-probability)."""
@@ -154,8 +212,10 @@ def neg_log_lik(theta: np.ndarray, layout: Layout, counts: np.ndarray, nodes: np
     logp = log_interval(scaled[:, :-1, :], scaled[:, 1:, :])  # (G, K, M)
     g_, k_, m_ = logp.shape
     flat = counts.reshape(counts.shape[0], -1)
-    joint = flat @ logp.reshape(-1, m_) + log_w
-    per_query = special.logsumexp(joint, axis=1)
+    pool = np.zeros(counts.shape[0]) if pool is None else pool
+    weights = query_log_weights(theta, layout, nodes, log_w, pool)
+    joint = flat @ logp.reshape(-1, m_) + weights
+    per_query = _lse(joint, axis=1)[:, 0]
     value = -float(per_query.sum())
     if not np.isfinite(value):
         return 1e300, np.zeros_like(theta)
@@ -178,6 +238,25 @@ def neg_log_lik(theta: np.ndarray, layout: Layout, counts: np.ndarray, nodes: np
     grad.append([chain[e] for e in layout.effects])
     if layout.grade_scales:
         grad.append(d_log_sigma[1:].sum(axis=1))
+    if layout.pool or layout.n_corr:  # the weights' parameters: d log w = -d quad / 2
+        excess = post - np.exp(weights)  # posterior minus prior weights, (Q, M)
+        inverse = np.linalg.inv(layout.correlation(theta))
+        if layout.pool:  # d quad / d gamma_e = -2 h_q (A (x - b_q))_e; the b_q part cancels
+            grad.append(((excess * pool[:, None]) @ (inverse @ nodes).T).sum(axis=0))
+        if layout.n_corr:  # dA by differences of the 3 x 3 inverse, then the quadratic form
+            gamma = np.array([float(sds[f"gamma {e}"]) for e in layout.effects])
+            mean = gamma[None, :] * pool[:, None]
+            first, part = layout.size - layout.n_corr, []
+            for j in range(first, layout.size):  # at most 3 correlations
+                up, down = theta.copy(), theta.copy()
+                up[j] += 1e-6
+                down[j] -= 1e-6
+                d_inv = (np.linalg.inv(layout.correlation(up))
+                         - np.linalg.inv(layout.correlation(down))) / 2e-6
+                d_quad = ((d_inv @ nodes) * nodes).sum(axis=0)[None, :] \
+                    - 2 * (mean @ d_inv) @ nodes + np.einsum("qe,ef,qf->q", mean, d_inv, mean)[:, None]
+                part.append(-0.5 * (excess * d_quad).sum())
+            grad.append(part)
     return value, -np.concatenate([np.ravel(part) for part in grad])
 
 
@@ -213,31 +292,38 @@ def start_values(counts: np.ndarray, layout: Layout) -> np.ndarray:
 
 
 def fit_counts(counts: np.ndarray, effects: tuple[str, ...] = EFFECTS,
-               grade_scales: bool = True, start: np.ndarray | None = None) -> CountFit:
+               grade_scales: bool = True, pool: np.ndarray | None = None,
+               correlated: bool = True, start: np.ndarray | None = None) -> CountFit:
     """Maximum likelihood for the counts ``(Q, G, K)`` (L-BFGS-B on ``theta``, then the
     observed information by central differences for the covariance)."""
     counts = np.asarray(counts, dtype=float)
     layout = Layout(counts.shape[1], counts.shape[2], tuple(effects),
-                    grade_scales and counts.shape[1] > 1)
+                    grade_scales and counts.shape[1] > 1, pool is not None and bool(effects),
+                    correlated and len(effects) > 1)
+    pool = np.zeros(counts.shape[0]) if pool is None else np.asarray(pool, dtype=float)
     x0 = start_values(counts, layout) if start is None else start
     n_scales = len(layout.effects) + (layout.n_grades - 1) * layout.grade_scales
-    bounds = [(-15.0, 15.0)] * (layout.size - n_scales) + [_LOG_SCALE_BOUNDS] * n_scales
+    n_slopes = len(layout.effects) * layout.pool
+    bounds = [(-15.0, 15.0)] * (layout.size - n_scales - n_slopes - layout.n_corr) \
+        + [_LOG_SCALE_BOUNDS] * n_scales + [(-4.0, 4.0)] * n_slopes + [(-3.0, 3.0)] * layout.n_corr
     bounds[layout.n_grades - 1 + 1:layout.n_grades - 1 + layout.n_labels - 1] = \
         [(-8.0, 3.0)] * (layout.n_labels - 2)
     x0 = np.clip(x0, [b[0] for b in bounds], [b[1] for b in bounds])
     for sizes in (_SEARCH[len(layout.effects)] if layout.effects else None, None):
         nodes, log_w = grid(len(layout.effects), sizes)  # a coarser search, then the polish
-        result = optimize.minimize(neg_log_lik, x0, args=(layout, counts, nodes, log_w), jac=True,
+        result = optimize.minimize(neg_log_lik, x0, args=(layout, counts, nodes, log_w, pool), jac=True,
                                    method="L-BFGS-B", bounds=bounds,
                                    options={"maxiter": 500, "ftol": 1e-10, "gtol": 1e-4})
         x0 = result.x
     theta = result.x
     at_bound = tuple(name for name, value, (lo, hi) in zip(layout.names(), theta, bounds)
                      if (lo is not None and value <= lo + 1e-6) or (hi is not None and value >= hi - 1e-6))
-    cov = covariance(theta, layout, counts, nodes, log_w, [n in at_bound for n in layout.names()])
+    cov = covariance(theta, layout, counts, nodes, log_w, pool, [n in at_bound for n in layout.names()])
     mu, tau, sds = layout.unpack(theta)
     natural = {"mu": mu.tolist(), "tau": tau.tolist(), "c": sds.pop("grade").tolist(),
-               "sd": {e: float(v) for e, v in sds.items()}}
+               "sd": {e: float(v) for e, v in sds.items() if e in EFFECTS},
+               "correlation": layout.correlation(theta).tolist(),
+               "gamma": {e[6:]: float(v) for e, v in sds.items() if e.startswith("gamma")}}
     return CountFit(layout, theta, cov, -float(result.fun), bool(result.success),
                     str(result.message), natural, at_bound)
 
@@ -250,7 +336,7 @@ def hessian(grad, x: np.ndarray, step: float = 1e-4) -> np.ndarray:
     return (h + h.T) / 2
 
 
-def covariance(theta, layout, counts, nodes, log_w, fixed) -> np.ndarray:
+def covariance(theta, layout, counts, nodes, log_w, pool, fixed) -> np.ndarray:
     """Inverse observed information; a parameter at its bound gets variance 0 (it is held
     there), and a non-positive curvature is clipped so the matrix stays a covariance."""
     free = ~np.asarray(fixed, dtype=bool)
@@ -261,7 +347,7 @@ def covariance(theta, layout, counts, nodes, log_w, fixed) -> np.ndarray:
     def grad(sub):
         full = theta.copy()
         full[free] = sub
-        return neg_log_lik(full, layout, counts, nodes, log_w)[1][free]
+        return neg_log_lik(full, layout, counts, nodes, log_w, pool)[1][free]
 
     vals, vecs = np.linalg.eigh(hessian(grad, theta[free]))
     vals = np.maximum(vals, 1e-8 * max(1.0, float(np.abs(vals).max())))

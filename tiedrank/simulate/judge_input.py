@@ -133,6 +133,24 @@ def _label_notes(values: np.ndarray, scores: np.ndarray) -> list[str]:
     return [note]
 
 
+def pool_covariate(query: np.ndarray, grade: np.ndarray, n_grades: int,
+                   weights: np.ndarray | None = None) -> np.ndarray:
+    """Each query's pool make-up ``h_q = logit((sum_d g_d / (G - 1) + 1/2) / (n_q + 1))``:
+    the mean of its judged documents' grade indices ``g_d`` (0 .. G-1) scaled to [0, 1],
+    smoothed and on the logit scale (``weights``: documents per row, default 1).
+
+    >>> pool_covariate(np.array([0, 0, 1, 1]), np.array([0, 1, 1, 1]), 2).round(3).tolist()
+    [0.0, 1.609]
+    """
+    weights = np.ones(len(query)) if weights is None else np.asarray(weights, dtype=float)
+    if n_grades < 2 or not len(query):
+        return np.zeros(int(query.max()) + 1 if len(query) else 0)
+    n = np.bincount(query, weights=weights)
+    graded = np.bincount(query, weights=weights * grade / (n_grades - 1), minlength=len(n))
+    share = (graded + 0.5) / (n + 1.0)
+    return np.log(share / (1.0 - share))
+
+
 def target_pairs(qrels: Any, model: Any, new_queries: bool
                  ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
     """The qrels to simulate on: their frame, each pair's query index and grade index,
