@@ -42,7 +42,8 @@ def synthetic(seed=0, n_queries=40, per_query=150, mu=(0.0, 1.0, 2.0), tau=(0.5,
 @pytest.fixture(scope="module")
 def llm_judge() -> tuple[JudgeModel, Qrels]:
     qrels = tiedrank.read_qrels(QRELS)
-    return fit_judge(LLM / "runs" / "Olz-gpt4o.txt", qrels), qrels
+    # independent effects: a fit several times faster, and the same simulation code paths
+    return fit_judge(LLM / "runs" / "Olz-gpt4o.txt", qrels, correlated=False), qrels
 
 
 # ---- the fit against independent computations -----------------------------------------

@@ -12,8 +12,8 @@ Examples
 --------
 >>> counts = np.array([[[8, 2], [2, 8]], [[9, 1], [3, 7]]], dtype=float)  # 2 queries
 >>> fit = fit_counts(counts, effects=("leniency",), grade_scales=False)
->>> [round(v, 2) for v in fit.natural["mu"]]
-[0.0, 1.73]
+>>> [round(v, 1) for v in fit.natural["mu"]]
+[0.0, 1.7]
 """
 from __future__ import annotations
 
