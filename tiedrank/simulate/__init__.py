@@ -2,7 +2,9 @@
 
 Split by job: :mod:`~tiedrank.simulate.rerankers` (the spec, the presets, synthetic queries
 and runs), :mod:`~tiedrank.simulate.quantize` (precision casts, binning, degrading a real
-run) and :mod:`~tiedrank.simulate.sweep` (one spec field varied, the tie range along it).
+run), :mod:`~tiedrank.simulate.sweep` (one spec field varied, the tie range along it) and
+:mod:`~tiedrank.simulate.judge` (an LLM judge fitted to human qrels by an ordinal model
+with query effects, :func:`fit_judge`, and simulated on any qrels; see docs/simulation.md).
 
 LLM rerankers emit discrete labels (0-10, 0-3, ...), so many candidates of a query share a
 score; production systems add more ties by serving scores in bfloat16 or float16. This
@@ -69,10 +71,11 @@ from .quantize import (
            normalize_precision,
            quantize_run,
 )
+from .judge import JudgeModel, fit_judge
 from .rerankers import PRESETS, RerankerSpec, get_spec, make_queries, preset_table, simulate, simulate_run
 from .sweep import SWEEP_COLUMNS, SWEEP_PARAMETERS, sweep
 
-__all__ = ["PRECISIONS", "PRECISION_ALIASES", "PRESETS", "QUANTIZE_METHODS", "SWEEP_COLUMNS",
-           "SWEEP_PARAMETERS", "RerankerSpec", "bfloat16_round", "bin_scores", "cast_scores",
+__all__ = ["JudgeModel", "PRECISIONS", "PRECISION_ALIASES", "PRESETS", "QUANTIZE_METHODS",
+           "SWEEP_COLUMNS", "SWEEP_PARAMETERS", "RerankerSpec", "fit_judge", "bfloat16_round", "bin_scores", "cast_scores",
            "get_spec", "make_queries", "normalize_precision", "preset_table", "quantize_run",
            "simulate", "simulate_run", "sweep"]
