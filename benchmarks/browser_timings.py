@@ -29,6 +29,7 @@ its first page), then clicks TITLE in all of them at once and reports each sessi
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
 import os
 import platform
@@ -90,9 +91,14 @@ def _until_idle(page, started: float, content: str | None = None) -> float:
     return time.perf_counter() - started
 
 
-def _page_titles(page) -> list[str]:
-    # a link's text is its icon's ligature name, then the title
-    return [t.strip().splitlines()[-1].strip() for t in page.locator(f"{MENU} a").all_inner_texts()]
+def _page_titles(page=None) -> list[str]:
+    """The menu's page titles, in order, from app.py's ``st.Page(..., title=...)`` list: never
+    read from the browser's menu, which may still be drawing (a session that read a partial
+    menu timed fewer pages, and the table's ``KeyError: 'Overview'`` followed)."""
+    tree = ast.parse((ROOT / "app.py").read_text())
+    return [keyword.value.value for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and getattr(node.func, "attr", None) == "Page"
+            for keyword in node.keywords if keyword.arg == "title"]
 
 
 def _upload(page, qrels: Path, runs: list[Path]) -> None:
@@ -217,11 +223,15 @@ def main() -> None:
                   "|---|---|---:|---:|---:|")
             for label, upload in datasets:
                 sessions = [_session(browser, url, upload, only) for _ in range(args.repeat)]
-                for title in sessions[0]:
-                    fresh = sessions[0][title][0]
-                    first = statistics.median(s[title][0] for s in sessions)
-                    rerun = statistics.median(s[title][1] for s in sessions)
-                    print(f"| {label} | {title} | {fresh:.2f} | {first:.2f} | {rerun:.2f} |", flush=True)
+                for title in only or _page_titles():
+                    timed = [s[title] for s in sessions if title in s]
+                    if not timed:
+                        print(f"| {label} | {title} | not timed | | |", flush=True)
+                        continue
+                    fresh = f"{sessions[0][title][0]:.2f}" if title in sessions[0] else "n/a"
+                    first = statistics.median(t[0] for t in timed)
+                    rerun = statistics.median(t[1] for t in timed)
+                    print(f"| {label} | {title} | {fresh} | {first:.2f} | {rerun:.2f} |", flush=True)
             browser.close()
             print(f"\nload average {os.getloadavg()[0]:.2f} at the end")
     finally:
