@@ -562,17 +562,12 @@ def _named(run: Run, name: str) -> Run:
 def _make_context(qrels: Qrels, runs: dict[str, Run], settings: ViewSettings,
                   query_text: dict[str, str], label: str, parts: list[object]) -> Context:
     key = dataset_key(parts)
-    left_out = _left_out(key, _runs=runs, _qrels=qrels)  # nothing to evaluate: no page draws them
+    # nothing to evaluate: no page draws them; found once per dataset (2 s on a 7M-line run)
+    left_out = _memo(key, (), "no_shared_query", (), _fn=lambda: no_shared_query(runs, qrels))
     runs = {name: run for name, run in runs.items() if name not in left_out}
     findings = tuple(dict.fromkeys(list(qrels.findings) + [f for r in runs.values() for f in r.findings]))
     return Context(qrels=qrels, runs=runs, settings=settings, query_text=query_text,
                    dataset_label=label, key=key, findings=findings, left_out=left_out)
-
-
-@shared_cache()
-def _left_out(data_key: str, _runs: dict[str, Run], _qrels: Qrels) -> dict[str, str]:
-    """:func:`no_shared_query` once per dataset, not on every rerun (2 s on a 7M-line run)."""
-    return no_shared_query(_runs, _qrels)
 
 
 def upload_context(qrels_file: "UploadedLike | None", run_files: Sequence["UploadedLike"],
