@@ -326,7 +326,10 @@ _RAN = """() => window.__tiedrankRan && document.querySelector('[data-testid="st
 def _until_rerun(page, started: float, content: str | None = None) -> float:
     """Seconds from ``started`` until a script run that started after :data:`_ARM` has
     finished (a mutation observer sees it start: no fixed wait for a run that is quick)."""
-    page.wait_for_function(_RAN, timeout=300_000, polling=50)
+    try:
+        page.wait_for_function(_RAN, timeout=120_000, polling=50)
+    except Exception:  # no run seen within 2 minutes: a miss to print, not the end of the table
+        return float("nan")
     if content:
         page.locator(content).first.wait_for(state="visible", timeout=300_000)
     return time.perf_counter() - started
