@@ -25,6 +25,7 @@ from tiedrank.dashboard.simulator import (
     overview_tables,
     precision_label,
     qrels_bytes,
+    quantize_at_once,
     quantized_set,
     run_bytes,
     simulate_set,
@@ -346,8 +347,15 @@ else:
         help="The range split into bins: each query's own [min, max] score (real scores move "
              "from query to query), or the whole run's (scores on a fixed scale).")
     q_levels = None if q_levels == "off" else int(q_levels)
+    lines = len(ctx.runs[run_name].frame)
+    asked = quantize_at_once(lines) or st.toggle(
+        f"Quantise {md(run_name)} ({lines:,} lines)", key=f"sim_q_go_{run_name}",
+        help="A large run is quantised and evaluated only when asked: it takes a while and "
+             "holds two more tables of its size in the server's memory.")
     if q_levels is None and q_precision is None:
         empty_state("Choose a number of levels or a precision to quantise the run.")
+    elif not asked:
+        st.caption(f"{md(run_name)} has {lines:,} lines: switch on the toggle above to quantise it.")
     else:
         try:
             quantized = ctx.memo(

@@ -14,6 +14,7 @@ from tiedrank.dashboard.figures import paper as paper_figures
 from tiedrank.dashboard.figures import spread as figures
 from tiedrank.dashboard.settings import metric_options
 from tiedrank.dashboard.spread import (
+    RANGE_ROWS,
     describe_ranges,
     draws_table,
     exact_percentile,
@@ -113,9 +114,13 @@ if ranges.empty:
     empty_state(f"No query of run {md(run)} is evaluated for {metric}.")
 else:
     st.markdown(describe_ranges(ranges, metric))
-    fig = figures.range_figure(ranges, metric, title=f"{run}: {metric} of each query over tie orderings")
+    fig = figures.range_figure(ranges.head(RANGE_ROWS), metric,  # widest first: at most RANGE_ROWS bars
+                               title=f"{run}: {metric} of each query over tie orderings")
     _picked = clicked_query(show_figure(fig, key="spread_range_chart",
                                             on_select="rerun", selection_mode="points"), axis="y")
+    if len(ranges) > RANGE_ROWS:
+        st.caption(f"The {RANGE_ROWS:,} widest of the {len(ranges):,} queries drawn; the table "
+                   "below holds every query.")
     if _picked in set(ranges["query"].astype(str)):  # drill-down: open it on Tie structure
         st.session_state["tie_run"] = run  # the run whose ranges were clicked
         drill_down("pages/tie_structure.py", DRILL_KEY, _picked)

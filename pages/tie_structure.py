@@ -18,7 +18,9 @@ from tiedrank.dashboard.tie_structure import (
     group_size_counts,
     order_queries,
     query_overview,
+    STRIP_ROWS,
     query_values,
+    strip_rows,
     tie_ratio_vs_range,
     top_strip,
 )
@@ -134,12 +136,16 @@ else:
     if not strip["tied"].any():
         empty_state(f"No ties in the top {STRIP_TOP} of run **{md(run)}**: every document there has "
                     "its own score, so every tie policy gives the same metrics.")
+    shown_rows = strip_rows(row_order)  # at most STRIP_ROWS rows: the chart's size stays bounded
     strip_fig = ctx.memo(  # cached: 1,000 queries make a large heatmap
         "top_strip_figure",
         lambda r, c, o: top_strip_figure(strip, color="size" if c == "group size" else "parity",
-                                         top=STRIP_TOP, query_text=ctx.query_text, queries=row_order),
+                                         top=STRIP_TOP, query_text=ctx.query_text, queries=shown_rows),
         run, colour, order)
     show_figure(strip_fig, key="tie_strip_chart")
+    if len(shown_rows) < len(row_order):
+        st.caption(f"{len(shown_rows):,} of the {len(row_order):,} queries drawn: every "
+                   f"{-(-len(row_order) // STRIP_ROWS)}th in this order, so that the chart stays small.")
     figure_download(strip_fig, f"tiedrank-top{STRIP_TOP}-{run}", key="tie_strip")
 
 # ---- group sizes ---------------------------------------------------------------------------

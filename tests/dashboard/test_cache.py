@@ -173,3 +173,14 @@ def test_budget_from_environment(monkeypatch):
     assert budget_from_environment() == 3 * 2**20
     monkeypatch.setenv("TIEDRANK_CACHE_MB", "lots")
     assert budget_from_environment() == 1024 * 2**20
+
+
+def test_arrays_another_entry_holds_are_charged_once():
+    """An evaluation holds the tie tables cached beside it: counting them twice pushed the
+    tables out of the budget on a 7M-line run, and every page rebuilt them."""
+    cache = MemoryBoundedCache(budget_bytes=3_000_000)
+    tables = {"run": np.zeros(250_000)}  # 2 MB
+    cache.get_or_compute("tables", lambda: tables)
+    cache.get_or_compute("evaluation", lambda: {"tables": tables, "values": np.zeros(1_000)})
+    assert set(cache.keys()) == {"tables", "evaluation"}
+    assert 2_000_000 < cache.used_bytes < 2_100_000

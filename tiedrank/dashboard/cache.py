@@ -45,10 +45,11 @@ DEFAULT_BUDGET_MB = 1024
 DEFAULT_TTL_SECONDS = 2 * 3600
 
 
-def size_of(value: Any, _seen: set[int] | None = None, _depth: int = 0) -> int:
+def size_of(value: Any, _seen: set[int] | None = None, _depth: int = 0, _arrays: set[int] | None = None) -> int:
     """Bytes held by ``value``: array buffers, frames (deep), containers, dataclasses.
 
-    Objects reached twice (a tie table shared by two results) count once.
+    Objects reached twice (a tie table shared by two results) count once; ids in ``_seen``
+    count nothing; ``_arrays`` collects the ids of the arrays counted.
 
     >>> size_of(np.zeros(10)) >= 80
     True
@@ -59,6 +60,8 @@ def size_of(value: Any, _seen: set[int] | None = None, _depth: int = 0) -> int:
     seen.add(id(value))
     if isinstance(value, np.ndarray):
         base = value.base if isinstance(value.base, np.ndarray) else None
+        if _arrays is not None:
+            _arrays.add(id(value))
         return 0 if base is not None and id(base) in seen else int(value.nbytes)
     if isinstance(value, (pd.DataFrame, pd.Series, pd.Index)):
         usage = value.memory_usage(deep=True)
@@ -66,15 +69,15 @@ def size_of(value: Any, _seen: set[int] | None = None, _depth: int = 0) -> int:
     if isinstance(value, (str, bytes, bytearray)):
         return sys.getsizeof(value)
     if isinstance(value, Mapping):
-        return sys.getsizeof(value) + sum(size_of(k, seen, _depth + 1) + size_of(v, seen, _depth + 1)
+        return sys.getsizeof(value) + sum(size_of(k, seen, _depth + 1, _arrays) + size_of(v, seen, _depth + 1, _arrays)
                                           for k, v in value.items())
     if isinstance(value, (list, tuple, set, frozenset)):
-        return sys.getsizeof(value) + sum(size_of(v, seen, _depth + 1) for v in value)
+        return sys.getsizeof(value) + sum(size_of(v, seen, _depth + 1, _arrays) for v in value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return sys.getsizeof(value) + sum(size_of(getattr(value, f.name), seen, _depth + 1)
+        return sys.getsizeof(value) + sum(size_of(getattr(value, f.name), seen, _depth + 1, _arrays)
                                           for f in dataclasses.fields(value))
     if hasattr(value, "__dict__"):
-        return sys.getsizeof(value) + size_of(vars(value), seen, _depth + 1)
+        return sys.getsizeof(value) + size_of(vars(value), seen, _depth + 1, _arrays)
     return sys.getsizeof(value)
 
 
@@ -98,6 +101,7 @@ class MemoryBoundedCache:
         self.ttl_seconds = float(ttl_seconds)
         self._clock = clock
         self._entries: OrderedDict[Hashable, tuple[Any, int, float]] = OrderedDict()
+        self._arrays: dict[Hashable, frozenset[int]] = {}  # the ids of the arrays each entry was charged for
         self._lock = threading.RLock()
         self._flights: dict[Hashable, _Flight] = {}
         self.used_bytes = 0
@@ -109,6 +113,7 @@ class MemoryBoundedCache:
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._arrays.clear()
             self.used_bytes = 0
 
     def discard(self, key: Hashable) -> None:
@@ -153,7 +158,7 @@ class MemoryBoundedCache:
         try:
             # computed outside the lock: one slow upload never blocks the other keys
             value = compute()
-            self._store(key, value, size_of(value))
+            self._store(key, value, *self._charge(value))
             if flight is not None:
                 flight.value, flight.ok = value, True
             return value
@@ -175,7 +180,17 @@ class MemoryBoundedCache:
             self._entries.move_to_end(key)
             return True, value
 
-    def _store(self, key: Hashable, value: Any, size: int) -> None:
+    def _charge(self, value: Any) -> tuple[int, frozenset[int]]:
+        """(bytes, ids of its arrays) of ``value``, not counting the arrays another entry
+        already holds: an evaluation holds the tie tables cached beside it (420 MiB on a
+        7M-line run), which would count twice and push the tables out of the budget."""
+        with self._lock:
+            held = set().union(*self._arrays.values())
+        arrays: set[int] = set()
+        size = size_of(value, _seen=held, _arrays=arrays)
+        return size, frozenset(arrays)
+
+    def _store(self, key: Hashable, value: Any, size: int, arrays: frozenset[int] = frozenset()) -> None:
         with self._lock:
             if key in self._entries:
                 self._drop(key)
@@ -185,6 +200,7 @@ class MemoryBoundedCache:
             while self._entries and self.used_bytes + size > self.budget_bytes:
                 self._drop(next(iter(self._entries)))
             self._entries[key] = (value, size, self._clock())
+            self._arrays[key] = arrays
             self.used_bytes += size
 
     def _expire(self) -> None:
@@ -194,6 +210,7 @@ class MemoryBoundedCache:
 
     def _drop(self, key: Hashable) -> None:
         _, size, _ = self._entries.pop(key)
+        self._arrays.pop(key, None)
         self.used_bytes -= size
 
 

@@ -27,6 +27,20 @@ SWEEP_CHOICES = {"levels": "number of label levels (2-20)",
 """Parameters of the Simulator's sweep chart, with their labels."""
 
 
+QUANTIZE_AT_ONCE = 1_000_000
+"""A loaded run of at most this many lines is quantised as the page opens; a larger one (a
+7M-line run: 17 s, and two more tables of its size in the server's memory) only when asked
+(:func:`quantize_at_once`)."""
+
+
+def quantize_at_once(lines: int) -> bool:
+    """Whether the Simulator quantises a loaded run of ``lines`` lines without being asked.
+
+    >>> quantize_at_once(4_423), quantize_at_once(6_980_000)
+    (True, False)
+    """
+    return lines <= QUANTIZE_AT_ONCE
+
 def precision_label(precision: str | None) -> str:
     """``None`` -> ``"float64 (no cast)"``; otherwise the precision's name."""
     return "float64 (no cast)" if precision is None else str(precision)

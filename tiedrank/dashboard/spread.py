@@ -42,6 +42,11 @@ def policy_values(per_query: pd.DataFrame, run: str, metric: "str | Metric",
     return wide.reset_index()
 
 
+RANGE_ROWS = 300
+"""The most queries the range chart draws (one bar each, widest first): the chart of 6,980
+queries was 180,000 pixels tall and 1.8 MB; the table below it holds every query."""
+
+
 def query_ranges(per_query: pd.DataFrame, run: str, metric: str, *,
                  query_text: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Per query: worst, best, expected and trec_eval-order value, and the width best - worst.

@@ -187,6 +187,25 @@ def query_values(evaluation, run: str, query: str) -> pd.DataFrame:
 QUERY_ORDERS = ("query id", "tie ratio in the top ranks", "size of the first group")
 
 
+STRIP_ROWS = 1000
+"""The most queries the top-ranks strip draws (one row each): beyond, an evenly spaced
+sample of the ordered queries, so that what the browser receives stays bounded (6,980
+queries made an 8 MB heatmap)."""
+
+
+def strip_rows(queries: Sequence[str], limit: int = STRIP_ROWS) -> list[str]:
+    """``queries`` (in order) when at most ``limit``, else every n-th of them (n the
+    smallest step that keeps at most ``limit``), the first always kept.
+
+    >>> strip_rows([f"q{i}" for i in range(10)], 4)
+    ['q0', 'q3', 'q6', 'q9']
+    >>> strip_rows(["a", "b"], 4)
+    ['a', 'b']
+    """
+    step = max(1, -(-len(queries) // limit))
+    return list(queries[::step])
+
+
 def order_queries(table: TieTable, order: str = "query id", top: int = 20) -> list[str]:
     """Query ids of ``table`` (those with results) in one of :data:`QUERY_ORDERS`."""
     stats = query_overview(table, top)

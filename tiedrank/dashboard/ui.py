@@ -561,12 +561,13 @@ def _named(run: Run, name: str) -> Run:
 
 def _make_context(qrels: Qrels, runs: dict[str, Run], settings: ViewSettings,
                   query_text: dict[str, str], label: str, parts: list[object]) -> Context:
-    left_out = no_shared_query(runs, qrels)  # nothing to evaluate: no page draws them
+    key = dataset_key(parts)
+    # nothing to evaluate: no page draws them; found once per dataset (2 s on a 7M-line run)
+    left_out = _memo(key, (), "no_shared_query", (), _fn=lambda: no_shared_query(runs, qrels))
     runs = {name: run for name, run in runs.items() if name not in left_out}
     findings = tuple(dict.fromkeys(list(qrels.findings) + [f for r in runs.values() for f in r.findings]))
     return Context(qrels=qrels, runs=runs, settings=settings, query_text=query_text,
-                   dataset_label=label, key=dataset_key(parts), findings=findings,
-                   left_out=left_out)
+                   dataset_label=label, key=key, findings=findings, left_out=left_out)
 
 
 def upload_context(qrels_file: "UploadedLike | None", run_files: Sequence["UploadedLike"],
