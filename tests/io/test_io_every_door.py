@@ -51,10 +51,21 @@ def _arrow(frame: pd.DataFrame, kind: str) -> pa.Table:
     return pa.table(columns, names=table.column_names)
 
 
+def _casts_to_views() -> bool:
+    try:
+        pa.array(["x"]).cast(pa.string_view())
+    except pa.ArrowNotImplementedError:
+        return False
+    return True
+
+
 def _doors(tmp_path):
     run_file, qrels_file = _text_files(tmp_path)
     doors = {"trec files": (run_file, qrels_file), "pandas": (RUN, QRELS)}
-    for kind in ("plain", "dictionary", "view_dictionary", "string_view", "large_string"):
+    kinds = ["plain", "dictionary", "large_string"]
+    if _casts_to_views():  # pyarrow 16, the lowest claimed, cannot make views by a cast
+        kinds += ["view_dictionary", "string_view"]
+    for kind in kinds:
         doors[f"pyarrow {kind}"] = (_arrow(RUN, kind), _arrow(QRELS, kind))
     doors["pyarrow integer dictionary"] = (
         pa.table({"query": pa.array([1, 1, 1, 2, 2]).dictionary_encode(),

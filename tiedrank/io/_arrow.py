@@ -61,11 +61,13 @@ def _is_view(kind: pa.DataType) -> bool:
 
 def _plain(array: pa.Array) -> pa.Array:
     """A string or binary view array as a plain string or binary array (others as given)."""
-    if pa.types.is_string_view(array.type):
-        return array.cast(pa.string())
-    if pa.types.is_binary_view(array.type):
-        return array.cast(pa.binary())
-    return array
+    if not _is_view(array.type):
+        return array
+    plain = pa.string() if pa.types.is_string_view(array.type) else pa.binary()
+    try:
+        return array.cast(plain)
+    except pa.ArrowNotImplementedError:  # pyarrow before 17 cannot cast views: by value
+        return pa.array(array.to_pylist(), plain)
 
 
 def integral(column: pa.ChunkedArray) -> pa.ChunkedArray:
