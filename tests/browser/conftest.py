@@ -7,15 +7,13 @@ missing.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from server_support import free_port, stop, wait_until_answering
 
 from browser_support import wait_idle
 
@@ -29,24 +27,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 TIMEOUT_MS = 60_000
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
-
-
 @pytest.fixture(scope="session")
 def app_url():
     """Start ``streamlit run app.py`` on a free port; stop it after the session."""
-    port = _free_port()
+    port = free_port()
     log = tempfile.NamedTemporaryFile(prefix="tiedrank-streamlit-", suffix=".log", delete=False)
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
@@ -55,19 +39,11 @@ def app_url():
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while not _answers(f"{url}/_stcore/health"):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("streamlit did not start:\n" + Path(log.name).read_text()[-3000:])
-            time.sleep(0.3)
+        wait_until_answering(process, f"{url}/_stcore/health", why=lambda: (
+            "streamlit did not start:\n" + Path(log.name).read_text()[-3000:]))
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
         log.close()
         os.unlink(log.name)
 

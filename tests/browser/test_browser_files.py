@@ -7,11 +7,11 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 from browser_support import wait_idle
-from conftest import ROOT, TIMEOUT_MS, _answers, _free_port
+from conftest import ROOT, TIMEOUT_MS
+from server_support import free_port, stop, wait_until_answering
 
 pytestmark = pytest.mark.browser
 
@@ -24,7 +24,7 @@ def files_server(tmp_path):
     folder = tmp_path / "runs"
     shutil.copytree(LLMJUDGE / "runs", folder)
     (folder / "willia-umbrela1.txt").rename(tmp_path / "willia-umbrela1.txt")
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
     process = subprocess.Popen(
@@ -35,18 +35,10 @@ def files_server(tmp_path):
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while not _answers(f"{url}/_stcore/health"):
-            assert process.poll() is None and time.monotonic() < deadline, "no server"
-            time.sleep(0.3)
+        wait_until_answering(process, f"{url}/_stcore/health", why=lambda: "no server")
         yield url, folder, tmp_path / "willia-umbrela1.txt"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 def test_files_from_the_command_line_show_and_a_new_one_after_reload(chromium, files_server):

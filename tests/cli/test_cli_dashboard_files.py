@@ -10,10 +10,10 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from server_support import answers, free_port, stop, wait_until_answering
 
 from tiedrank.app_files import FILES_ENV
 from tiedrank.cli import main
@@ -22,20 +22,6 @@ ROOT = Path(__file__).resolve().parents[2]
 TREC = ROOT / "sample_data" / "trec_eval"
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
     p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 def _port_closed(port: int, within: float = 20.0) -> bool:
@@ -66,24 +52,16 @@ def test_the_files_reach_the_server_as_a_manifest(monkeypatch):
 
 
 def test_tiedrank_dashboard_qrels_run_serves_them():
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "tiedrank", "dashboard", str(TREC / "qrels.test"),
          str(TREC / "results.test"), "--server.port", str(port), "--server.address",
          "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
-        while not _answers(f"http://127.0.0.1:{port}/_stcore/health"):
-            assert process.poll() is None and time.monotonic() < deadline, "no answer"
-            time.sleep(0.3)
+        wait_until_answering(process, f"http://127.0.0.1:{port}/_stcore/health")
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
     assert _port_closed(port)
 
 
@@ -118,7 +96,7 @@ def test_show_serves_and_ends_with_the_python_that_called_it(how, tmp_path):
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         url, port, folder = _shown(process)
-        assert url.startswith("http://127.0.0.1:") and _answers(f"{url}/_stcore/health")
+        assert url.startswith("http://127.0.0.1:") and answers(f"{url}/_stcore/health")
         assert Path(folder).is_dir()
         if how == "killed":
             process.send_signal(signal.SIGKILL)  # no atexit: the child's pipe watch ends it
